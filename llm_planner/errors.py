@@ -1,0 +1,29 @@
+"""Exceptions of the llm_planner core.
+
+Every error a user can cause carries a message that says what was wrong and how to fix it.
+"""
+from __future__ import annotations
+
+
+class LlmPlannerError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class SceneError(LlmPlannerError):
+    """A scene file is malformed; the message names the file and the entry."""
+
+
+class ConfigError(LlmPlannerError):
+    """A configuration value is invalid; the message names the parameter."""
+
+
+class GoalError(LlmPlannerError):
+    """A directive or goal cannot be understood or grounded in the scene."""
+
+
+class PlanningError(LlmPlannerError):
+    """A planner failed to produce a plan; the message says why."""
+
+
+class LLMError(LlmPlannerError):
+    """A language-model backend failed after its retries, or returned unusable output."""

@@ -1,0 +1,34 @@
+"""Where the package's data lives: the source tree when run from a checkout (editable install),
+else the ament share directory (colcon / ROS 2 install, ``share/llm_planner``)."""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "llm_planner"
+
+
+@lru_cache(maxsize=1)
+def share_dir() -> Path:
+    """Directory holding ``config/``, ``launch/`` and ``package.xml``."""
+    override = os.environ.get("LLM_PLANNER_SHARE")
+    if override:
+        return Path(override)
+    source = Path(__file__).resolve().parents[1]
+    if (source / "config").is_dir() and (source / "package.xml").is_file():
+        return source
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory(PACKAGE))
+    except Exception:  # noqa: BLE001 - any failure means: not installed through ament
+        return source
+
+
+def config_dir() -> Path:
+    return share_dir() / "config"
+
+
+def launch_dir() -> Path:
+    return share_dir() / "launch"

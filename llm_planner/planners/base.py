@@ -1,0 +1,133 @@
+"""The one small interface every planner implements; the executor and the benchmarks use only this.
+
+A planner is driven in a closed loop (the executor node, or a benchmark episode)::
+
+    planner.start(task, observation)
+    while not done:
+        decision = planner.decide(observation)      # next action, or None to give up
+        result = robot_or_model.do(decision.action)
+        observation = ...                           # the next partial observation
+        planner.record(decision.action, result.success, result.reason, observation)
+
+Planners that compute a whole plan up front (classical, PDDL, SayCanPay, STaLM) return its next
+step from ``decide`` and replan when a step fails; online planners (LLM-MCTS) search at every
+decision. ``preview`` answers "what would you do from here" for /plan_task without execution.
+"""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterator
+
+from llm_planner.errors import ConfigError
+from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
+
+
+@dataclass(frozen=True)
+class Task:
+    """One episode: what to achieve, in which world model, within how many steps."""
+
+    directive: str
+    goal: Goal
+    household: Household
+    max_steps: int = 30
+
+
+@dataclass
+class PlannerStats:
+    """Cost figures every planner keeps; reported by /plan_task and the benchmarks."""
+
+    llm_requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_seconds: float = 0.0
+    planning_time_s: float = 0.0
+    decisions: int = 0
+    simulations: int = 0
+
+    @contextmanager
+    def timing(self) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.planning_time_s += time.perf_counter() - started
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The next action, or ``action=None`` with a message saying why the planner stops."""
+
+    action: Action | None
+    message: str = ""
+
+
+class Planner(ABC):
+    """Base class of all planners. Subclasses set ``name`` and implement ``start`` and ``decide``."""
+
+    name: ClassVar[str] = ""
+    #: True for planners allowed to see the full state (the fully_observable ablation, the
+    #: classical fallback); everyone else only ever gets observations.
+    needs_full_state: ClassVar[bool] = False
+
+    def __init__(self, **params: Any) -> None:
+        self.params = params
+        self.stats = PlannerStats()
+        self.task: Task | None = None
+
+    @abstractmethod
+    def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
+        """Begin an episode from the first observation (and the full state if ``needs_full_state``)."""
+
+    @abstractmethod
+    def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
+        """Choose the next action."""
+
+    def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
+        """Take in the outcome of the last action and the observation after it (belief update)."""
+
+    def preview(self) -> list[Action]:
+        """The actions the planner currently intends to take, in order (may be empty)."""
+        return []
+
+
+PlannerFactory = Callable[..., Planner]
+_REGISTRY: dict[str, PlannerFactory] = {}
+
+
+def register(name: str) -> Callable[[type[Planner]], type[Planner]]:
+    """Class decorator: make a planner creatable by name (``create('llm_mcts', ...)``)."""
+
+    def wrap(cls: type[Planner]) -> type[Planner]:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return wrap
+
+
+def available() -> list[str]:
+    _load_builtin_planners()
+    return sorted(_REGISTRY)
+
+
+def create(name: str, **params: Any) -> Planner:
+    """Instantiate a registered planner; unknown names raise ConfigError listing the known ones."""
+    _load_builtin_planners()
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown planner '{name}' (available: {', '.join(sorted(_REGISTRY))})")
+    return _REGISTRY[name](**params)
+
+
+def _load_builtin_planners() -> None:
+    """Import the planner modules so their ``@register`` decorators run (each may be absent)."""
+    import importlib
+
+    for module in ("classical", "llm_mcts", "stalm", "nl2pddl", "saycanpay"):
+        try:
+            importlib.import_module(f"llm_planner.planners.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"llm_planner.planners.{module}":
+                raise

@@ -1,0 +1,41 @@
+"""ament_python package ``llm_planner``: the plain-Python core, the ROS nodes and the CLI.
+
+The custom messages live in the sibling package ``llm_planner_interfaces`` (``interfaces/``),
+generated from ``msg/`` and ``srv/`` of this repository.
+"""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "llm_planner"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*"]),
+    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/data/*.yaml"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.xml")),
+        (f"share/{PACKAGE}/config/scenes", glob("config/scenes/*.yaml")),
+        (f"share/{PACKAGE}/config/gtamp", glob("config/gtamp/*.yaml")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=False,
+    maintainer="llm_planner developers",
+    maintainer_email="dev@llm-planner.invalid",
+    description="Robot task planning with language models (LLM-MCTS, STaLM, NL-to-PDDL, SayCanPay).",
+    license="Apache-2.0",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "llm-planner = llm_planner.cli:main",
+            "planner_node = llm_planner.nodes.planner_node:main",
+            "executor_node = llm_planner.nodes.executor_node:main",
+            "simulator_node = llm_planner.nodes.simulator_node:main",
+            "perception_node = llm_planner.nodes.perception_node:main",
+        ],
+    },
+)
