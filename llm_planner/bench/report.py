@@ -1,0 +1,89 @@
+"""Shared output of every benchmark: paper-style tables (mean +- standard error over seeds) and the
+JSON file format of DESIGN.md ("Machine-readable output")::
+
+    {"benchmark": NAME, "backend": NAME, "config": {...},
+     "rows": [{"method": M, "split": S, "episodes": N, "success_rate": 0..1, "stderr": x, ...}],
+     "episodes": [...]}
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+
+def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (0 for fewer than two values)."""
+    n = len(values)
+    if n == 0:
+        return float("nan"), float("nan")
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def fmt_pm(mean: float, stderr: float, scale: float = 1.0, digits: int = 1) -> str:
+    if math.isnan(mean):
+        return "-"
+    return f"{mean * scale:.{digits}f} ± {stderr * scale:.{digits}f}"
+
+
+@dataclass
+class BenchReport:
+    """Collects rows and per-episode records; prints tables; writes the JSON file."""
+
+    benchmark: str
+    backend: str
+    config: dict[str, Any] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_row(self, method: str, split: str, episodes: int, success_rate: float, stderr: float, **figures: Any) -> None:
+        self.rows.append({"method": method, "split": split, "episodes": episodes,
+                          "success_rate": success_rate, "stderr": stderr, **figures})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"benchmark": self.benchmark, "backend": self.backend, "config": self.config,
+                "rows": self.rows, "episodes": self.episodes}
+
+    def write_json(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=1, default=str))
+        return path
+
+    def pivot(self, value: str = "success_rate", err: str | None = "stderr", scale: float = 100.0,
+              digits: int = 1, title: str = "") -> str:
+        """A methods x splits table of one figure, like the papers' tables."""
+        splits = list(dict.fromkeys(r["split"] for r in self.rows))
+        methods = list(dict.fromkeys(r["method"] for r in self.rows))
+        cells: dict[tuple[str, str], str] = {}
+        for r in self.rows:
+            v = r.get(value)
+            if v is None:
+                continue
+            e = r.get(err, 0.0) if err else None
+            cells[(r["method"], r["split"])] = fmt_pm(v, e, scale, digits) if err else f"{v * scale:.{digits}f}"
+        header = ["method"] + splits
+        body = [[m] + [cells.get((m, s), "-") for s in splits] for m in methods]
+        return format_table(header, body, title=title or f"{self.benchmark}: {value} (backend: {self.backend})")
+
+
+def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "") -> str:
+    """A plain-text table with aligned columns."""
+    rows = [[str(c) for c in row] for row in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
+    line = "  ".join("-" * w for w in widths)
+    out = [title] if title else []
+    out.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
+    out.append(line)
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def describe_config(config: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items())
