@@ -1,0 +1,38 @@
+"""``llm-planner say "DIRECTIVE"``: publish a directive on /directive, as a voice frontend does."""
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("say", help="publish a directive on the voice topic /directive",
+                       description="The planner plans and executes it; progress appears on /task_status "
+                       "(`llm-planner status`). --follow prints that progress until the task ends.")
+    p.add_argument("directive")
+    p.add_argument("--follow", type=float, default=0.0, metavar="SECONDS",
+                   help="print /task_status until the task ends or SECONDS pass")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import threading
+
+    from llm_planner.ros.client import PlannerClient, format_status
+
+    done = threading.Event()
+    outcome = {"ok": True}
+
+    def on_status(msg) -> None:
+        print(format_status(msg), flush=True)
+        if msg.state in ("succeeded", "failed") and msg.directive.strip() == args.directive.strip()[:200]:
+            outcome["ok"] = msg.state == "succeeded"
+            done.set()
+
+    with PlannerClient("llm_planner_say_cli") as client:
+        if args.follow > 0:
+            client.watch_status(on_status)
+        client.say(args.directive)
+        if args.follow > 0:
+            client.spin_for(args.follow, stop=done)
+            return 0 if done.is_set() and outcome["ok"] else 1
+    return 0

@@ -1,0 +1,72 @@
+"""Simulator node: the only owner of the PyBullet world.
+
+- serves ``/robot/skill`` (llm_planner_interfaces/RobotSkill): walk, grab, open, close, putin, puton;
+  a skill that cannot be done answers success=false with the reason and changes nothing;
+- publishes ``/sim/geometry`` (GeometrySnapshot): what the robot's sensors report (body poses and
+  AABBs, door joint angles, the gripper's attachment), after every skill and at ``geometry_rate_hz``.
+  The response of a skill carries the stamp of the geometry published right after it, so a client
+  knows which perception message reflects the skill's outcome.
+"""
+from __future__ import annotations
+
+import threading
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy
+
+from llm_planner_interfaces.msg import GeometrySnapshot
+from llm_planner_interfaces.srv import RobotSkill
+from llm_planner.ros.conversions import action_from_request, geometry_to_msg
+from llm_planner.ros.node_utils import declare_params, run_node
+from llm_planner.world.scene import load_scene
+
+#: Latched so that a late subscriber (perception) gets the current geometry at once.
+GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
+                          durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class SimulatorNode(Node):
+    def __init__(self) -> None:
+        super().__init__("simulator")
+        params = declare_params(self, ("scene", "seed", "geometry_rate_hz"))
+        from llm_planner.sim.world import HouseholdSim  # pybullet import only in this process
+
+        self.scene = load_scene(params["scene"])
+        placement = self.scene.sample_placement(params["seed"])
+        self.sim = HouseholdSim(self.scene, placement, seed=params["seed"])
+        self.lock = threading.Lock()  # PyBullet is not thread-safe: one skill or snapshot at a time
+        group = MutuallyExclusiveCallbackGroup()
+        self.geometry_pub = self.create_publisher(GeometrySnapshot, "/sim/geometry", GEOMETRY_QOS)
+        self.create_service(RobotSkill, "/robot/skill", self.on_skill, callback_group=group)
+        self.create_timer(1.0 / params["geometry_rate_hz"], self.publish_geometry, callback_group=group)
+        self.publish_geometry()
+        self.get_logger().info(f"scene '{self.scene.name}' (seed {params['seed']}) loaded; serving /robot/skill")
+
+    def publish_geometry(self):
+        with self.lock:
+            stamp = self.get_clock().now().to_msg()
+            self.geometry_pub.publish(geometry_to_msg(self.sim.geometry(), stamp))
+        return stamp
+
+    def on_skill(self, request: RobotSkill.Request, response: RobotSkill.Response) -> RobotSkill.Response:
+        action = action_from_request(request.action, request.args)
+        with self.lock:
+            result = self.sim.execute(action)
+        response.success = bool(result.success)
+        response.reason = result.reason
+        response.stamp = self.publish_geometry()
+        level = self.get_logger().info if result.success else self.get_logger().warning
+        level(f"{action}: {'ok' if result.success else result.reason}")
+        return response
+
+    def close(self) -> None:
+        self.sim.close()
+
+
+def main() -> int:
+    return run_node(SimulatorNode, threads=2)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Run the demo, setting everything up first on a fresh machine (idempotent).
+# Usage: bash scripts/demo.sh ["DIRECTIVE"] [--planner P]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$ROOT/scripts/setup.sh" 2> >(grep -v "^WARNING: Location" >&2)
+cd "$ROOT"
+exec "$ROOT/.venv/bin/llm-planner" demo "$@"
