@@ -24,7 +24,7 @@ Transitions are deterministic and cheap (a tuple copy); ``step`` is the hot loop
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from llm_planner.errors import GoalError
 from llm_planner.world.scene import CONTAINER, Scene
@@ -33,6 +33,8 @@ INSIDE = "inside"
 ON = "on"
 VERBS = ("walk", "grab", "open", "close", "putin", "puton")
 VERB_ARITY = {"walk": 1, "grab": 1, "open": 1, "close": 1, "putin": 2, "puton": 2}
+_GOAL_CACHE_SIZE = 4096  # compiled goals kept by a Household (cleared when full)
+_RELATIONS_CACHE_SIZE = 65536  # memoised visible-relation sets kept by a Household (cleared when full)
 
 
 class Action(NamedTuple):
@@ -79,6 +81,25 @@ class Observation:
     closed_containers: frozenset[str]  # containers of the room that are closed
     seen_places: frozenset[str]  # furniture whose full contents are shown (room surfaces, open containers)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (sorted lists), e.g. for the expert data set's per-step observations."""
+        return {"room": self.room, "near": self.near, "holding": self.holding,
+                "relations": sorted(list(r) for r in self.relations),
+                "open_containers": sorted(self.open_containers), "closed_containers": sorted(self.closed_containers),
+                "seen_places": sorted(self.seen_places)}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> "Observation":
+        """Inverse of :meth:`to_dict`; raises ValueError naming a malformed field."""
+        try:
+            relations = frozenset((str(r), str(o), str(f)) for r, o, f in data["relations"])
+            return Observation(str(data["room"]), data.get("near"), data.get("holding"), relations,
+                               frozenset(data["open_containers"]), frozenset(data["closed_containers"]),
+                               frozenset(data["seen_places"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not an observation record ({exc!r}): expected room, near, holding, relations "
+                             "[[rel, object, furniture], ...], open_containers, closed_containers, seen_places") from None
+
 
 @dataclass(frozen=True, slots=True)
 class GoalItem:
@@ -119,6 +140,58 @@ class Household:
         self.room_furniture = {r: tuple(f for f in self.furniture if self.furniture_room[f] == r) for r in self.rooms}
         self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f]) for r, fs in self.room_furniture.items()}
         self.room_containers = {r: frozenset(f for f in fs if self.is_container[f]) for r, fs in self.room_furniture.items()}
+        self._precompute()
+
+    def _precompute(self) -> None:
+        """Indices and interned tuples that keep the hot loop (step, observe, legal_actions) free of
+        allocation and method calls; results are identical to the plain definitions."""
+        rel = {f: INSIDE if self.is_container[f] else ON for f in self.furniture}
+        self._rel = rel
+        #: per object index: furniture -> the interned (REL, object, furniture) fact
+        self._facts = tuple({f: (rel[f], o, f) for f in self.furniture} for o in self.objects)
+        self._type_indices = {t: tuple(i for i, o in enumerate(self.objects) if self.object_type[o] == t)
+                              for t in self.scene.object_types}
+        self._walk_actions = {t: Action("walk", (t,)) for t in self.rooms + self.furniture + self.objects}
+        self._obj_walk = tuple(self._walk_actions[o] for o in self.objects)
+        self._obj_grab = tuple(Action("grab", (o,)) for o in self.objects)
+        self._open_actions = {f: Action("open", (f,)) for f in self.furniture}
+        self._close_actions = {f: Action("close", (f,)) for f in self.furniture}
+        self._put_actions = {(o, f): Action("putin" if self.is_container[f] else "puton", (o, f))
+                             for o in self.objects for f in self.furniture}
+        self._room_walks = {r: tuple(self._walk_actions[x] for x in self.rooms if x != r) for r in self.rooms}
+        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs) for r, fs in self.room_furniture.items()}
+        self._views: dict[tuple[str, frozenset[str]], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+        #: (placement, seen places) -> visible relations; search revisits placements very often
+        self._seen_relations: dict[tuple[tuple[str | None, ...], frozenset[str]], frozenset[tuple[str, str, str]]] = {}
+        self._goals: dict[int, tuple[Sequence[GoalItem], tuple[tuple[tuple[int, ...], str, int], ...]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the memo caches (worker processes rebuild them)."""
+        return {"scene": self.scene, "goal_reward": self.goal_reward}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["scene"], state["goal_reward"])  # type: ignore[misc]
+
+    def _view(self, room: str, opened: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """(seen places, open containers, closed containers) of a room, memoised per opened set."""
+        view = self._views.get((room, opened))
+        if view is None:
+            containers = self.room_containers[room]
+            open_here = containers & opened
+            view = (self.room_surfaces[room] | open_here, open_here, containers - open_here)
+            self._views[(room, opened)] = view
+        return view
+
+    def _compiled_goal(self, goal: Sequence[GoalItem]) -> tuple[tuple[tuple[int, ...], str, int], ...]:
+        """(indices of the type's objects, destination, count) per goal item, memoised per goal object."""
+        entry = self._goals.get(id(goal))
+        if entry is not None and entry[0] is goal:
+            return entry[1]
+        compiled = tuple((self._type_indices.get(g.obj_type, ()), g.destination, g.count) for g in goal)
+        if len(self._goals) >= _GOAL_CACHE_SIZE:
+            self._goals.clear()
+        self._goals[id(goal)] = (goal, compiled)  # holding the goal keeps its id from being reused
+        return compiled
 
     # ----------------------------------------------------------------- states
     def initial_state(self, placement: dict[str, str], room: str | None = None) -> State:
@@ -137,16 +210,15 @@ class Household:
         return self.initial_state(self.scene.sample_placement(seed))
 
     def relation(self, furniture: str) -> str:
-        return INSIDE if self.is_container[furniture] else ON
+        return self._rel[furniture]
 
     def location(self, state: State, obj: str) -> str | None:
         return state.placement[self.index[obj]]
 
     def facts(self, state: State) -> frozenset[tuple[str, str, str]]:
         """Every INSIDE/ON relation of the state (full observation)."""
-        return frozenset(
-            (self.relation(f), o, f) for o, f in zip(self.objects, state.placement) if f is not None
-        )
+        facts = self._facts
+        return frozenset([facts[i][f] for i, f in enumerate(state.placement) if f is not None])
 
     # ------------------------------------------------------------- visibility
     def place_visible(self, state: State, furniture: str) -> bool:
@@ -165,23 +237,19 @@ class Household:
 
     def seen_places(self, state: State) -> frozenset[str]:
         """Places whose full contents the robot currently sees."""
-        return self.room_surfaces[state.room] | (self.room_containers[state.room] & state.opened)
+        return self._view(state.room, state.opened)[0]
 
     def observe(self, state: State) -> Observation:
-        seen = self.seen_places(state)
-        relations = frozenset(
-            (self.relation(f), o, f) for o, f in zip(self.objects, state.placement) if f is not None and f in seen
-        )
-        containers = self.room_containers[state.room]
-        return Observation(
-            room=state.room,
-            near=state.near,
-            holding=state.holding,
-            relations=relations,
-            open_containers=containers & state.opened,
-            closed_containers=containers - state.opened,
-            seen_places=seen,
-        )
+        seen, open_here, closed_here = self._view(state.room, state.opened)
+        key = (state.placement, seen)
+        relations = self._seen_relations.get(key)
+        if relations is None:
+            facts = self._facts
+            relations = frozenset([facts[i][f] for i, f in enumerate(state.placement) if f in seen])
+            if len(self._seen_relations) >= _RELATIONS_CACHE_SIZE:
+                self._seen_relations.clear()
+            self._seen_relations[key] = relations
+        return Observation(state.room, state.near, state.holding, relations, open_here, closed_here, seen)
 
     # ---------------------------------------------------------------- actions
     def why_not(self, state: State, action: Action) -> str | None:
@@ -263,37 +331,40 @@ class Household:
 
     def legal_actions(self, state: State) -> list[Action]:
         """The admissible actions of a state (what a policy may choose from)."""
-        room = state.room
-        actions = [Action("walk", (r,)) for r in self.rooms if r != room]
-        actions += [Action("walk", (f,)) for f in self.room_furniture[room] if f != state.near]
-        seen = self.seen_places(state)
-        for o, f in zip(self.objects, state.placement):
-            if f is not None and f in seen:
-                if f != state.near:
-                    actions.append(Action("walk", (o,)))
-                elif state.holding is None:
-                    actions.append(Action("grab", (o,)))
-        near = state.near
+        near, holding = state.near, state.holding
+        actions = list(self._room_walks[state.room])
+        actions += [a for f, a in self._furniture_walks[state.room] if f != near]
+        seen = self._view(state.room, state.opened)[0]
+        obj_walk, obj_grab = self._obj_walk, self._obj_grab
+        for i, f in enumerate(state.placement):
+            if f in seen:
+                if f != near:
+                    actions.append(obj_walk[i])
+                elif holding is None:
+                    actions.append(obj_grab[i])
         if near is not None:
             if self.is_container[near]:
                 if near in state.opened:
-                    actions.append(Action("close", (near,)))
-                    if state.holding is not None:
-                        actions.append(Action("putin", (state.holding, near)))
+                    actions.append(self._close_actions[near])
+                    if holding is not None:
+                        actions.append(self._put_actions[(holding, near)])
                 else:
-                    actions.append(Action("open", (near,)))
-            elif state.holding is not None:
-                actions.append(Action("puton", (state.holding, near)))
+                    actions.append(self._open_actions[near])
+            elif holding is not None:
+                actions.append(self._put_actions[(holding, near)])
         return actions
 
     # ------------------------------------------------------------------ goals
     def count_satisfied(self, state: State, item: GoalItem) -> int:
-        return sum(
-            1 for o, f in zip(self.objects, state.placement) if f == item.destination and self.object_type[o] == item.obj_type
-        )
+        placement, dest = state.placement, item.destination
+        return sum(1 for i in self._type_indices.get(item.obj_type, ()) if placement[i] == dest)
 
     def satisfied(self, state: State, goal: Goal) -> bool:
-        return all(self.count_satisfied(state, item) >= item.count for item in goal)
+        placement = state.placement
+        for indices, dest, count in self._compiled_goal(goal):
+            if sum(1 for i in indices if placement[i] == dest) < count:
+                return False
+        return True
 
     def check_goal(self, goal: Iterable[GoalItem]) -> Goal:
         """Validate a goal against the scene; raises GoalError saying what is impossible."""
