@@ -1,0 +1,103 @@
+"""Hyper-parameters of STaLM and its baselines, loaded from ``config/gtamp/stalm.yaml``.
+
+Unknown keys are errors, so a typo never silently keeps a default."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from llm_planner.errors import ConfigError
+from llm_planner.paths import config_dir
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Seed Appendix C and §4.1."""
+
+    n_batch: int = 5
+    n_budget: int = 30
+    c: float = 50.0
+    pw_k: float = 1.5
+    pw_alpha: float = 0.15
+    gamma: float = 0.99
+    horizon: int = 20
+    reward_goal: float = 3.0
+    reward_infeasible: float = -6.0
+    rollout_depth: int = 3
+
+
+@dataclass(frozen=True)
+class OperatorParams:
+    max_samples: int = 10
+    placement_draws: int = 200
+    predicate_samples: int = 2
+
+
+@dataclass(frozen=True)
+class PromptParams:
+    occlusion_info: bool = True
+    ask_challenges: bool = True
+
+
+@dataclass(frozen=True)
+class GTampConfig:
+    search: SearchParams = SearchParams()
+    operators: OperatorParams = OperatorParams()
+    prompt: PromptParams = PromptParams()
+    baselines: Mapping[str, Mapping[str, Any]] = None  # type: ignore[assignment]
+
+    def baseline(self, name: str) -> dict[str, Any]:
+        return dict((self.baselines or {}).get(name, {}))
+
+
+def default_path() -> Path:
+    return config_dir() / "gtamp" / "stalm.yaml"
+
+
+def _section(cls: type, data: Mapping[str, Any] | None, where: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    data = dict(data or {})
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key '{key}' (known: {', '.join(known)})")
+    out = {}
+    for key, value in data.items():
+        kind = type(getattr(cls(), key))
+        try:
+            out[key] = kind(value) if kind is not bool else _bool(value, f"{where}.{key}")
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{where}.{key}: expected {kind.__name__}, got {value!r}") from exc
+    return cls(**out)
+
+
+def _bool(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ConfigError(f"{where}: expected true or false, got {value!r}")
+
+
+def load_config(path: str | Path | None = None, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> GTampConfig:
+    """Read ``stalm.yaml`` (or ``path``) and apply ``overrides`` (``{"search": {"n_budget": 10}}``)."""
+    p = Path(path) if path else default_path()
+    try:
+        data = yaml.safe_load(p.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read G-TAMP configuration {p}: {exc}") from exc
+    data = copy.deepcopy(data)
+    for section, values in (overrides or {}).items():
+        data.setdefault(section, {}).update(values)
+    unknown = set(data) - {"search", "operators", "prompt", "baselines"}
+    if unknown:
+        raise ConfigError(f"{p}: unknown sections {sorted(unknown)} (known: search, operators, prompt, baselines)")
+    return GTampConfig(_section(SearchParams, data.get("search"), f"{p}: search"),
+                       _section(OperatorParams, data.get("operators"), f"{p}: operators"),
+                       _section(PromptParams, data.get("prompt"), f"{p}: prompt"),
+                       dict(data.get("baselines") or {}))
+
+
+def with_search(config: GTampConfig, **changes: Any) -> GTampConfig:
+    return replace(config, search=replace(config.search, **changes))
