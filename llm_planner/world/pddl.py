@@ -217,6 +217,8 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
 
     A plan that does not replay is reported as ``status='error'``, never as solved. The time limit
     is enforced by unified-planning, which kills Fast Downward's whole process group on expiry.
+    Concurrent calls (threads or processes) are safe: each run keeps its files in its own
+    temporary directory (``fd_engine``).
     """
     started = time.perf_counter()
 
@@ -280,8 +282,10 @@ def _run_fast_downward(problem, timeout_s: float, optimal: bool):
     import unified_planning.shortcuts as ups
     from unified_planning.engines import PlanGenerationResultStatus as S
 
+    from llm_planner.world.fd_engine import engine_name
+
     ups.get_environment().credits_stream = None
-    engine = "fast-downward-opt" if optimal else "fast-downward"
+    engine = engine_name(optimal)
     with warnings.catch_warnings():
         # The optimal engine does not declare FORALL_EFFECTS, but ours are unconditional universal
         # effects, which Fast Downward's translator grounds into plain effects (LM-cut accepts them).

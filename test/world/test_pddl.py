@@ -156,3 +156,17 @@ def test_timeout_really_stops_fast_downward():
     assert result.actions is None and "time limit of 1 s" in result.message
     assert result.seconds < 10.0  # parsing the 300-object problem takes ~1.5 s, then 1 s of Fast Downward
     assert _downward_processes_of_this_test() == []
+
+
+def test_concurrent_solves_do_not_mix_up_problems(household):
+    """Fast Downward's intermediate file lives in each call's own directory (fd_engine), so plans
+    solved at the same time in one working directory each belong to their own problem."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    state = fridge_state(household)
+    goals = [(GoalItem("on", t, "sofa", 1),) for t in ("apple", "milk", "towel", "book")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda g: pddl.solve(household, state, g), goals))
+    for goal, result in zip(goals, results):
+        assert result.solved, result.message
+        assert result.actions[-1].verb == "puton" and result.actions[-1].args[0].startswith(goal[0].obj_type)
