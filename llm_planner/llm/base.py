@@ -1,0 +1,208 @@
+"""The one interface every planner uses to ask a language model its questions.
+
+=====================  =================================================================  ==============
+question               what it answers                                                     used by
+=====================  =================================================================  ==============
+object_positions       M sampled answers "where is a <type> usually?" (world-model prior)  LLM-MCTS §2.2
+next_actions           M sampled next actions given goal, observation, history, K shots    LLM-MCTS §2.3
+translate              directive -> formal goal tuples (REL, object, destination, count)   LLM-MCTS §2.2,
+                                                                                           Levy-Karpas
+task_plans             N whole task plans for one prompt, in one request                   STaLM §3.3
+candidate_actions      top-m next actions with probabilities ("Say")                        SayCanPay §5
+=====================  =================================================================  ==============
+
+Answers are small frozen dataclasses that carry :class:`AnswerInfo`: which backend answered (an
+``openai`` failure answered by the ``offline`` backend says so in ``info.fallback``), whether it
+came from the disk cache, and how many requests it cost. Every backend keeps :class:`Usage`
+(requests, prompt/completion tokens, seconds), which planners read per decision
+(``usage.copy()`` before, ``backend.usage - before`` after) and benchmarks report.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator
+
+from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.text import WorldInfo
+from llm_planner.world.symbolic import Action, Goal, Observation
+
+if TYPE_CHECKING:
+    from llm_planner.llm.resources import Resources
+
+
+@dataclass
+class Usage:
+    """Cost figures of one backend (cumulative; subtract a copy to get the cost of a span)."""
+
+    requests: int = 0            # HTTP requests sent (retries included)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0         # wall time spent answering questions
+    questions: int = 0           # questions answered (any backend, cached or not)
+    cache_hits: int = 0          # questions answered from the disk cache, no request
+    retries: int = 0
+    failures: int = 0            # questions that ended in an LLMError
+    fallbacks: int = 0           # questions the offline backend answered after an openai failure
+
+    def copy(self) -> "Usage":
+        return dataclasses.replace(self)
+
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(**{f.name: getattr(self, f.name) - getattr(other, f.name) for f in dataclasses.fields(self)})
+
+    def add(self, other: "Usage") -> None:
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class AnswerInfo:
+    backend: str                 # the backend that produced the answer
+    model: str
+    cached: bool = False
+    requests: int = 0
+    fallback: str = ""           # non-empty: the error of the configured backend that led to this answer
+
+
+@dataclass(frozen=True)
+class PositionSamples:
+    """M answers for one object type; each answer lists (relation, furniture) grounded to the scene."""
+
+    obj_type: str
+    samples: tuple[tuple[tuple[str, str], ...], ...]
+    raw: tuple[str, ...]
+    info: AnswerInfo
+
+
+@dataclass(frozen=True)
+class PolicyQuery:
+    """What the heuristic policy is asked at a history h (LLM-MCTS §2.3, App. F listing 1).
+
+    ``past_observations[i]`` is the observation received after ``history[i]`` (optional; the
+    prompt shows completed actions and the current observation, as in the paper)."""
+
+    world: WorldInfo
+    instruction: str
+    observation: Observation
+    history: tuple[Action, ...] = ()
+    admissible: tuple[Action, ...] = ()
+    goal: Goal | None = None
+    past_observations: tuple[Observation, ...] = ()
+
+
+@dataclass(frozen=True)
+class ActionSamples:
+    """M sampled first actions alpha_i as free text (ground them with the policy), and how many
+    of the M answers said the task is done."""
+
+    texts: tuple[str, ...]
+    done: int
+    raw: tuple[str, ...]
+    info: AnswerInfo
+
+
+@dataclass(frozen=True)
+class GoalTuples:
+    """A directive as (relation, object, destination, count) tuples in the model's own words;
+    ``llm_planner.llm.translate`` grounds them onto the scene's names and validates them."""
+
+    items: tuple[tuple[str, str, str, int], ...]
+    raw: str
+    info: AnswerInfo
+
+
+@dataclass(frozen=True)
+class TaskPlans:
+    """N task plans (the model's text, one per sample) for one STaLM prompt."""
+
+    plans: tuple[str, ...]
+    info: AnswerInfo
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Top-m admissible actions with probabilities summing to at most 1, best first (SayCanPay Say)."""
+
+    actions: tuple[tuple[Action, float], ...]
+    info: AnswerInfo
+
+
+class LanguageModel(ABC):
+    """A backend answering the planners' questions. ``m``/``n``/``k``/``seed`` default to ``config``."""
+
+    name: str = ""
+
+    def __init__(self, config: LLMConfig, resources: "Resources") -> None:
+        self.config = config
+        self.resources = resources
+        self._usage = Usage()
+        self._usage_lock = threading.Lock()
+
+    @property
+    def usage(self) -> Usage:
+        """Cumulative cost figures of this backend (read-only view for planners and benchmarks)."""
+        return self._usage
+
+    @property
+    @abstractmethod
+    def model(self) -> str:
+        """The model name answers are attributed to (and cache keys use)."""
+
+    @abstractmethod
+    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+                         seed: int | None = None) -> PositionSamples:
+        """M sampled answers for the possible positions of ``obj_type`` (LLM-MCTS §2.2, App. F listing 2)."""
+
+    @abstractmethod
+    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+                     seed: int | None = None) -> ActionSamples:
+        """M sampled next actions with K retrieved expert examples (LLM-MCTS §2.3, App. F listing 1)."""
+
+    @abstractmethod
+    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+        """The directive as formal goal tuples (LLM-MCTS §2.2 "Goal", App. F listing 3)."""
+
+    @abstractmethod
+    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
+        """N task plans for one STaLM prompt (STaLM §3.3, Figure 3), in one request where possible."""
+
+    @abstractmethod
+    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+        """Top-m admissible next actions with probabilities (SayCanPay §5, "Say")."""
+
+    # ---------------------------------------------------------------- helpers
+    @contextmanager
+    def _question(self) -> Iterator[None]:
+        """Count one question and its wall time (failures too)."""
+        started = time.perf_counter()
+        try:
+            yield
+        except Exception:
+            with self._usage_lock:
+                self._usage.failures += 1
+            raise
+        finally:
+            with self._usage_lock:
+                self._usage.questions += 1
+                self._usage.seconds += time.perf_counter() - started
+
+    def _info(self, cached: bool = False, requests: int = 0) -> AnswerInfo:
+        return AnswerInfo(backend=self.name, model=self.model, cached=cached, requests=requests)
+
+    def describe(self) -> dict[str, Any]:
+        """What benchmarks print and store about the backend (never secrets)."""
+        return {"backend": self.name, "model": self.model}
+
+
+def with_fallback_note(answer: Any, reason: str) -> Any:
+    """The same answer with ``info.fallback`` set (answers are frozen dataclasses)."""
+    return dataclasses.replace(answer, info=dataclasses.replace(answer.info, fallback=reason))
+

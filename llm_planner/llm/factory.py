@@ -1,0 +1,105 @@
+"""``make_backend``: the one place that turns configuration into a :class:`LanguageModel`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from llm_planner.errors import LLMError
+from llm_planner.llm.base import (
+    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans, Usage,
+    with_fallback_note,
+)
+from llm_planner.llm.cache import AnswerCache
+from llm_planner.llm.config import LLMConfig, load_llm_config
+from llm_planner.llm.embeddings import Embedder
+from llm_planner.llm.resources import Resources
+from llm_planner.llm.text import WorldInfo
+
+
+class FallbackBackend(LanguageModel):
+    """``openai`` first; on LLMError the ``offline`` backend answers and ``info.fallback`` says why
+    (``fallback_to_offline: true``). ``usage`` adds both backends' figures."""
+
+    def __init__(self, primary: LanguageModel, secondary: LanguageModel) -> None:
+        super().__init__(primary.config, primary.resources)
+        self.primary = primary
+        self.secondary = secondary
+        self.name = primary.name
+
+    @property
+    def model(self) -> str:
+        return self.primary.model
+
+    @property
+    def usage(self) -> Usage:
+        total = self.primary.usage.copy()
+        total.add(self.secondary.usage)
+        total.fallbacks += self._usage.fallbacks
+        return total
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.primary.describe(), "fallback": self.secondary.name}
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self.primary, method)(*args, **kwargs)
+        except LLMError as exc:
+            with self._usage_lock:
+                self._usage.fallbacks += 1
+            answer = getattr(self.secondary, method)(*args, **kwargs)
+            return with_fallback_note(answer, f"{self.primary.name} failed: {exc}")
+
+    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+                         seed: int | None = None) -> PositionSamples:
+        return self._call("object_positions", world, obj_type, m=m, seed=seed)
+
+    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+                     seed: int | None = None) -> ActionSamples:
+        return self._call("next_actions", query, m=m, k=k, seed=seed)
+
+    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+        return self._call("translate", world, directive)
+
+    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
+        return self._call("task_plans", prompt, n=n, seed=seed)
+
+    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+        return self._call("candidate_actions", query, m=m)
+
+
+def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = None, *,
+                 backend: str | None = None, dataset: Sequence | str | Path | None = None,
+                 embedder: Embedder | None = None, **overrides: Any) -> LanguageModel:
+    """A backend from configuration.
+
+    ``config``: an :class:`LLMConfig`, a mapping of overrides of ``config/llm.yaml``, a path to a
+    YAML file, or None for the shipped defaults. ``backend`` overrides ``backend`` (offline |
+    openai); ``dataset`` gives the expert data set D (trajectories or a JSONL path);
+    ``overrides`` are dotted keys with ``__`` for dots (``policy__samples=10``).
+
+        >>> lm = make_backend(backend="offline")
+        >>> lm.translate(world, "put two apples in the fridge").items
+        (('inside', 'apple', 'fridge', 2),)
+    """
+    if isinstance(config, LLMConfig):
+        cfg = config
+    elif isinstance(config, (str, Path)):
+        cfg = load_llm_config(config)
+    else:
+        cfg = load_llm_config(overrides=config)
+    if backend is not None:
+        cfg = cfg.with_overrides({"backend": backend})
+    if overrides:
+        cfg = cfg.with_overrides(**overrides)
+    resources = Resources(cfg, dataset, embedder)
+    from llm_planner.llm.offline import OfflineBackend
+
+    if cfg.backend == "offline":
+        return OfflineBackend(cfg, resources)
+    from llm_planner.llm.openai_backend import OpenAIBackend
+
+    cache = AnswerCache(cfg.cache_dir) if cfg.get("cache.enabled") else AnswerCache(None)
+    primary = OpenAIBackend(cfg, resources, cache)
+    if cfg.fallback_to_offline:
+        return FallbackBackend(primary, OfflineBackend(cfg, resources))
+    return primary

@@ -1,0 +1,110 @@
+"""Grounding free text onto admissible names and actions by Sentence-BERT cosine similarity
+(LLM-MCTS seed 000, §2.2: "we encode the names of objects in the LLM's response into embeddings
+using sentence-BERT ... and select the most similar expressions in D_obj"; §2.3: sampled actions
+and admissible actions compared by CosineSim(alpha_i, a), following [18]).
+
+Whatever a model writes, the result of grounding is always one of the admissible candidates that
+the caller passed in (or nothing, below a threshold): model text can never name an action or an
+object outside the admissible set, whatever it tries to say.
+
+    >>> g = Grounder(Embedder())
+    >>> g.ground_name("the refrigerator", ["fridge", "microwave"]).name
+    'fridge'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from llm_planner.llm.embeddings import Embedder
+from llm_planner.llm.text import action_to_text, name_to_text
+from llm_planner.world.symbolic import Action
+
+
+@dataclass(frozen=True)
+class Match:
+    """The best candidate for a text: its name, position in the candidate list, and cosine."""
+
+    name: str
+    index: int
+    score: float
+
+
+@dataclass(frozen=True)
+class ActionMatch:
+    action: Action
+    index: int
+    score: float
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.lower().replace("_", " ").strip(" .,;:!?\"'`").split())
+
+
+class Grounder:
+    """Cosine grounding with embeddings of candidate strings computed once (the Embedder caches
+    every text it has seen; candidate matrices are kept per candidate tuple)."""
+
+    def __init__(self, embedder: Embedder, max_indices: int = 4096) -> None:
+        self.embedder = embedder
+        self._indices: dict[tuple[str, ...], np.ndarray] = {}
+        self._max_indices = max_indices
+
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit embeddings of ``texts`` as one matrix, cached per tuple of texts."""
+        key = tuple(texts)
+        mat = self._indices.get(key)
+        if mat is None:
+            mat = self.embedder.encode(list(key))
+            if len(self._indices) >= self._max_indices:
+                self._indices.pop(next(iter(self._indices)))
+            self._indices[key] = mat
+        return mat
+
+    def similarities(self, queries: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+        """Cosine matrix ``(len(queries), len(candidates))`` of cleaned texts."""
+        if not queries or not candidates:
+            return np.zeros((len(queries), len(candidates)), dtype=np.float32)
+        return self.embedder.encode([_clean(q) for q in queries]) @ self.matrix([_clean(c) for c in candidates]).T
+
+    # ------------------------------------------------------------------ names
+    def rank_names(self, text: str, names: Sequence[str]) -> list[Match]:
+        """Every candidate name by decreasing cosine to ``text`` (names are compared as words)."""
+        if not names:
+            return []
+        rendered = [name_to_text(n) for n in names]
+        clean = _clean(text)
+        sims = self.similarities([clean], rendered)[0]
+        if clean in rendered:  # the exact name wins ties against near-duplicates
+            sims[rendered.index(clean)] = 1.0
+        order = np.argsort(-sims, kind="stable")
+        return [Match(names[i], int(i), float(sims[i])) for i in order]
+
+    def ground_name(self, text: str, names: Sequence[str], min_score: float = 0.0) -> Match | None:
+        """The most similar name, or None when none reaches ``min_score``."""
+        ranked = self.rank_names(text, names)
+        if not ranked or ranked[0].score < min_score:
+            return None
+        return ranked[0]
+
+    # ---------------------------------------------------------------- actions
+    def action_matrix(self, actions: Sequence[Action]) -> np.ndarray:
+        return self.matrix([action_to_text(a) for a in actions])
+
+    def action_similarities(self, texts: Sequence[str], actions: Sequence[Action]) -> np.ndarray:
+        """CosineSim(alpha_i, a): one row per sampled text, one column per admissible action."""
+        if not texts or not actions:
+            return np.zeros((len(texts), len(actions)), dtype=np.float32)
+        return self.embedder.encode([_clean(t) for t in texts]) @ self.action_matrix(actions).T
+
+    def ground_action(self, text: str, actions: Sequence[Action], min_score: float = 0.0) -> ActionMatch | None:
+        """The admissible action most similar to ``text``, or None below ``min_score``."""
+        if not actions:
+            return None
+        sims = self.action_similarities([text], actions)[0]
+        best = int(np.argmax(sims))
+        if sims[best] < min_score:
+            return None
+        return ActionMatch(actions[best], best, float(sims[best]))

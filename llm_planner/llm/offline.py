@@ -1,0 +1,139 @@
+"""Backend ``offline`` (the default): the planners' questions answered without a generative model,
+deterministically for a seed, from what a language model would be told and nothing else.
+
+================  ===========================================================================
+question          how it is answered
+================  ===========================================================================
+object_positions  M sampled answers from the curated commonsense file (data/commonsense.yaml),
+                  its general place names matched to the scene's furniture by Sentence-BERT;
+                  each answer lists one to three places drawn by plausibility.
+next_actions      the retrieval policy over the expert data set D (retrieval.py): top similar
+                  instructions, nearest matching expert situations, adapted to the current
+                  objects; M samples drawn among the candidate places where one must search.
+translate         the rules-plus-embeddings goal parser (goal_parser.py).
+task_plans        ``llm_planner.llm.offline_tamp.plans_from_prompt`` (STaLM's classical planner
+                  over the prompt's predicate abstraction), when that module is installed.
+candidate_actions the retrieval policy's proposals, grounded onto the admissible actions, with
+                  the probabilities of the §2.3 empirical distribution (SayCanPay's Say).
+================  ===========================================================================
+
+It never reads a scene's ``places`` distributions or a placement: it sees rooms, furniture and
+object names (WorldInfo), the directive, the robot's observations and actions, and D. It is
+imperfect where its heuristics are: common sense that differs from a home, a goal phrased beyond
+the parser's grammar, a situation D never shows.
+"""
+from __future__ import annotations
+
+import importlib
+import random
+
+from llm_planner.errors import GoalError, LLMError
+from llm_planner.llm.base import (
+    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+)
+from llm_planner.llm.policy import say_candidates
+from llm_planner.llm.text import WorldInfo, name_to_text
+from llm_planner.world.symbolic import INSIDE
+
+MODEL = "commonsense-retrieval-1"
+
+
+class OfflineBackend(LanguageModel):
+    """See the module docstring."""
+
+    name = "offline"
+
+    @property
+    def model(self) -> str:
+        return MODEL
+
+    # ---------------------------------------------------------------- world model
+    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+                         seed: int | None = None) -> PositionSamples:
+        opts = self.config.section("world_model")
+        m = int(m or opts["samples"])
+        seed = int(opts["seed"] if seed is None else seed)
+        with self._question():
+            weights = self.resources.knowledge(world).place_weights(obj_type)
+            rng = random.Random(f"positions|{seed}|{obj_type}")
+            samples, raw = [], []
+            for _ in range(m):
+                answer = _draw_places(weights, rng)
+                samples.append(tuple((world.relation(p), p) for p in answer))
+                raw.append(", ".join(f"{'Inside' if world.relation(p) == INSIDE else 'On'} {name_to_text(p)}"
+                                     for p in answer) or "I do not know")
+        return PositionSamples(obj_type, tuple(s for s in samples if s), tuple(raw), self._info())
+
+    # --------------------------------------------------------------------- policy
+    def _goal(self, query: PolicyQuery):  # noqa: ANN202 - Goal
+        if query.goal:
+            return query.goal
+        try:
+            items = self.resources.goal_parser(query.world).parse(query.instruction)
+        except GoalError as exc:
+            raise LLMError(f"offline policy: cannot read the goal of '{query.instruction}': {exc}") from None
+        from llm_planner.world.symbolic import GoalItem
+
+        return tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in items)
+
+    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+                     seed: int | None = None) -> ActionSamples:
+        opts = self.config.section("policy")
+        m = int(m or opts["samples"])
+        seed = int(opts["seed"] if seed is None else seed)
+        with self._question():
+            texts, done = self._propose(query, m, seed)
+        return ActionSamples(tuple(texts), done, tuple(texts) + ("done",) * done, self._info())
+
+    def _propose(self, query: PolicyQuery, m: int, seed: int) -> tuple[list[str], int]:
+        return self.resources.expert().propose(query, self._goal(query), self.resources.knowledge(query.world), m, seed)
+
+    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+        opts = self.config.section("candidates")
+        m = int(m or opts["m"])
+        if not query.admissible:
+            raise LLMError("candidate_actions needs the admissible actions of the state")
+        with self._question():
+            texts, _ = self._propose(query, int(opts["samples"]), int(self.config.get("policy.seed")))
+            sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
+            ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
+        return Candidates(tuple(ranked), self._info())
+
+    # ------------------------------------------------------------------ translate
+    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+        with self._question():
+            items = self.resources.goal_parser(world).parse(directive)
+        tuples = tuple((i.rel, i.obj_type, i.destination, i.count) for i in items)
+        raw = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in tuples)
+        return GoalTuples(tuples, raw, self._info())
+
+    # ----------------------------------------------------------------- STaLM plans
+    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
+        n = int(n or self.config.get("task_plans.samples"))
+        try:
+            module = importlib.import_module("llm_planner.llm.offline_tamp")
+        except ModuleNotFoundError as exc:
+            if exc.name != "llm_planner.llm.offline_tamp":
+                raise
+            raise LLMError("offline STaLM task plans are unavailable: llm_planner/llm/offline_tamp.py "
+                           "(plans_from_prompt) is not installed; use the openai backend") from None
+        with self._question():
+            plans = module.plans_from_prompt(prompt, n, 0 if seed is None else seed)
+        if not plans:
+            raise LLMError("the offline task planner found no plan for the prompt")
+        return TaskPlans(tuple(plans), self._info())
+
+
+def _draw_places(weights: dict[str, float], rng: random.Random) -> list[str]:
+    """One answer: one to three places, drawn without replacement in proportion to plausibility."""
+    if not weights:
+        return []
+    places = list(weights)
+    w = [weights[p] for p in places]
+    size = min(len(places), rng.choices((1, 2, 3), (0.3, 0.4, 0.3))[0])
+    out: list[str] = []
+    for _ in range(size):
+        pick = rng.choices(range(len(places)), w)[0]
+        out.append(places.pop(pick))
+        w.pop(pick)
+    return out

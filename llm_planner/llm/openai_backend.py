@@ -1,0 +1,406 @@
+"""Backend ``openai``: any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama,
+llama.cpp server, LM Studio) through the real ``openai`` client.
+
+Faults are bounded, never a crash and never a hang:
+
+* every request has a timeout (``openai.timeout_s``: connect, read, write);
+* connection errors, timeouts, 429, 5xx and answers without choices are retried at most
+  ``openai.max_retries`` times, sleeping ``min(backoff_initial_s * 2**k, backoff_max_s)`` before
+  retry k (a server's Retry-After is honoured up to ``backoff_max_s``); the client's own retry
+  machinery is switched off (``max_retries=0``) so this bound is the only one;
+* other HTTP errors (401, 404, 400 ...) fail at once with a message that says what to fix;
+* answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
+  ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.LLMError`.
+
+M samples are asked with ``n=M`` in one request; a server that refuses ``n`` (HTTP 400/422) or
+returns fewer choices is asked again one sample per request. The API key is read from the
+environment variable named by ``openai.api_key_env``; it is never logged, cached or printed.
+Answers that parse are cached on disk (:mod:`llm_planner.llm.cache`).
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, TypeVar
+from urllib.parse import urlparse
+
+from llm_planner.errors import LLMError
+from llm_planner.llm.base import (
+    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+)
+from llm_planner.llm.cache import AnswerCache, cache_key
+from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.policy import say_candidates
+from llm_planner.llm.resources import Resources
+from llm_planner.llm.text import WorldInfo, parse_formal_goal
+from llm_planner.world.symbolic import INSIDE, ON
+
+T = TypeVar("T")
+
+OPENAI_HOSTS = ("api.openai.com",)
+_RELATION = re.compile(r"^\s*(inside|in|into|on|onto|on top of)\b\s*(?:the\s+)?(.*)$", re.IGNORECASE)
+_DONE = re.compile(r"^\s*(done|finished|task (is )?(done|complete[d]?))\s*\.?\s*$", re.IGNORECASE)
+
+
+class UnusableAnswer(LLMError):
+    """The model answered, but its text parses to nothing usable (asked again, then raised)."""
+
+
+@dataclass
+class _Reply:
+    texts: list[str]
+    cached: bool
+    requests: int
+
+
+class OpenAIBackend(LanguageModel):
+    """The ``openai`` client against ``openai.base_url`` (see the module docstring for faults)."""
+
+    name = "openai"
+
+    def __init__(self, config: LLMConfig, resources: Resources, cache: AnswerCache | None = None) -> None:
+        super().__init__(config, resources)
+        self.cache = cache
+        opts = config.section("openai")
+        self.base_url: str = str(opts["base_url"]).rstrip("/")
+        self._model: str = str(opts["model"])
+        self.timeout_s = float(opts["timeout_s"])
+        self.max_retries = int(opts["max_retries"])
+        self.parse_retries = int(opts.get("parse_retries", 1))
+        self.backoff_initial_s = float(opts["backoff_initial_s"])
+        self.backoff_max_s = float(opts["backoff_max_s"])
+        self.n_supported = bool(opts["n_in_one_request"])
+        self.key_env = str(opts["api_key_env"])
+        self._client = None
+        self.sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model, "base_url": self.base_url}
+
+    # ------------------------------------------------------------------ client
+    def _api_key(self) -> str:
+        import os
+
+        key = os.environ.get(self.key_env, "").strip()
+        if key:
+            return key
+        host = urlparse(self.base_url).hostname or ""
+        if host in OPENAI_HOSTS:
+            raise LLMError(f"the openai backend needs an API key: set the environment variable {self.key_env} "
+                           "(openai.api_key_env in config/llm.yaml names it)")
+        return "no-key"  # local OpenAI-compatible servers usually ignore the key
+
+    def client(self):  # noqa: ANN201 - openai.OpenAI
+        if self._client is None:
+            try:
+                import openai
+            except ImportError as exc:
+                raise LLMError(f"the openai package is not installed ({exc}); pip install -r requirements.txt") from None
+            self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
+                                         timeout=self.timeout_s, max_retries=0)
+        return self._client
+
+    def backoff(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to sleep before retry number ``retry`` (0-based)."""
+        delay = min(self.backoff_initial_s * (2.0 ** retry), self.backoff_max_s)
+        if retry_after is not None and retry_after > 0:
+            delay = min(max(delay, retry_after), self.backoff_max_s)
+        return delay
+
+    # ---------------------------------------------------------------- requests
+    def _create(self, messages: list[dict[str, str]], n: int, params: dict[str, Any]) -> list[str]:
+        """One chat completion with bounded retries; returns the texts of its choices."""
+        import openai
+
+        last = ""
+        retry_after: float | None = None
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                with self._usage_lock:
+                    self._usage.retries += 1
+                self.sleep(self.backoff(attempt - 1, retry_after))
+            retry_after = None
+            with self._usage_lock:
+                self._usage.requests += 1
+            try:
+                kwargs = dict(params)
+                if n != 1:
+                    kwargs["n"] = n
+                response = self.client().chat.completions.create(model=self.model, messages=messages, **kwargs)
+            except openai.APITimeoutError:
+                last = f"no answer within the timeout of {self.timeout_s:g} s (openai.timeout_s)"
+                continue
+            except openai.APIConnectionError as exc:
+                last = f"cannot connect to {self.base_url} ({_short(exc)})"
+                continue
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status == 429 or status >= 500:
+                    last = f"HTTP {status} {_server_message(exc)}"
+                    retry_after = _retry_after(exc)
+                    continue
+                if status in (400, 422) and n > 1:
+                    raise _NRefused(f"HTTP {status} {_server_message(exc)}") from None
+                if status in (401, 403):
+                    raise LLMError(f"openai backend: {self.base_url} refused the API key (HTTP {status}); "
+                                   f"check the environment variable {self.key_env}") from None
+                if status == 404:
+                    raise LLMError(f"openai backend: {self.base_url} has no model '{self.model}' or no chat "
+                                   f"completions endpoint (HTTP 404 {_server_message(exc)})") from None
+                raise LLMError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
+                               f"{_server_message(exc)})") from None
+            except openai.OpenAIError as exc:  # malformed JSON and other client-side failures
+                last = f"unreadable answer ({_short(exc)})"
+                continue
+            usage = getattr(response, "usage", None)
+            with self._usage_lock:
+                self._usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+                self._usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+            choices = list(getattr(response, "choices", None) or [])
+            if not choices:
+                last = "the answer has no choices"
+                continue
+            return [(getattr(c.message, "content", None) or "") if getattr(c, "message", None) else "" for c in choices]
+        raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} failed after "
+                       f"{self.max_retries + 1} attempt(s): {last}")
+
+    def _sample(self, messages: list[dict[str, str]], n: int, params: dict[str, Any]) -> tuple[list[str], int]:
+        """n samples: one request with ``n`` when the server allows it, topped up one by one."""
+        texts: list[str] = []
+        requests_before = self._usage.requests
+        if n > 1 and self.n_supported:
+            try:
+                texts = self._create(messages, n, params)[:n]
+            except _NRefused:
+                self.n_supported = False  # remembered for this backend's lifetime
+        guard = 0
+        while len(texts) < n and guard < 2 * n:
+            guard += 1
+            texts.extend(self._create(messages, 1, params)[: n - len(texts)])
+        return texts, self._usage.requests - requests_before
+
+    def ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
+            cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
+        """Ask ``prompt`` for ``n`` samples and parse them; cached by (backend, model, prompt, params)."""
+        messages = [{"role": "user", "content": prompt}]
+        key_params = {"kind": kind, "n": n, **params, **(cache_extra or {})}
+        key = cache_key(self.name, self.model, messages, key_params)
+        if self.cache is not None:
+            texts = self.cache.get(key)
+            if texts is not None:
+                try:
+                    parsed = parse(texts)
+                except UnusableAnswer:
+                    pass  # an older cache entry this parser no longer accepts: ask again
+                else:
+                    with self._usage_lock:
+                        self._usage.cache_hits += 1
+                    return parsed, _Reply(texts, True, 0)
+        error: UnusableAnswer | None = None
+        requests = 0
+        for attempt in range(self.parse_retries + 1):
+            if attempt:
+                with self._usage_lock:
+                    self._usage.retries += 1
+            texts, used = self._sample(messages, n, params)
+            requests += used
+            try:
+                parsed = parse(texts)
+            except UnusableAnswer as exc:
+                error = exc
+                continue
+            if self.cache is not None:
+                self.cache.put(key, texts, self.name, self.model)
+            return parsed, _Reply(texts, False, requests)
+        assert error is not None
+        raise LLMError(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
+
+    def _params(self, section: str, **extra: Any) -> dict[str, Any]:
+        opts = self.config.section(section)
+        params = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
+        if "top_p" in opts:
+            params["top_p"] = float(opts["top_p"])
+        params.update(extra)
+        return params
+
+    # --------------------------------------------------------------- questions
+    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+                         seed: int | None = None) -> PositionSamples:
+        from llm_planner.llm.prompts import world_model_prompt
+
+        opts = self.config.section("world_model")
+        m = int(m or opts["samples"])
+        prompt = world_model_prompt(world, obj_type)
+        min_score = float(self.config.get("grounding.min_name_score"))
+
+        def parse(texts: list[str]) -> list[tuple[tuple[str, str], ...]]:
+            samples = [self._parse_positions(t, world, min_score) for t in texts]
+            if not any(samples):
+                raise UnusableAnswer(f"named no container or surface of the scene for '{obj_type}': "
+                                     f"{_preview(texts)}")
+            return [s for s in samples if s]
+
+        with self._question():
+            samples, reply = self.ask("world_model", prompt, m, self._params("world_model", stop=["\n"]), parse,
+                                      {"seed": opts["seed"] if seed is None else seed})
+        return PositionSamples(obj_type, tuple(samples), tuple(reply.texts), self._info(reply.cached, reply.requests))
+
+    def _parse_positions(self, text: str, world: WorldInfo, min_score: float) -> tuple[tuple[str, str], ...]:
+        """``Inside fridge, On kitchen table.`` -> ((inside, fridge), (on, kitchen_table)), grounded.
+        A phrase without a relation takes the relation of the furniture it grounds to."""
+        out: list[tuple[str, str]] = []
+        grounder = self.resources.grounder
+        for phrase in re.split(r"[,;\n]|\band\b", text.split("Question:")[0]):
+            phrase = phrase.strip().strip(".").strip()
+            if not phrase:
+                continue
+            match = _RELATION.match(phrase)
+            rel_word, place = (match.group(1).lower(), match.group(2)) if match else ("", phrase)
+            wanted = world.containers if rel_word in ("inside", "in", "into") else \
+                world.surfaces if rel_word.startswith("on") else world.furniture
+            hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture, min_score)
+            if hit is None:
+                continue
+            entry = (world.relation(hit.name), hit.name)
+            if entry not in out:
+                out.append(entry)
+        return tuple(out)
+
+    def _examples(self, query: PolicyQuery, k: int) -> list[str]:
+        return self.resources.policy_examples(query, k)
+
+    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+                     seed: int | None = None) -> ActionSamples:
+        opts = self.config.section("policy")
+        m = int(m or opts["samples"])
+        k = int(opts["shots"] if k is None else k)
+        with self._question():
+            (texts, done), reply = self._policy_samples(query, m, k, "policy",
+                                                        opts["seed"] if seed is None else seed)
+        return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests))
+
+    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str, seed: int) -> tuple[tuple[list[str], int], _Reply]:
+        from llm_planner.llm.prompts import policy_prompt
+
+        prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
+                               self._examples(query, k))
+        min_score = float(self.config.get("grounding.min_action_score"))
+        admissible = list(query.admissible)
+
+        def parse(texts: list[str]) -> tuple[list[str], int]:
+            firsts = [first_action(t) for t in texts]
+            done = sum(1 for f in firsts if f is not None and _DONE.match(f))
+            actions = [f for f in firsts if f and not _DONE.match(f)]
+            if not actions:
+                if done:
+                    return [], done
+                raise UnusableAnswer(f"gave no next action: {_preview(texts)}")
+            if admissible:
+                sims = self.resources.grounder.action_similarities(actions, admissible)
+                kept = [a for a, row in zip(actions, sims) if float(row.max()) >= min_score]
+                if not kept:
+                    raise UnusableAnswer(f"proposed actions that ground to no admissible action: {_preview(actions)}")
+                actions = kept
+            return actions, done
+
+        return self.ask(section, prompt, n, self._params(section, stop=["\n"]), parse, {"seed": seed})
+
+    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+        from llm_planner.llm.prompts import translate_prompt
+
+        prompt = translate_prompt(world, directive, self.resources.translation_examples(directive, world))
+
+        def parse(texts: list[str]) -> list[tuple[str, str, str, int]]:
+            items = [t for t in parse_formal_goal(texts[0] if texts else "") if t[0] in (INSIDE, ON)]
+            if not items:
+                raise UnusableAnswer(f"gave no formal goal tuple (REL, object, destination, count): {_preview(texts)}")
+            return items
+
+        with self._question():
+            items, reply = self.ask("translate", prompt, 1, self._params("translate", stop=["\n"]), parse)
+        return GoalTuples(tuple(items), reply.texts[0] if reply.texts else "", self._info(reply.cached, reply.requests))
+
+    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
+        opts = self.config.section("task_plans")
+        n = int(n or opts["samples"])
+
+        def parse(texts: list[str]) -> list[str]:
+            plans = [t for t in texts if t.strip()]
+            if not plans:
+                raise UnusableAnswer("returned only empty task plans")
+            return plans
+
+        with self._question():
+            plans, reply = self.ask("task_plans", prompt, n, self._params("task_plans"), parse,
+                                    {"seed": 0 if seed is None else seed})
+        return TaskPlans(tuple(plans), self._info(reply.cached, reply.requests))
+
+    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+        """Say (SayCanPay §5) from sampled answers: the chat API offers no beam search over actions,
+        so the probabilities are the §2.3 estimate from ``candidates.samples`` answers."""
+        opts = self.config.section("candidates")
+        m = int(m or opts["m"])
+        if not query.admissible:
+            raise LLMError("candidate_actions needs the admissible actions of the state")
+        with self._question():
+            (texts, _done), reply = self._policy_samples(query, int(opts["samples"]), int(opts["shots"]),
+                                                         "candidates", 0)
+        sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
+        ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
+        return Candidates(tuple(ranked), self._info(reply.cached, reply.requests))
+
+
+def first_action(text: str) -> str | None:
+    """The first action of a "Next actions: a, b, c, done." answer (None if there is no text)."""
+    text = re.sub(r"^\s*(next actions?|answer|plan)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    for part in re.split(r"[,\n;]|\.\s|\.$", text):
+        part = re.sub(r"^\s*(\d+[.)]|[-*])\s*", "", part).strip().strip(".").strip()
+        if part:
+            return part
+    return None
+
+
+class _NRefused(Exception):
+    """The server refused ``n`` > 1 (HTTP 400/422)."""
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text = f"{text}: {cause}"
+    return text[:200]
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        msg = err.get("message") if isinstance(err, dict) else err
+        if msg:
+            return str(msg)[:200]
+    return str(getattr(exc, "message", "") or "")[:200]
+
+
+def _retry_after(exc: Any) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(header)
+        if value is not None:
+            try:
+                return float(value) / divisor
+            except ValueError:
+                return None
+    return None
+
+
+def _preview(texts: Sequence[str]) -> str:
+    joined = " | ".join(repr(t[:80]) for t in texts[:3])
+    return joined or "(empty)"

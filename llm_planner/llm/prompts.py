@@ -1,0 +1,75 @@
+"""Prompt templates (``llm_planner/llm/prompts/*.txt``) and their filling.
+
+The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-MCTS App. F
+listing 1 (goal, completed actions, current observation, "Next actions:"), ``world_model.txt``
+listing 2 (Question/Answer about possible positions, three fixed examples), ``translate.txt``
+listing 3 (formal goal tuples joined by "-"), ``stalm.txt`` STaLM Figure 3 (challenges first, then
+``plan = [...]``). Few-shot examples of the policy and of translation are drawn from the expert
+data set D (``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
+text inserted into a prompt is never interpreted.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from string import Template
+from typing import Sequence
+
+from llm_planner.errors import LLMError
+from llm_planner.llm.text import (
+    WorldInfo, action_to_text, actions_to_text, goal_to_formal, name_to_text, observation_to_text,
+)
+from llm_planner.world.symbolic import Action, Goal, Observation
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+
+
+@lru_cache(maxsize=None)
+def load_template(name: str) -> Template:
+    path = PROMPTS_DIR / f"{name}.txt"
+    try:
+        return Template(path.read_text())
+    except OSError as exc:
+        raise LLMError(f"prompt template {path} is missing: {exc}") from None
+
+
+def render(name: str, **fields: str) -> str:
+    """Fill template ``name``; a missing field is an error naming it."""
+    try:
+        return load_template(name).substitute(**fields).rstrip("\n")
+    except KeyError as exc:
+        raise LLMError(f"prompt template '{name}' needs the field {exc}") from None
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(name_to_text(n) for n in names)
+
+
+def world_model_prompt(world: WorldInfo, obj_type: str) -> str:
+    return render("world_model", rooms=_names(world.rooms), containers=_names(world.containers),
+                  surfaces=_names(world.surfaces), object=name_to_text(obj_type))
+
+
+def translate_prompt(world: WorldInfo, directive: str, examples: Sequence[tuple[str, Goal]]) -> str:
+    """Listing 3 with K (instruction, goal) examples, from D when available."""
+    shots = "\n".join(render("translate_example", directive=d, formal=goal_to_formal(g)) for d, g in examples)
+    return render("translate", objects=", ".join(world.object_types), containers=", ".join(world.containers),
+                  surfaces=", ".join(world.surfaces), examples=shots, directive=directive.strip())
+
+
+def policy_example(instruction: str, completed: Sequence[Action], observation: str, upcoming: Sequence[Action]) -> str:
+    """One K-shot block: an expert's situation and its remaining actions, ending with "done"."""
+    nxt = ", ".join([action_to_text(a) for a in upcoming] + ["done."])
+    return render("policy_example", goal=instruction, completed=actions_to_text(completed),
+                  observation=observation, next=nxt)
+
+
+def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, history: Sequence[Action],
+                  examples: Sequence[str]) -> str:
+    return render("policy", rooms=_names(world.rooms), examples="\n\n".join(examples), goal=instruction.strip(),
+                  completed=actions_to_text(history), observation=observation_to_text(observation, world))
+
+
+def stalm_prompt(predicates: str, actions: str, objects: str, init: str, goal: str) -> str:
+    """STaLM Figure 3: task instruction (challenges, then the plan), domain, objects, state, goal."""
+    return render("stalm", predicates=predicates, actions=actions, objects=objects, init=init, goal=goal)

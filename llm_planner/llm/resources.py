@@ -1,0 +1,92 @@
+"""What both backends share, built once per backend and lazily: the Sentence-BERT embedder and
+grounder, the commonsense file seen through each scene, goal parsers per scene, and the expert
+data set D with its retrieval index (K-shot examples, LLM-MCTS §2.3)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from llm_planner.errors import LLMError
+from llm_planner.llm.commonsense import Commonsense, SceneKnowledge, load_commonsense
+from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.embeddings import Embedder, shared_embedder
+from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.text import WorldInfo
+from llm_planner.world.symbolic import Goal
+
+if TYPE_CHECKING:
+    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.llm.goal_parser import GoalParser
+    from llm_planner.llm.retrieval import ExpertIndex
+
+
+class Resources:
+    """Shared, lazily built parts of the LLM layer (see the module docstring)."""
+
+    def __init__(self, config: LLMConfig, dataset: Sequence | str | Path | None = None,
+                 embedder: Embedder | None = None) -> None:
+        self.config = config
+        emb = config.section("embeddings")
+        disk = bool(config.get("cache.enabled")) and bool(emb["disk_cache"])
+        self.embedder = embedder or shared_embedder(config.cache_dir if disk else None, int(emb["batch_size"]))
+        self.grounder = Grounder(self.embedder)
+        self._dataset_arg = dataset
+        self._expert: ExpertIndex | None = None
+        self._knowledge: dict[str, SceneKnowledge] = {}
+        self._parsers: dict[str, GoalParser] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def commonsense(self) -> Commonsense:
+        return load_commonsense(self.config.get("offline.commonsense"))
+
+    def knowledge(self, world: WorldInfo) -> SceneKnowledge:
+        key = world.fingerprint()
+        with self._lock:
+            if key not in self._knowledge:
+                self._knowledge[key] = SceneKnowledge(self.commonsense, world, self.grounder)
+            return self._knowledge[key]
+
+    def goal_parser(self, world: WorldInfo) -> "GoalParser":
+        from llm_planner.llm.goal_parser import GoalParser
+
+        key = world.fingerprint()
+        with self._lock:
+            if key not in self._parsers:
+                self._parsers[key] = GoalParser(world, self.commonsense, self.grounder,
+                                                float(self.config.get("grounding.min_name_score")))
+            return self._parsers[key]
+
+    # ---------------------------------------------------------------- data set D
+    def expert(self) -> "ExpertIndex":
+        """The retrieval index over D (loaded, or built on first use; see ``offline.dataset``)."""
+        from llm_planner.llm.retrieval import ExpertIndex, load_expert_data
+
+        with self._lock:
+            if self._expert is None:
+                trajectories = load_expert_data(self.config, self._dataset_arg)
+                self._expert = ExpertIndex(trajectories, self.grounder)
+            return self._expert
+
+    def has_expert(self) -> bool:
+        try:
+            self.expert()
+        except LLMError:
+            return False
+        return True
+
+    def policy_examples(self, query: "PolicyQuery", k: int) -> list[str]:
+        """K prompt blocks of the K expert trajectories most similar to the instruction (§2.3)."""
+        if k <= 0:
+            return []
+        return self.expert().policy_examples(query, k)
+
+    def translation_examples(self, directive: str, world: WorldInfo, k: int = 3) -> list[tuple[str, Goal]]:
+        """K (instruction, goal) pairs from D most similar to the directive; fixed examples without D."""
+        try:
+            return self.expert().similar_goals(directive, k)
+        except LLMError:
+            from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+
+            return list(FIXED_TRANSLATION_EXAMPLES)

@@ -1,0 +1,89 @@
+"""Goal translation with grounding (LLM-MCTS seed 000, §2.2 "Goal"; App. F listing 3): a directive
+becomes formal goal tuples (REL, object type, destination, count) that name only the scene's
+admissible object types and furniture, validated with :meth:`Household.check_goal`.
+
+The backend answers in its own words (the openai backend may write "kitchentable"); every name
+is grounded onto the scene by Sentence-BERT cosine ("we precisely map the LLM-generated goal into
+the admissible expressions"). A name below the grounding threshold, or an impossible goal, raises
+GoalError naming the closest known names.
+
+    >>> result = translate_directive("could you put two apples in the refrigerator", household, backend)
+    >>> result.goal
+    (GoalItem(rel='inside', obj_type='apple', destination='fridge', count=2),)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from llm_planner.errors import GoalError
+from llm_planner.llm.base import AnswerInfo, LanguageModel
+from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.text import WorldInfo, goal_to_text
+from llm_planner.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
+
+
+@dataclass(frozen=True)
+class TranslationResult:
+    """A grounded, validated goal; ``pddl`` is its PDDL goal (existential, one variable per object)."""
+
+    goal: Goal
+    pddl: str
+    message: str
+    info: AnswerInfo
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``llm-planner translate --json`` object (DESIGN.md)."""
+        return {"goal": goal_to_lists(self.goal), "pddl": self.pddl, "message": self.message}
+
+
+def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, grounder: Grounder,
+                min_score: float) -> Goal:
+    """Map (rel, object words, destination words, count) onto scene names; merge repeated items."""
+    merged: dict[tuple[str, str, str], int] = {}
+    types = list(world.object_types)
+    furniture = list(world.furniture)
+    for rel, obj, dest, count in items:
+        obj_type = _ground(obj, types, grounder, min_score, "object")
+        destination = _ground(dest, furniture, grounder, min_score, "container or surface")
+        rel = rel.lower()
+        if rel not in (INSIDE, ON):
+            rel = world.relation(destination)
+        if count < 1:
+            raise GoalError(f"the count of {obj_type} must be at least 1, got {count}")
+        key = (rel, obj_type, destination)
+        merged[key] = merged.get(key, 0) + int(count)
+    return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
+
+
+def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str) -> str:
+    if text in names:
+        return text
+    ranked = grounder.rank_names(text, names)
+    if not ranked or ranked[0].score < min_score:
+        closest = ", ".join(m.name for m in ranked[:3])
+        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}")
+    return ranked[0].name
+
+
+def goal_pddl_text(goal: Goal) -> str:
+    """The PDDL goal of ``llm_planner.world.pddl`` (existentially quantified, Levy-Karpas §3)."""
+    from llm_planner.world.pddl import goal_pddl
+
+    return goal_pddl(goal)
+
+
+def translate_directive(directive: str, household: Household, backend: LanguageModel) -> TranslationResult:
+    """Translate, ground and validate one directive; GoalError says what is unknown or impossible."""
+    directive = " ".join(str(directive).split())
+    if not directive:
+        raise GoalError("the directive is empty; say what to move where, e.g. 'put one apple inside the fridge'")
+    world = WorldInfo.from_household(household)
+    answer = backend.translate(world, directive)
+    goal = ground_goal(answer.items, world, backend.resources.grounder,
+                       float(backend.config.get("grounding.min_name_score")))
+    household.check_goal(goal)
+    message = f"goal: {goal_to_text(goal)}"
+    if answer.info.fallback:
+        message += f" (answered by the {answer.info.backend} backend: {answer.info.fallback})"
+    return TranslationResult(goal, goal_pddl_text(goal), message, answer.info)
