@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from unified_planning.shortcuts import get_environment
+from typing import Any
+
 from up_fast_downward import FastDownwardOptimalPDDLPlanner, FastDownwardPDDLPlanner
 
 SATISFICING = "llm-planner-fast-downward"
@@ -32,9 +33,8 @@ class IsolatedFastDownwardOptimal(_PrivateSasFile, FastDownwardOptimalPDDLPlanne
     """A* with LM-cut (optimal) with a private ``output.sas``."""
 
 
-def engine_name(optimal: bool) -> str:
-    """Register the engines with unified-planning's factory (once) and return the one to use."""
-    factory = get_environment().factory
+def engine_name(factory: Any, optimal: bool) -> str:
+    """Register the engines with a unified-planning factory (once) and return the one to use."""
     if SATISFICING not in factory.engines:
         factory.add_engine(SATISFICING, __name__, "IsolatedFastDownward")
         factory.add_engine(OPTIMAL, __name__, "IsolatedFastDownwardOptimal")

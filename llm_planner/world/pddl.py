@@ -30,6 +30,7 @@ Actions (PDDL name -> symbolic action)::
 from __future__ import annotations
 
 import re
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ PREDICATES = ("robot_in", "near", "holding", "hand_empty", "opened", INSIDE, ON,
 _RESERVED = frozenset(BASE_TYPES + PREDICATES + tuple(ACTION_MAP) + (
     "object", "and", "or", "not", "exists", "forall", "when", "either", "imply", "define", "domain", "problem"))
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_UP_LOCK = threading.Lock()  # unified-planning's global environment is shared by every thread
 
 # Result statuses of :class:`PlanResult`.
 SOLVED = "solved"
@@ -217,8 +219,9 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
 
     A plan that does not replay is reported as ``status='error'``, never as solved. The time limit
     is enforced by unified-planning, which kills Fast Downward's whole process group on expiry.
-    Concurrent calls (threads or processes) are safe: each run keeps its files in its own
-    temporary directory (``fd_engine``).
+    Concurrent calls are safe: processes keep Fast Downward's files in their own temporary
+    directories (``fd_engine``); threads of one process take turns (unified-planning's global
+    environment is not thread-safe), and the wait counts against ``timeout_s``.
     """
     started = time.perf_counter()
 
@@ -232,15 +235,25 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
             return result(None, INVALID_GOAL, f"invalid goal: {exc}")
     if timeout_s <= 0:
         raise PlanningError(f"timeout_s must be positive, got {timeout_s}")
-    problem = _parse(domain_pddl(household), problem_pddl(household, state, goal))
-    status, plan, log = _run_fast_downward(problem, timeout_s, optimal)
+    texts = domain_pddl(household), problem_pddl(household, state, goal)
+    if not _UP_LOCK.acquire(timeout=timeout_s):
+        return result(None, TIMEOUT, f"another plan was still being computed in this process after {timeout_s:g} s")
+    try:
+        problem = _parse(*texts)
+        remaining = max(timeout_s - (time.perf_counter() - started), 0.01)
+        status, plan, log = _run_fast_downward(problem, remaining, optimal)
+        valid = status == SOLVED and (not isinstance(goal, str) or _validate(problem, plan))
+    finally:
+        _UP_LOCK.release()
+    if status == TIMEOUT:
+        return result(None, status, f"no plan within the time limit of {timeout_s:g} s: {log}")
     if status != SOLVED:
         return result(None, status, log)
     actions = [to_action(step.action.name, [p.object().name for p in step.actual_parameters]) for step in plan.actions]
     problem_text = replay_problem(household, state, actions, goal if not isinstance(goal, str) else None)
     if problem_text is not None:
         return result(None, ERROR, f"Fast Downward's plan does not replay in the symbolic model: {problem_text}")
-    if isinstance(goal, str) and not _validate(problem, plan):
+    if not valid:
         return result(None, ERROR, "Fast Downward's plan does not reach the PDDL goal (plan validator)")
     return result(actions, SOLVED, f"plan of {len(actions)} actions")
 
@@ -267,8 +280,12 @@ def replay_problem(household: Household, state: State, actions: Sequence[Action]
 
 
 def _parse(domain_text: str, problem_text: str):
+    """Parse into a unified-planning problem (global environment: UP 1.3's reader creates the
+    variables of universal effects there whatever environment it is given)."""
     from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import get_environment
 
+    get_environment().credits_stream = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # pyparsing's camelCase names, inside UP
@@ -279,31 +296,28 @@ def _parse(domain_text: str, problem_text: str):
 
 def _run_fast_downward(problem, timeout_s: float, optimal: bool):
     """Run the engine; returns (status, plan, log text)."""
-    import unified_planning.shortcuts as ups
     from unified_planning.engines import PlanGenerationResultStatus as S
 
     from llm_planner.world.fd_engine import engine_name
 
-    ups.get_environment().credits_stream = None
-    engine = engine_name(optimal)
+    factory = problem.environment.factory
+    engine = engine_name(factory, optimal)
     with warnings.catch_warnings():
         # The optimal engine does not declare FORALL_EFFECTS, but ours are unconditional universal
         # effects, which Fast Downward's translator grounds into plain effects (LM-cut accepts them).
         warnings.simplefilter("ignore", UserWarning)
-        with ups.OneshotPlanner(name=engine) as planner:
+        with factory.OneshotPlanner(name=engine) as planner:
             res = planner.solve(problem, timeout=timeout_s)
     if res.status in (S.SOLVED_SATISFICING, S.SOLVED_OPTIMALLY) and res.plan is not None:
         return SOLVED, res.plan, ""
     if res.status in (S.UNSOLVABLE_PROVEN, S.UNSOLVABLE_INCOMPLETELY):
         return UNSOLVABLE, None, "Fast Downward found no plan: the goal is unreachable from this state"
     if res.status == S.TIMEOUT:
-        return TIMEOUT, None, f"Fast Downward was stopped after the time limit of {timeout_s:g} s"
+        return TIMEOUT, None, f"Fast Downward was stopped at the time limit ({timeout_s:.2f} s left of the budget)"
     errors = " ".join(m.message.strip() for m in res.log_messages or [] if m.message.strip())[-600:]
     return ERROR, None, f"Fast Downward failed ({res.status.name}): {errors}"
 
 
 def _validate(problem, plan) -> bool:
-    from unified_planning.shortcuts import PlanValidator
-
-    with PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind) as validator:
+    with problem.environment.factory.PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind) as validator:
         return bool(validator.validate(problem, plan))

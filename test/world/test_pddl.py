@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -151,10 +152,13 @@ def test_timeout_really_stops_fast_downward():
     state = household.sample_initial_state(1)
     targets = ["f0_1", "f1_2", "f2_3", "f3_4", "f0_5", "f1_6", "f2_7", "f3_8", "f0_0", "f1_1", "f2_2", "f3_3"]
     goal = tuple(GoalItem(household.relation(f), f"t{5 * k}", f, 3) for k, f in enumerate(targets))
-    result = pddl.solve(household, state, goal, timeout_s=1.0)
+    result = pddl.solve(household, state, goal, timeout_s=3.0)  # ~1.5 s parsing, then Fast Downward
     assert result.status == pddl.TIMEOUT, result.message
-    assert result.actions is None and "time limit of 1 s" in result.message
-    assert result.seconds < 10.0  # parsing the 300-object problem takes ~1.5 s, then 1 s of Fast Downward
+    assert result.actions is None and "time limit of 3 s" in result.message
+    assert result.seconds < 6.0
+    deadline = time.monotonic() + 2.0  # SIGTERM was sent; give the kernel a moment to tear down
+    while _downward_processes_of_this_test() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _downward_processes_of_this_test() == []
 
 
