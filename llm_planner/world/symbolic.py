@@ -23,7 +23,7 @@ Transitions are deterministic and cheap (a tuple copy); ``step`` is the hot loop
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from llm_planner.errors import GoalError
@@ -115,6 +115,35 @@ class GoalItem:
 
 
 Goal = tuple[GoalItem, ...]
+
+
+# Positional constructors of State and Observation for the hot loop. They set the slots directly:
+# the dataclass-generated __init__ of a frozen class calls object.__setattr__ per field and is
+# about twice as slow. Same fields in the same order, hence equal objects with equal hashes.
+_new = object.__new__
+_STATE_SLOTS = tuple(getattr(State, f.name).__set__ for f in fields(State))
+_OBS_SLOTS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
+assert [f.name for f in fields(State)] == ["room", "near", "holding", "placement", "opened"]
+assert [f.name for f in fields(Observation)] == ["room", "near", "holding", "relations", "open_containers",
+                                                 "closed_containers", "seen_places"]
+
+
+def _state(room: str, near: str | None, holding: str | None, placement: tuple[str | None, ...],
+           opened: frozenset[str]) -> State:
+    s = _new(State)
+    a, b, c, d, e = _STATE_SLOTS
+    a(s, room), b(s, near), c(s, holding), d(s, placement), e(s, opened)
+    return s
+
+
+def _observation(room: str, near: str | None, holding: str | None, relations: frozenset[tuple[str, str, str]],
+                 open_containers: frozenset[str], closed_containers: frozenset[str],
+                 seen_places: frozenset[str]) -> Observation:
+    o = _new(Observation)
+    a, b, c, d, e, f, g = _OBS_SLOTS
+    a(o, room), b(o, near), c(o, holding), d(o, relations), e(o, open_containers), f(o, closed_containers)
+    g(o, seen_places)
+    return o
 
 
 class StepResult(NamedTuple):
@@ -249,7 +278,7 @@ class Household:
             if len(self._seen_relations) >= _RELATIONS_CACHE_SIZE:
                 self._seen_relations.clear()
             self._seen_relations[key] = relations
-        return Observation(state.room, state.near, state.holding, relations, open_here, closed_here, seen)
+        return _observation(state.room, state.near, state.holding, relations, open_here, closed_here, seen)
 
     # ---------------------------------------------------------------- actions
     def why_not(self, state: State, action: Action) -> str | None:
@@ -306,20 +335,20 @@ class Household:
         if verb == "walk":
             target = args[0]
             if target in self.scene.rooms:
-                return State(target, None, state.holding, state.placement, state.opened)
+                return _state(target, None, state.holding, state.placement, state.opened)
             near = target if target in self.furniture_room else state.placement[self.index[target]]
-            return State(self.furniture_room[near], near, state.holding, state.placement, state.opened)
+            return _state(self.furniture_room[near], near, state.holding, state.placement, state.opened)
         if verb == "grab":
             i = self.index[args[0]]
             placement = state.placement[:i] + (None,) + state.placement[i + 1:]
-            return State(state.room, state.near, args[0], placement, state.opened)
+            return _state(state.room, state.near, args[0], placement, state.opened)
         if verb == "open":
-            return State(state.room, state.near, state.holding, state.placement, state.opened | {args[0]})
+            return _state(state.room, state.near, state.holding, state.placement, state.opened | {args[0]})
         if verb == "close":
-            return State(state.room, state.near, state.holding, state.placement, state.opened - {args[0]})
+            return _state(state.room, state.near, state.holding, state.placement, state.opened - {args[0]})
         i = self.index[args[0]]
         placement = state.placement[:i] + (args[1],) + state.placement[i + 1:]
-        return State(state.room, state.near, None, placement, state.opened)
+        return _state(state.room, state.near, None, placement, state.opened)
 
     def step(self, state: State, action: Action, goal: Goal) -> StepResult:
         """G(s, a): next state, observation, reward and done. Inapplicable actions change nothing."""
