@@ -12,16 +12,6 @@ from llm_planner.world.scene import load_scene
 from llm_planner.world.symbolic import Action, GoalItem, Household
 
 
-@pytest.fixture(scope="module", params=["apartment_seen", "apartment_unseen"])
-def household(request) -> Household:
-    return Household(load_scene(request.param))
-
-
-@pytest.fixture(scope="module")
-def seen() -> Household:
-    return Household(load_scene("apartment_seen"))
-
-
 @pytest.mark.parametrize("suite", tasks.SUITES)
 def test_expert_solves_every_suite_within_the_step_limit(household, suite):
     for task in tasks.generate_tasks(household.scene, suite, 60, seed=11):

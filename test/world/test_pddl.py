@@ -9,13 +9,14 @@ import pytest
 
 from llm_planner.errors import PlanningError
 from llm_planner.world import pddl
-from llm_planner.world.scene import load_scene, parse_scene
+from llm_planner.world.scene import parse_scene
 from llm_planner.world.symbolic import Action, GoalItem, Household
 
 
 @pytest.fixture(scope="module")
-def household() -> Household:
-    return Household(load_scene("apartment_seen"))
+def household(seen) -> Household:
+    """These tests use the seen apartment only."""
+    return seen
 
 
 def fridge_state(household: Household):

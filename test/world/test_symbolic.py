@@ -8,20 +8,9 @@ import random
 import pytest
 
 from llm_planner.errors import GoalError
-from llm_planner.world.scene import load_scene
 from llm_planner.world.symbolic import (
     INSIDE, ON, Action, GoalItem, Household, Observation, goal_from_lists, goal_to_lists,
 )
-
-
-@pytest.fixture(scope="module", params=["apartment_seen", "apartment_unseen"])
-def household(request) -> Household:
-    return Household(load_scene(request.param))
-
-
-@pytest.fixture(scope="module")
-def seen() -> Household:
-    return Household(load_scene("apartment_seen"))
 
 
 def kitchen_state(h: Household):

@@ -9,20 +9,12 @@ import yaml
 
 from llm_planner.errors import ConfigError
 from llm_planner.world import tasks
-from llm_planner.world.scene import load_scene
 from llm_planner.world.symbolic import GoalItem, Household
-
-SCENES = ("apartment_seen", "apartment_unseen")
 
 
 @pytest.fixture(scope="module")
 def config() -> tasks.TaskConfig:
     return tasks.load_task_config()
-
-
-@pytest.fixture(scope="module", params=SCENES)
-def household(request) -> Household:
-    return Household(load_scene(request.param))
 
 
 def test_same_seed_same_tasks_other_seed_other_tasks():
