@@ -7,7 +7,7 @@ from typing import Sequence
 
 import pybullet as p
 
-from llm_planner.gtamp.domain import Grasp, ObjectSpec, ObjPose, RegionSpec
+from llm_planner.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -89,3 +89,36 @@ def relation_holds(region: RegionSpec, pos: tuple[float, float], radius: float, 
     if direction == "front_of":
         return -du > abs(dv)
     return False
+
+
+def support_region(problem: ProblemSpec, state: GState, i: int) -> RegionSpec | None:
+    """The region object i rests on, decided from its pose (the stored name is only a hint)."""
+    pose = state.poses[i]
+    return None if pose is None else region_under(problem, i, pose)
+
+
+def region_under(problem: ProblemSpec, i: int, pose: ObjPose) -> RegionSpec | None:
+    """The region an upright object i at ``pose`` rests on, if any."""
+    h = problem.objects[i].shape.height
+    regions = problem.layout.regions
+    hinted = next((r for r in regions if r.name == pose.region), None)
+    if hinted is not None and supported_by(hinted, pose, h):
+        return hinted
+    return next((r for r in regions if supported_by(r, pose, h)), None)
+
+
+def atom_holds(problem: ProblemSpec, state: GState, atom: GoalAtom) -> bool:
+    """``(AtPosition obj dir ref)`` evaluated on the poses of ``state``."""
+    names = problem.object_names
+    i = names.index(atom.obj)
+    region = support_region(problem, state, i)
+    if region is None:
+        return False
+    if atom.direction == "on":
+        return region.name == atom.ref
+    j = names.index(atom.ref)
+    if support_region(problem, state, j) is not region:
+        return False
+    a, b = state.poses[i], state.poses[j]
+    return relation_holds(region, (a.x, a.y), problem.objects[i].shape.radius, (b.x, b.y),  # type: ignore[union-attr]
+                          problem.objects[j].shape.radius, atom.direction)

@@ -31,7 +31,7 @@ from llm_planner.gtamp.domain import (
     TaskAction,
 )
 from llm_planner.gtamp.geometry import (
-    gripper_orn, make_grasp, relation_holds, supported_by, tool_for_object,
+    atom_holds, gripper_orn, make_grasp, relation_holds, support_region, tool_for_object,
 )
 from llm_planner.gtamp.motion import BasePlanner, Carried, arm_motion, build_roadmap, sweep_hits
 from llm_planner.gtamp.problems import SUPPORT_GAP
@@ -77,28 +77,10 @@ class GTampModel:
     # ------------------------------------------------------------------ geometry on states
     def support(self, state: GState, i: int) -> RegionSpec | None:
         """The region object i rests on, decided from its pose (not from bookkeeping)."""
-        pose = state.poses[i]
-        if pose is None:
-            return None
-        h = self.problem.objects[i].shape.height
-        if pose.region in self.regions and supported_by(self.regions[pose.region], pose, h):
-            return self.regions[pose.region]
-        return next((r for r in self.regions.values() if supported_by(r, pose, h)), None)
+        return support_region(self.problem, state, i)
 
     def holds(self, state: GState, atom: GoalAtom) -> bool:
-        """``(AtPosition obj dir ref)`` evaluated on the poses of the state."""
-        i = self.index[atom.obj]
-        region = self.support(state, i)
-        if region is None:
-            return False
-        if atom.direction == "on":
-            return region.name == atom.ref
-        j = self.index[atom.ref]
-        if self.support(state, j) is not region:
-            return False
-        a, b = state.poses[i], state.poses[j]
-        return relation_holds(region, (a.x, a.y), self._radius(i), (b.x, b.y), self._radius(j),  # type: ignore[union-attr]
-                              atom.direction)
+        return atom_holds(self.problem, state, atom)
 
     def goal_count(self, state: GState) -> int:
         if state not in self._goal_counts:
@@ -192,6 +174,49 @@ class GTampModel:
         ca = self.sample(state, action)
         nxt = self.apply(state, ca)
         return ca, nxt, self.reward(state, nxt, ca.feasible)
+
+    # ------------------------------------------------------------------ execution check
+    def verify(self, state: GState, ca: ConcreteAction) -> str:
+        """Why the concrete action cannot be executed in ``state`` ('' if it can): preconditions,
+        start of the base path, and the swept volumes of its base and arm motions (and the
+        placement) against this world's bodies. The executor runs this on its own world."""
+        if ca.kappa is None:
+            return f"infeasible action: {ca.reason}"
+        op, args = ca.action
+        k = ca.kappa
+        if not k.base_path or math.dist(k.base_path[0][:2], state.base[:2]) > 0.05:
+            return "the base path does not start at the robot's pose"
+        exclude: list[int] = []
+        carried = None
+        skip_door = ""
+        if op == "pick":
+            i = self.index[args[0]]
+            if state.held is not None or self.support(state, i) is None:
+                return f"cannot pick {args[0]}: hand not empty or object not on a region"
+            exclude = [i]
+        elif op == "place":
+            i = self.index[args[0]]
+            if state.held != i or state.grasp is None or k.place_pose is None:
+                return f"cannot place {args[0]}: not holding it"
+            exclude, carried = [i], Carried(i, state.grasp)
+            hits = self._placement_hits(state, i, k.place_pose, self._obstacles(state, [i], walls=True))
+            if hits:
+                return f"placement collides with {', '.join(hits)}"
+        else:
+            d = self.doors[args[0]]
+            if state.held is not None or state.doors_open[d]:
+                return f"cannot open {args[0]}: hand not empty or door already open"
+            skip_door = args[0]
+        self.world.set_state(state)
+        nav = sweep_hits(self.world, k.base_path, (), self._obstacles(state, exclude, walls=carried is not None),
+                         carried)
+        if nav:
+            return "base path collides with " + ", ".join(sorted(self.world.name_of[b] for b in nav))
+        hits = self._arm_hits(state, k.base_path[-1], k.arm_path,
+                              self._obstacles(state, exclude, walls=True, skip_door=skip_door), carried)
+        if hits:
+            return f"arm motion collides with {', '.join(hits)}"
+        return ""
 
     # ------------------------------------------------------------------ samplers
     def _obstacles(self, state: GState, exclude: Iterable[int] = (), walls: bool = False,

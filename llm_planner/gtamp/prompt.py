@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from llm_planner.gtamp.domain import ConcreteAction, GoalAtom, ProblemSpec, TaskAction
+from llm_planner.gtamp.domain import GoalAtom, ProblemSpec, TaskAction
 from llm_planner.gtamp.predicates import Literals
 
 INSTRUCTION = ("You are an expert proficient in PDDL and planning actions for a problem. "
@@ -116,16 +116,16 @@ def saycan_prompt(problem: ProblemSpec, history: Sequence[TaskAction]) -> str:
     ])
 
 
-def failed_plans_block(failed: Sequence[tuple[Sequence[ConcreteAction], str]]) -> str:
+def failed_plans_block(failed: Sequence[tuple[Sequence[TaskAction], str]]) -> str:
     """Previously failed plans with the feedback of the step that failed (Iterative-Replanning)."""
     parts = [FAILED_HEADER]
     for k, (plan, feedback) in enumerate(failed, 1):
-        steps = ", ".join(str(ca.action) for ca in plan)
+        steps = ", ".join(str(a) for a in plan)
         parts.append(f"Failed plan {k}: plan = [{steps}]\nFeedback {k}: {feedback}")
     return "\n".join(parts)
 
 
-def replanning_prompt(problem: ProblemSpec, literals: Literals, failed: Sequence[tuple[Sequence[ConcreteAction], str]],
+def replanning_prompt(problem: ProblemSpec, literals: Literals, failed: Sequence[tuple[Sequence[TaskAction], str]],
                       options: PromptOptions = PromptOptions()) -> str:
     """Our prompt plus up to two previously failed plans and why they failed (seed §4.2)."""
     base = create_prompt(problem, literals, options)

@@ -174,8 +174,8 @@ class AbstractModel:
         return target_region is not None and self.region_now(s, occ) == target_region
 
     def can_pick(self, s: AState, o: str) -> bool:
-        if s.holding is not None or o in s.moved and self.region_now(s, o) is None:
-            return s.holding is None and o in s.moved
+        if s.holding is not None:
+            return False
         if o in s.moved:  # the literals were about its old place
             return True
         region = self.region_now(s, o)

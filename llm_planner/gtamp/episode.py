@@ -1,0 +1,83 @@
+"""One closed-loop G-TAMP episode: a registered planner decides, :class:`GTampSim` executes,
+until the goal holds, the time budget is spent, or the step limit is reached (seed §4.1: success
+is a plan found within the time budget; the robot executes what the planner returns)."""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from llm_planner.gtamp.config import GTampConfig, load_config
+from llm_planner.gtamp.domain import ProblemSpec
+from llm_planner.gtamp.llm_source import PlanSource
+from llm_planner.gtamp.problems import load_problem
+from llm_planner.gtamp.sim import GTampSim
+from llm_planner.planners.base import create
+from llm_planner.planners.stalm import GTampPlanner, GTampTask, registry_name
+
+
+@dataclass
+class EpisodeResult:
+    """Per-episode record of the benchmark (DESIGN.md ``episodes`` entries)."""
+
+    problem: str
+    method: str
+    seed: int
+    success: bool
+    planning_time_s: float
+    time_budget_s: float
+    steps: int
+    llm_requests: int
+    llm_seconds: float
+    mp_calls: int
+    samples: int
+    simulations: int
+    replans: int
+    wall_s: float
+    stop: str
+    plan: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_episode(problem: ProblemSpec | str, method: str, seed: int = 0, budget_s: float | None = None,
+                backend: str = "offline", config: GTampConfig | None = None,
+                plan_source: PlanSource | None = None, max_errors: int = 20) -> EpisodeResult:
+    """Run ``method`` (``stalm``, ``uct``, ...) on ``problem`` with a time budget (default: the
+    problem's) and return what happened."""
+    spec = load_problem(problem) if isinstance(problem, str) else problem
+    config = config or load_config()
+    budget = spec.time_budget_s if budget_s is None else budget_s
+    started = time.perf_counter()
+    planner: GTampPlanner = create(registry_name(method), backend=backend, seed=seed, config=config,  # type: ignore[assignment]
+                                   plan_source=plan_source)
+    sim = GTampSim(spec)
+    try:
+        task = GTampTask(spec, time_budget_s=budget)
+        planner.start(task, sim.observe())
+        stop = ""
+        executed: list[str] = []
+        while not sim.is_goal():
+            decision = planner.decide(sim.observe())
+            if decision.action is None:
+                stop = decision.message
+                break
+            ok, reason = sim.execute(decision.action)
+            executed.append(str(decision.action.action) + ("" if ok else f" [failed: {reason}]"))
+            planner.record(decision.action, ok, reason, sim.observe())
+        success = sim.is_goal() and planner.stats.planning_time_s <= budget
+        if success:
+            stop = "goal reached"
+        elif sim.is_goal():
+            stop = "goal reached after the time budget"
+        return EpisodeResult(
+            spec.name, method, seed, success, planner.stats.planning_time_s, budget, len(executed),
+            planner.stats.llm_requests, planner.stats.llm_seconds, planner.mp_calls,
+            planner.ctx.model.counters.samples if planner.ctx else 0, planner.stats.simulations,
+            planner.plans_asked, time.perf_counter() - started, stop, executed, planner.errors[-max_errors:])
+    finally:
+        sim.close()
+        if planner.ctx is not None:
+            planner.ctx.model.world.close()
