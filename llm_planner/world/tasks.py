@@ -91,6 +91,8 @@ class Phrasing:
     count_words: Mapping[int, tuple[str, ...]]
     relation_words: Mapping[str, tuple[str, ...]]
     nouns: Mapping[str, Mapping[str, str]]
+    repeat_verb_probability: float = 0.5  # a later item repeats a VERB ("... and put two plates ...")
+    period_probability: float = 0.5  # a statement ends with "." (questions always end with "?")
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,8 @@ def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
     if not count_words.get(1):
         raise ConfigError("phrasing.count_words.1: needs at least one word")
     return Phrasing(tuple(spec.get("openers") or [""]), tuple(spec.get("verbs") or ["put"]), count_words,
-                    rel_words, {k: dict(v) for k, v in (spec.get("nouns") or {}).items()})
+                    rel_words, {k: dict(v) for k, v in (spec.get("nouns") or {}).items()},
+                    float(spec.get("repeat_verb_probability", 0.5)), float(spec.get("period_probability", 0.5)))
 
 
 # ---------------------------------------------------------------------------- phrasing
@@ -210,13 +213,13 @@ def render_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: P
     opener = rng.choice(phrasing.openers)
     parts = [f"{rng.choice(phrasing.verbs)} {item_phrase(goal[0], phrasing, rng)}"]
     for item in goal[1:]:
-        verb = f"{rng.choice(phrasing.verbs)} " if rng.random() < 0.5 else ""
+        verb = f"{rng.choice(phrasing.verbs)} " if rng.random() < phrasing.repeat_verb_probability else ""
         parts.append(verb + item_phrase(item, phrasing, rng))
     body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     if opener.strip() in ("could you", "can you"):
         end = "?"
     else:
-        end = rng.choice(("", "."))
+        end = "." if rng.random() < phrasing.period_probability else ""
     return f"{opener}{body}{end}"
 
 
