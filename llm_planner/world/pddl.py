@@ -7,8 +7,9 @@ replays step by step through ``Household.step`` (and :func:`solve` checks that i
 
 Types. ``room``, ``furniture`` (``container`` / ``surface``) and ``item``; every movable object
 type of the scene is a PDDL type below ``item`` (``apple - item``, instances ``apple_1``,
-``apple_2``). Goals over object *types* and counts are therefore plain PDDL (Levy-Karpas seed 001,
-§3: an existentially quantified goal), one distinct variable per counted object::
+``apple_2``). Goals over object *types* and counts are therefore plain PDDL, as in Levy-Karpas
+(seed 001, Phase I "Predicting Goals": an existentially quantified goal over the type; "Domain
+Model": one pairwise-distinct variable per counted object)::
 
     (exists (?apple1 - apple ?apple2 - apple)
             (and (not (= ?apple1 ?apple2)) (inside ?apple1 fridge) (inside ?apple2 fridge)))
@@ -217,7 +218,8 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
     LM-cut when ``optimal``) through unified-planning, then verify the plan by replaying it through
     :meth:`Household.step`. ``goal`` is a symbolic goal or a PDDL goal formula over the domain.
 
-    A plan that does not replay is reported as ``status='error'``, never as solved. The time limit
+    A plan that does not replay is reported as ``status='error'``, never as solved; PDDL goal text
+    that does not parse raises PlanningError. The time limit
     is enforced by unified-planning, which kills Fast Downward's whole process group on expiry.
     Concurrent calls are safe: processes keep Fast Downward's files in their own temporary
     directories (``fd_engine``); threads of one process take turns (unified-planning's global
