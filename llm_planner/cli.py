@@ -28,6 +28,18 @@ COMMAND_MODULES = (
 )
 
 
+def register_modules(sub: argparse._SubParsersAction, package: str, names: tuple[str, ...]) -> None:
+    """Import ``package.<name>`` for each name and let it ``register(sub)``; absent modules are skipped."""
+    for name in names:
+        try:
+            module = importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{package}.{name}":
+                continue
+            raise
+        module.register(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="llm-planner",
@@ -35,14 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         "build data, and run the benchmarks that reproduce the papers' tables.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"llm_planner.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"llm_planner.commands.{name}":
-                continue
-            raise
-        module.register(sub)
+    register_modules(sub, "llm_planner.commands", COMMAND_MODULES)
     return parser
 
 

@@ -3,7 +3,6 @@ exposes ``register(subparsers)``; a benchmark module that is not there yet is no
 from __future__ import annotations
 
 import argparse
-import importlib
 
 BENCHMARKS = ("model", "household", "gtamp", "nl2pddl", "saycanpay")
 
@@ -12,13 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="run a benchmark that reproduces a paper's table",
                             description="Benchmarks print a paper-style table (mean ± standard error) "
                             "naming the backend and sizes; --json FILE writes per-episode records.")
-    bench_sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
-    for name in BENCHMARKS:
-        try:
-            module = importlib.import_module(f"llm_planner.bench.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"llm_planner.bench.{name}":
-                continue
-            raise
-        module.register(bench_sub)
+    from llm_planner.cli import register_modules
+
+    register_modules(parser.add_subparsers(dest="benchmark", metavar="BENCHMARK"), "llm_planner.bench", BENCHMARKS)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
