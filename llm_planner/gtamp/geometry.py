@@ -7,7 +7,7 @@ from typing import Sequence
 
 import pybullet as p
 
-from llm_planner.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec
+from llm_planner.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec, Shape
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -42,6 +42,15 @@ def tool_for_object(grasp: Grasp, pose: ObjPose) -> tuple[Vec3, Quat]:
     pos, orn = p.multiplyTransforms((pose.x, pose.y, pose.z), p.getQuaternionFromEuler([0.0, 0.0, pose.yaw]),
                                     inv_pos, inv_orn)
     return tuple(pos), tuple(orn)  # type: ignore[return-value]
+
+
+def footprint_half(shape: Shape, yaw_in_region: float) -> tuple[float, float]:
+    """Half extents of an upright object's footprint along the region's (u, v) axes."""
+    if shape.kind != "box":
+        return shape.size[0], shape.size[0]
+    hx, hy = 0.5 * shape.size[0], 0.5 * shape.size[1]
+    c, s = abs(math.cos(yaw_in_region)), abs(math.sin(yaw_in_region))
+    return c * hx + s * hy, s * hx + c * hy
 
 
 def wrap(angle: float) -> float:

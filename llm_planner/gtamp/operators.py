@@ -31,7 +31,7 @@ from llm_planner.gtamp.domain import (
     TaskAction,
 )
 from llm_planner.gtamp.geometry import (
-    atom_holds, gripper_orn, make_grasp, relation_holds, support_region, tool_for_object,
+    atom_holds, footprint_half, gripper_orn, make_grasp, relation_holds, support_region, tool_for_object,
 )
 from llm_planner.gtamp.motion import BasePlanner, Carried, arm_motion, build_roadmap, sweep_hits
 from llm_planner.gtamp.problems import SUPPORT_GAP
@@ -315,7 +315,7 @@ class GTampModel:
         yaw = self.held_yaw(goal, state.grasp)
         reason = ""
         for _ in range(self.params.max_samples):
-            xy = self.sample_position(region, self._radius(i), direction, ref_xy, ref_r)
+            xy = self.sample_position(region, i, yaw, direction, ref_xy, ref_r)
             if xy is None:
                 reason = f"no position {direction} {ref} on {region.name}"
                 break
@@ -374,10 +374,13 @@ class GTampModel:
         w.invalidate()
         return sorted(w.name_of[b] for b in hits)
 
-    def sample_position(self, region: RegionSpec, radius: float, direction: str,
+    def sample_position(self, region: RegionSpec, i: int, yaw: float, direction: str,
                         ref: tuple[float, float] | None, ref_radius: float) -> tuple[float, float] | None:
-        """(x_p, y_p) uniform on the region's surface, rejected until it lies ``direction`` of ``ref``."""
-        du, dv = 0.5 * region.depth - radius, 0.5 * region.width - radius
+        """(x_p, y_p) uniform on the region's surface (object i with ``yaw`` fully on it), rejected
+        until it lies ``direction`` of ``ref``."""
+        hu, hv = footprint_half(self.problem.objects[i].shape, yaw - region.heading)
+        radius = self._radius(i)
+        du, dv = 0.5 * region.depth - hu, 0.5 * region.width - hv
         if du <= 0 or dv <= 0:
             return None
         for _ in range(self.params.placement_draws):

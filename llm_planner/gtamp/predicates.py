@@ -225,7 +225,7 @@ class PredicateComputer:
         yaw = m.held_yaw(goal, grasp)
         out = []
         for _ in range(self.samples * 2):
-            xy = m.sample_position(region, spec.shape.radius, direction, ref_xy, ref_r)
+            xy = m.sample_position(region, i, yaw, direction, ref_xy, ref_r)
             if xy is None:
                 break
             place = ObjPose(xy[0], xy[1], region.height + 0.5 * spec.shape.height + SUPPORT_GAP, yaw, region.name)

@@ -13,6 +13,7 @@ Problem schema (metres, degrees)::
       salter: {shape: cylinder, size: [0.03, 0.12], on: counter2, at: [0.15, 0.0], yaw: 0,
                color: [1, 1, 1, 1], grasp_offset: [0, 0, 0]}
     holding: {object: grill, pitch: 0, yaw: 0}    # optional: the robot starts holding it
+    region_overrides: {counter2: {width: 0.7}}     # optional: resize a region of the layout
     goal:
       - [salter, right_of, bottle1]
 
@@ -22,6 +23,7 @@ Problem schema (metres, degrees)::
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -138,7 +140,8 @@ def load_problem(name_or_path: str) -> ProblemSpec:
     path = _resolve(name_or_path)
     data = _read(path)
     w = str(path)
-    layout = load_layout(str(data.get("layout", "kitchen_hall")))
+    layout = _override_regions(load_layout(str(data.get("layout", "kitchen_hall"))),
+                               data.get("region_overrides") or {}, w)
     objects, poses = _objects(data.get("objects") or {}, layout, w)
     names = [o.name for o in objects]
     doors_open = _doors_open(data.get("doors") or {}, layout, w)
@@ -160,6 +163,20 @@ def load_problem(name_or_path: str) -> ProblemSpec:
                           float(data.get("time_budget_s", 300.0)))
     goal = parse_goal(problem, data.get("goal") or [], where=w)
     return problem.with_goal(goal)
+
+
+def _override_regions(layout: LayoutSpec, overrides: Mapping[str, Any], where: str) -> LayoutSpec:
+    """A problem may resize a region of the layout (``region_overrides: {counter2: {width: 0.7}}``)."""
+    regions = {r.name: r for r in layout.regions}
+    allowed = {"width", "depth", "height", "standoff"}
+    for name, changes in overrides.items():
+        if name not in regions:
+            raise SceneError(f"{where}: region_overrides: unknown region {name!r}")
+        bad = set(changes) - allowed
+        if bad:
+            raise SceneError(f"{where}: region_overrides.{name}: only {sorted(allowed)} can change, not {sorted(bad)}")
+        regions[name] = replace(regions[name], **{k: float(v) for k, v in changes.items()})
+    return replace(layout, regions=tuple(regions[r.name] for r in layout.regions))
 
 
 def _objects(spec: Mapping[str, Any], layout: LayoutSpec, where: str) -> tuple[list[ObjectSpec], list[ObjPose | None]]:

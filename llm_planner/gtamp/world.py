@@ -104,10 +104,24 @@ class GTampWorld:
                  (-1, [spec.upper_arm, 0, 0], y), (fore, [0, 0, 0], x), (-1, [spec.forearm, 0, 0], y),
                  (grip, [0, 0, 0], x), (-1, [spec.tool, 0, 0], x)]
         n = len(links)
+        grey, orange = [0.5, 0.5, 0.55, 1], [0.9, 0.5, 0.1, 1]
+        base_vis = p.createVisualShapeArray(
+            [p.GEOM_CYLINDER, g], radii=[spec.base_radius, 0.0], lengths=[spec.base_height, 0.0],
+            halfExtents=[[0, 0, 0], [tx / 2, ty / 2, tz / 2]],
+            visualFramePositions=[[0, 0, spec.base_height / 2], [-0.05, 0, spec.base_height + tz / 2]],
+            rgbaColors=[grey, grey], physicsClientId=c)
+        vis = {2: p.createVisualShape(g, halfExtents=[spec.upper_arm / 2, 0.04, 0.04], rgbaColor=orange,
+                                      visualFramePosition=[spec.upper_arm / 2, 0, 0], physicsClientId=c),
+               4: p.createVisualShape(g, halfExtents=[spec.forearm / 2, 0.035, 0.035], rgbaColor=orange,
+                                      visualFramePosition=[spec.forearm / 2, 0, 0], physicsClientId=c),
+               6: p.createVisualShapeArray([g, g, g], halfExtents=[[0.03, 0.06, 0.02], finger, finger],
+                                           visualFramePositions=[[0.03, 0, 0], [spec.tool - 0.015, 0.05, 0],
+                                                                 [spec.tool - 0.015, -0.05, 0]],
+                                           rgbaColors=[grey] * 3, physicsClientId=c)}
         body = p.createMultiBody(
-            0, base, -1, [0, 0, 0], [0, 0, 0, 1],
+            0, base, base_vis, [0, 0, 0], [0, 0, 0, 1],
             linkMasses=[0.1] * n, linkCollisionShapeIndices=[lk[0] for lk in links],
-            linkVisualShapeIndices=[-1] * n, linkPositions=[lk[1] for lk in links],
+            linkVisualShapeIndices=[vis.get(k, -1) for k in range(n)], linkPositions=[lk[1] for lk in links],
             linkOrientations=[[0, 0, 0, 1]] * n, linkInertialFramePositions=[[0, 0, 0]] * n,
             linkInertialFrameOrientations=[[0, 0, 0, 1]] * n, linkParentIndices=list(range(n)),
             linkJointTypes=[p.JOINT_REVOLUTE] * 7 + [p.JOINT_FIXED], linkJointAxis=[lk[2] for lk in links],
