@@ -44,8 +44,7 @@ _GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "bringing": 
 _POLITE_START = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay)\s+)?(?:robot\s*[,:]?\s*)?"
     r"(?:(?:please|kindly|now|then|just|also|first|next|finally|and)\s+"
-    r"|(?:could|can|would|will)\s+you(?:\s+please)?(?:\s+kindly)?\s+"
-    r"|would\s+you\s+mind\s+|do\s+me\s+a\s+favou?r\s+and\s+|go\s+ahead\s+and\s+|make\s+sure\s+(?:that\s+)?(?:you\s+)?"
+    r"|would\s+you\s+mind\s+|(?:could|can|would|will)\s+you(?:\s+please)?(?:\s+kindly)?\s+|do\s+me\s+a\s+favou?r\s+and\s+|go\s+ahead\s+and\s+|make\s+sure\s+(?:that\s+)?(?:you\s+)?"
     r"|i(?:\s+want|\s+need|\s+would\s+like|'d\s+like|\s+d\s+like)\s+(?:you\s+)?to\s+|let'?s\s+|help\s+me\s+"
     r"|(?:your\s+)?task\s+is\s+to\s+|you\s+should\s+|try\s+to\s+|remember\s+to\s+)+"
 )
@@ -216,6 +215,7 @@ class GoalParser:
 def normalize(directive: str) -> str:
     """Lower case, plain quotes, no trailing punctuation, polite wrappers removed, gerunds as verbs."""
     text = directive.lower().replace("\u2019", "'").replace("\u2018", "'")
+    text = re.sub(r"[.!?;]+(?=\s+\S)", ",", text)  # sentences inside a directive are clauses
     text = re.sub(r"[\"!?.]+", " ", text)
     text = re.sub(r"\s+", " ", text).strip(" ,;:")
     previous = None

@@ -154,8 +154,8 @@ class OpenAIBackend(LanguageModel):
                                    f"completions endpoint (HTTP 404 {_server_message(exc)})") from None
                 raise LLMError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
                                f"{_server_message(exc)})") from None
-            except openai.OpenAIError as exc:  # malformed JSON and other client-side failures
-                last = f"unreadable answer ({_short(exc)})"
+            except Exception as exc:  # noqa: BLE001 - malformed JSON and any other client failure: never a crash
+                last = f"unreadable answer ({type(exc).__name__}: {_short(exc)})"
                 continue
             usage = getattr(response, "usage", None)
             with self._usage_lock:
@@ -358,10 +358,12 @@ class OpenAIBackend(LanguageModel):
 def first_action(text: str) -> str | None:
     """The first action of a "Next actions: a, b, c, done." answer (None if there is no text)."""
     text = re.sub(r"^\s*(next actions?|answer|plan)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
-    for part in re.split(r"[,\n;]|\.\s|\.$", text):
-        part = re.sub(r"^\s*(\d+[.)]|[-*])\s*", "", part).strip().strip(".").strip()
-        if part:
-            return part
+    for line in text.splitlines():
+        line = re.sub(r"^\s*(?:\d+\s*[.):]|[-*\u2022]|step\s*\d+\s*:)\s*", "", line, flags=re.IGNORECASE)
+        for part in re.split(r"[,;]|\.(?:\s|$)", line):
+            part = part.strip().strip(".").strip()
+            if part:
+                return part
     return None
 
 
@@ -373,7 +375,7 @@ def _short(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     cause = exc.__cause__ or exc.__context__
     if cause is not None and str(cause) and str(cause) not in text:
-        text = f"{text}: {cause}"
+        text = f"{text.rstrip('.')}: {cause}"
     return text[:200]
 
 

@@ -238,19 +238,19 @@ class ExpertIndex:
         return out
 
     def policy_examples(self, query: "PolicyQuery", k: int) -> list[str]:
-        """K-shot blocks (App. F listing 1) for the top-K instructions: each at the expert step whose
-        observation is most like the current one."""
+        """K-shot blocks (App. F listing 1) for the top-K instructions, each cut at the expert step
+        whose observation is most like the current one (the authors' code compares observation
+        embeddings; we compare the observed facts, which is cheaper and exact)."""
         from llm_planner.llm.prompts import policy_example
 
-        current = observation_to_text(query.observation, query.world)
         blocks = []
         for i, _ in self.similar(query.instruction, k):
             trajectory = self.trajectories[i]
             world = _world_of_scene(trajectory.task.scene)
-            texts = [observation_to_text(o, world) for o in trajectory.observations[:-1]]
-            step = int(np.argmax(self.grounder.similarities([current], texts)[0])) if texts else 0
-            blocks.append(policy_example(trajectory.task.instruction, trajectory.actions[:step], texts[step],
-                                         trajectory.actions[step:]))
+            candidates = trajectory.observations[:-1] or trajectory.observations
+            step = max(range(len(candidates)), key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
+            blocks.append(policy_example(trajectory.task.instruction, trajectory.actions[:step],
+                                         observation_to_text(candidates[step], world), trajectory.actions[step:]))
         return blocks
 
     # ---------------------------------------------------------- retrieval policy
@@ -350,6 +350,16 @@ class ExpertIndex:
     def _ground_place(self, name: str, world: WorldInfo) -> str | None:
         match = self.grounder.ground_name(name_to_text(name), list(world.furniture), 0.58)
         return match.name if match else None
+
+
+def observation_similarity(a: Observation, b: Observation) -> float:
+    """Jaccard similarity of two observations' facts (room, closeness, hand, relations, open/closed)."""
+    def facts(o: Observation) -> set:
+        return ({("room", o.room), ("near", o.near), ("holding", o.holding)} | set(o.relations)
+                | {("open", c) for c in o.open_containers} | {("closed", c) for c in o.closed_containers})
+
+    fa, fb = facts(a), facts(b)
+    return len(fa & fb) / max(1, len(fa | fb))
 
 
 def _current_item(world: WorldInfo, goal: Goal, know: Knowledge, obs: Observation) -> tuple[GoalItem | None, str | None]:

@@ -1,0 +1,250 @@
+"""The openai backend against a local OpenAI-compatible HTTP server (real sockets, the real
+``openai`` client): scripted answers, delays and each fault of issue 4."""
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from llm_planner.errors import GoalError, LLMError
+from llm_planner.llm.base import PolicyQuery
+from llm_planner.llm.openai_backend import first_action
+from llm_planner.llm.policy import HeuristicPolicy
+from llm_planner.llm.translate import translate_directive
+from llm_planner.world.symbolic import Action
+
+
+def _query(household, world, instruction="put one apple inside the fridge"):
+    state = household.sample_initial_state(3)
+    return PolicyQuery(world, instruction, household.observe(state), (), tuple(household.legal_actions(state)))
+
+
+# ------------------------------------------------------------------------------ sampling
+def test_m_samples_in_one_request_with_usage(openai_backend, fake_openai, seen, seen_world):
+    fake_openai.answer = "walk to the kitchen, walk to the fridge, open the fridge, done."
+    lm = openai_backend()
+    answer = lm.next_actions(_query(seen, seen_world), m=5)
+    assert len(fake_openai.requests) == 1 and fake_openai.requests[0]["json"]["n"] == 5
+    assert answer.texts == ("walk to the kitchen",) * 5
+    assert answer.info.backend == "openai" and answer.info.requests == 1 and not answer.info.cached
+    assert (lm.usage.requests, lm.usage.prompt_tokens, lm.usage.completion_tokens) == (1, 11, 7)
+    assert lm.usage.seconds > 0 and lm.usage.questions == 1
+
+
+def test_server_refusing_n_falls_back_to_one_request_per_sample(openai_backend, fake_openai, http, seen, seen_world):
+    def refuse_n(req):
+        if (req.get("n") or 1) > 1:
+            return http.Reply(400, http.error("'n' must be 1 for this model"))
+        return http.Reply(body=http.completion(["walk to the kitchen"]))
+
+    fake_openai.default = refuse_n
+    lm = openai_backend()
+    answer = lm.next_actions(_query(seen, seen_world), m=3)
+    assert len(answer.texts) == 3
+    assert [r["json"].get("n", 1) for r in fake_openai.requests] == [3, 1, 1, 1]
+    lm.next_actions(_query(seen, seen_world, "put one plate inside the dishwasher"), m=2)
+    assert [r["json"].get("n", 1) for r in fake_openai.requests[4:]] == [1, 1]  # remembered
+
+
+def test_server_ignoring_n_is_topped_up(openai_backend, fake_openai, http, seen, seen_world):
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["grab the apple 1"]))
+    lm = openai_backend()
+    answer = lm.next_actions(_query(seen, seen_world), m=4)
+    assert len(answer.texts) == 4 and len(fake_openai.requests) == 4
+
+
+# --------------------------------------------------------------------------------- faults
+def test_unreachable_endpoint_is_a_bounded_clear_error(openai_backend, closed_port, seen, seen_world):
+    lm = openai_backend(openai__base_url=f"http://127.0.0.1:{closed_port}/v1", openai__max_retries=2)
+    started = time.perf_counter()
+    with pytest.raises(LLMError, match=r"failed after 3 attempt\(s\): cannot connect to http://127\.0\.0\.1:\d+/v1 \(.*refused"):
+        lm.next_actions(_query(seen, seen_world))
+    assert time.perf_counter() - started < 5
+    assert lm.usage.requests == 3 and lm.usage.retries == 2 and lm.usage.failures == 1
+
+
+def test_slow_server_times_out_and_never_hangs(openai_backend, fake_openai, http, seen_world):
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["Inside fridge"]), delay=1.5)
+    lm = openai_backend(openai__timeout_s=0.3, openai__max_retries=1)
+    started = time.perf_counter()
+    with pytest.raises(LLMError, match=r"2 attempt\(s\): no answer within the timeout of 0.3 s"):
+        lm.object_positions(seen_world, "apple")
+    assert time.perf_counter() - started < 3.0  # 2 x 0.3 s plus backoff, far below the server's delay
+    assert len(fake_openai.requests) == 2
+
+
+def test_429_is_retried_with_exponential_backoff_and_retry_after_capped(openai_backend, fake_openai, http, seen_world):
+    fake_openai.script = [http.Reply(429, http.error("slow down", "rate_limit_error"), {"retry-after": "30"}),
+                          http.Reply(429, http.error("slow down", "rate_limit_error"))]
+    fake_openai.answer = "Inside fridge, On kitchen table"
+    lm = openai_backend(openai__max_retries=3, openai__backoff_initial_s=0.05, openai__backoff_max_s=0.2)
+    slept: list[float] = []
+    lm.sleep = slept.append  # record the backoff instead of sleeping (the bound is what is tested)
+    answer = lm.object_positions(seen_world, "apple", m=2)
+    assert len(fake_openai.requests) == 3 and lm.usage.retries == 2
+    assert slept == [0.2, 0.1]  # Retry-After 30 s capped at backoff_max_s; then 0.05 * 2**1
+    assert answer.samples[0] == (("inside", "fridge"), ("on", "kitchen_table"))
+    assert [lm.backoff(k) for k in range(5)] == [0.05, 0.1, 0.2, 0.2, 0.2]
+
+
+def test_500_exhausts_the_retry_bound(openai_backend, fake_openai, http, seen, seen_world):
+    fake_openai.default = lambda req: http.Reply(500, http.error("boom", "server_error"))
+    lm = openai_backend(openai__max_retries=2)
+    with pytest.raises(LLMError, match=r"3 attempt\(s\): HTTP 500 boom"):
+        lm.next_actions(_query(seen, seen_world))
+    assert len(fake_openai.requests) == 3
+
+
+def test_empty_choices_are_retried_then_an_error(openai_backend, fake_openai, http, seen_world):
+    fake_openai.default = lambda req: http.Reply(body=http.completion([]))
+    lm = openai_backend(openai__max_retries=1)
+    with pytest.raises(LLMError, match="has no choices"):
+        lm.translate(seen_world, "put one apple inside the fridge")
+    assert len(fake_openai.requests) == 2
+
+
+def test_text_that_parses_to_nothing(openai_backend, fake_openai, seen, seen_world):
+    fake_openai.answer = "I am sorry, I cannot help with that."
+    lm = openai_backend(openai__parse_retries=1)
+    with pytest.raises(LLMError, match=r"gave no formal goal tuple .*after 2 answer"):
+        lm.translate(seen_world, "put one apple inside the fridge")
+    assert len(fake_openai.requests) == 2
+    fake_openai.answer = ""
+    with pytest.raises(LLMError, match="gave no next action"):
+        lm.next_actions(_query(seen, seen_world))
+
+
+def test_names_that_ground_to_nothing(openai_backend, fake_openai, seen, seen_world):
+    lm = openai_backend(openai__parse_retries=0)
+    fake_openai.answer = "xyzzy plugh, frobnicate the quux"
+    with pytest.raises(LLMError, match="ground to no admissible action"):
+        lm.next_actions(_query(seen, seen_world))
+    fake_openai.answer = "Inside the spaceship, On the moon"
+    with pytest.raises(LLMError, match="named no container or surface"):
+        lm.object_positions(seen_world, "apple")
+    fake_openai.answer = "(INSIDE, spaceship, moon, 1)"
+    with pytest.raises(GoalError, match="no object 'spaceship'; the closest known names are"):
+        translate_directive("put the spaceship on the moon", seen, lm)
+
+
+def test_unusable_answer_is_asked_again_and_not_cached(openai_backend, fake_openai, http, seen_world):
+    fake_openai.script = [http.Reply(body=http.completion(["no idea"]))]
+    fake_openai.answer = "(ON, plate, kitchentable, 1)"
+    lm = openai_backend(openai__parse_retries=1)
+    assert lm.translate(seen_world, "put the plate on the table").items == (("on", "plate", "kitchentable", 1),)
+    assert len(fake_openai.requests) == 2 and lm.usage.retries == 1
+
+
+def test_http_errors_that_are_not_retried(openai_backend, fake_openai, http, seen_world):
+    fake_openai.default = lambda req: http.Reply(401, http.error("bad key", "invalid_api_key"))
+    lm = openai_backend()
+    with pytest.raises(LLMError, match="refused the API key .*TEST_LLM_KEY") as err:
+        lm.translate(seen_world, "put one apple inside the fridge")
+    assert "sk-test-secret-123" not in str(err.value)
+    assert len(fake_openai.requests) == 1
+    fake_openai.default = lambda req: http.Reply(404, http.error("model not found"))
+    with pytest.raises(LLMError, match="no model 'test-model'"):
+        lm.translate(seen_world, "put one plate on the kitchen table")
+
+
+def test_malformed_json_is_a_clear_error(openai_backend, fake_openai, http, seen_world):
+    fake_openai.default = lambda req: http.Reply(body=b"{not json")
+    lm = openai_backend(openai__max_retries=0)
+    with pytest.raises(LLMError, match="openai backend"):
+        lm.translate(seen_world, "put one apple inside the fridge")
+
+
+# ----------------------------------------------------------------------- key, cache, fallback
+def test_api_key_only_from_the_environment_and_never_stored(openai_backend, fake_openai, seen_world, tmp_path):
+    fake_openai.answer = "(INSIDE, apple, fridge, 2)"
+    lm = openai_backend()
+    lm.translate(seen_world, "put two apples in the fridge")
+    assert fake_openai.requests[0]["headers"]["authorization"] == "Bearer sk-test-secret-123"
+    assert "sk-test-secret-123" not in fake_openai.requests[0]["json"]["messages"][0]["content"]
+    for path in (tmp_path / "cache").rglob("*"):
+        if path.is_file():
+            assert b"sk-test-secret-123" not in path.read_bytes()
+    assert "sk-test" not in repr(lm.describe())
+
+
+def test_missing_key_for_the_openai_service_names_the_variable(openai_backend, monkeypatch, seen_world):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    lm = openai_backend(openai__base_url="https://api.openai.com/v1", openai__api_key_env="OPENAI_API_KEY")
+    with pytest.raises(LLMError, match="set the environment variable OPENAI_API_KEY"):
+        lm.translate(seen_world, "put one apple inside the fridge")
+
+
+def test_repeated_run_makes_no_new_request_and_gives_the_same_result(openai_backend, fake_openai, seen, seen_world,
+                                                                        tmp_path):
+    fake_openai.answer = "open the fridge"
+    query = _query(seen, seen_world)
+    first = openai_backend().next_actions(query)
+    again = openai_backend()  # a new process would do the same: same cache directory
+    second = again.next_actions(query)
+    assert len(fake_openai.requests) == 1
+    assert second.texts == first.texts and second.info.cached and again.usage.requests == 0
+    assert again.usage.cache_hits == 1
+    rows = sqlite3.connect(str(tmp_path / "cache" / "answers.sqlite")).execute("SELECT backend, model FROM answers").fetchall()
+    assert rows == [("openai", "test-model")]
+    other = openai_backend(policy__temperature=0.9)  # other sampling parameters: another key
+    other.next_actions(query)
+    assert len(fake_openai.requests) == 2
+
+
+def test_fallback_to_offline_is_said_in_the_result(openai_backend, closed_port, seen, seen_world):
+    lm = openai_backend(openai__base_url=f"http://127.0.0.1:{closed_port}/v1", openai__max_retries=0,
+                        fallback_to_offline=True)
+    result = translate_directive("put two apples in the fridge", seen, lm)
+    assert [tuple(x) for x in result.to_json()["goal"]] == [("inside", "apple", "fridge", 2)]
+    assert result.info.backend == "offline" and "openai failed: " in result.info.fallback
+    assert "answered by the offline backend" in result.message
+    assert lm.usage.fallbacks == 1 and lm.usage.failures == 1 and lm.usage.requests == 1
+
+
+# ------------------------------------------------------------------------------ questions
+def test_translate_grounds_the_models_names(openai_backend, fake_openai, seen):
+    fake_openai.answer = "(INSIDE, apples, refrigerator, 2)-(ON, plate, kitchentable, 1)"
+    result = translate_directive("could you put two apples in the refrigerator and the plate on the kitchen table",
+                                 seen, openai_backend())
+    assert result.to_json()["goal"] == [["inside", "apple", "fridge", 2], ["on", "plate", "kitchen_table", 1]]
+    prompt = fake_openai.requests[0]["json"]["messages"][0]["content"]
+    assert "Formal goal:" in prompt and prompt.count("Goal: ") == 4  # 3 examples from D + the directive
+
+
+def test_policy_prompt_has_k_shots_from_d_and_policy_grounds_samples(openai_backend, fake_openai, seen, seen_world):
+    fake_openai.answer = "Next actions: walk to the kitchen, walk to the fridge, done."
+    lm = openai_backend()
+    query = _query(seen, seen_world)
+    probs = HeuristicPolicy(lm, k=3)(query)
+    prompt = fake_openai.requests[0]["json"]["messages"][0]["content"]
+    assert prompt.count("Next actions:") == 4 and prompt.rstrip().endswith("Next actions:")
+    assert "Completed actions: none" in prompt and "Current observation: you are in the living room" in prompt
+    best = query.admissible[int(probs.argmax())]
+    assert best == Action("walk", ("kitchen",))
+    assert abs(probs.sum() - 1) < 1e-9 and probs.min() >= 0.5 / len(query.admissible) - 1e-12
+
+
+def test_task_plans_in_one_request(openai_backend, fake_openai, http):
+    fake_openai.default = lambda req: http.Reply(body=http.completion(
+        [f"## Plan ##\nplan = [('pick', 'salter')] # {i}" for i in range(req["n"])]))
+    answer = openai_backend().task_plans("## Task Instruction ## ...", n=5)
+    assert len(answer.plans) == 5 and len(fake_openai.requests) == 1
+    assert fake_openai.requests[0]["json"]["temperature"] == 1.0
+
+
+def test_candidate_actions_are_admissible_with_probabilities(openai_backend, fake_openai, http, seen, seen_world):
+    answers = iter(["walk to the kitchen"] * 8 + ["walk to the bedroom"] * 4)
+    fake_openai.default = lambda req: http.Reply(body=http.completion([next(answers) for _ in range(req["n"])]))
+    query = _query(seen, seen_world)
+    answer = openai_backend().candidate_actions(query, m=3)
+    actions = [a for a, _ in answer.actions]
+    assert actions[0] == Action("walk", ("kitchen",)) and len(actions) == 3
+    assert set(actions) <= set(query.admissible)
+    assert abs(sum(p for _, p in answer.actions) - 1) < 1e-9
+
+
+def test_first_action_of_free_text():
+    assert first_action("Next actions: grab the apple, walk to the fridge, done.") == "grab the apple"
+    assert first_action("1. open the fridge\n2. grab milk") == "open the fridge"
+    assert first_action("   ") is None

@@ -1,0 +1,48 @@
+"""Goal translation with grounding and validation (translate.py) and `llm-planner translate`."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llm_planner import cli
+from llm_planner.errors import GoalError
+from llm_planner.llm.text import WorldInfo
+from llm_planner.llm.translate import ground_goal, translate_directive
+from llm_planner.world.symbolic import GoalItem
+
+
+def test_directive_to_validated_goal_with_pddl(offline, seen):
+    result = translate_directive("could you put two apples in the refrigerator and the plate on the kitchen table",
+                                 seen, offline)
+    assert result.goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
+    assert result.pddl.startswith("(and (exists (?apple") and "(on ?plate" in result.pddl
+    assert result.info.backend == "offline" and result.message.startswith("goal: put two apples inside the fridge")
+
+
+def test_impossible_goals_are_goal_errors(offline, seen, unseen):
+    with pytest.raises(GoalError, match="needs 3 apple"):
+        translate_directive("put three apples in the fridge", seen, offline)
+    with pytest.raises(GoalError, match="container: objects go inside it, not on"):
+        translate_directive("put the apple on the fridge", seen, offline)
+    assert translate_directive("put three apples in the fridge", unseen, offline).goal[0].count == 3
+
+
+def test_model_words_are_grounded_and_merged(offline, seen_world):
+    items = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1), ("on", "Plate", "kitchentable", 1))
+    goal = ground_goal(items, seen_world, offline.resources.grounder, 0.58)
+    assert goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
+    with pytest.raises(GoalError, match="no object 'unicorn'; the closest known names are"):
+        ground_goal((("on", "unicorn", "sofa", 1),), seen_world, offline.resources.grounder, 0.58)
+
+
+def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
+    code = cli.main(["translate", "could you put two apples in the refrigerator and the plate on the kitchen table",
+                     "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["goal"] == [["inside", "apple", "fridge", 2], ["on", "plate", "kitchen_table", 1]]
+    assert set(out) == {"goal", "pddl", "message"}
+    code = cli.main(["translate", "put the dragon in the fridge", "--json"])
+    assert code == 1 and "no 'dragon'" in json.loads(capsys.readouterr().out)["error"]
+    code = cli.main(["translate", "put one towel inside the bathroom cabinet", "--scene", "apartment_unseen"])
+    assert code == 0 and "(INSIDE, towel, bathroom_cabinet, 1)" in capsys.readouterr().out
