@@ -18,6 +18,16 @@ from typing import Any, Mapping
 from llm_planner.errors import LLMError
 
 
+def open_sqlite(path: Path, schema: str) -> sqlite3.Connection:
+    """A sqlite file shared by parallel processes (WAL, generous lock timeout) with ``schema`` applied."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(schema)
+    db.commit()
+    return db
+
+
 def cache_key(backend: str, model: str, prompt: Any, params: Mapping[str, Any]) -> str:
     """The key of one request. ``prompt`` is the text or the chat messages; ``params`` the sampling
     parameters (n, temperature, top_p, max_tokens, stop, seed, ...)."""
@@ -40,12 +50,8 @@ class AnswerCache:
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and self.path is not None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, backend TEXT, "
-                                 "model TEXT, texts TEXT, created REAL DEFAULT (julianday('now')))")
-                self._db.commit()
+                self._db = open_sqlite(self.path, "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, "
+                                       "backend TEXT, model TEXT, texts TEXT, created REAL DEFAULT (julianday('now')))")
             except (sqlite3.Error, OSError) as exc:
                 raise LLMError(f"cannot open the answer cache {self.path}: {exc} "
                                "(set cache.dir or $LLM_PLANNER_CACHE to a writable directory)") from None

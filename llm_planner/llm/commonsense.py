@@ -41,18 +41,19 @@ class Commonsense:
 
     def alias_index(self) -> dict[str, str]:
         """word -> object type, for every type and alias."""
-        index = {t: t for t in self.objects}
-        for t, words in self.aliases.items():
-            for w in words:
-                index.setdefault(w, t)
-        return index
+        return _word_index(self.objects, self.aliases)
 
     def place_alias_index(self) -> dict[str, str]:
-        index = {p: p for p in self.places}
-        for p, words in self.place_aliases.items():
-            for w in words:
-                index.setdefault(w, p)
-        return index
+        """word -> general place, for every place and alias."""
+        return _word_index(self.places, self.place_aliases)
+
+
+def _word_index(names: Mapping[str, object], aliases: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    index = {n: n for n in names}
+    for name, words in aliases.items():
+        for w in words:
+            index.setdefault(w, name)
+    return index
 
 
 @lru_cache(maxsize=8)

@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from llm_planner.errors import LLMError
+from llm_planner.llm.cache import open_sqlite
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -68,12 +69,9 @@ class Embedder:
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and self._db_path is not None:
             try:
-                self._db_path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(str(self._db_path), timeout=30.0, check_same_thread=False)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("CREATE TABLE IF NOT EXISTS emb (model TEXT, text TEXT, vec BLOB, PRIMARY KEY(model, text))")
-                self._db.commit()
-            except sqlite3.Error:
+                self._db = open_sqlite(self._db_path, "CREATE TABLE IF NOT EXISTS emb "
+                                       "(model TEXT, text TEXT, vec BLOB, PRIMARY KEY(model, text))")
+            except (sqlite3.Error, OSError):
                 self._db_path, self._db = None, None  # an unusable cache directory only costs speed
         return self._db
 

@@ -3,9 +3,10 @@
 The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-MCTS App. F
 listing 1 (goal, completed actions, current observation, "Next actions:"), ``world_model.txt``
 listing 2 (Question/Answer about possible positions, three fixed examples), ``translate.txt``
-listing 3 (formal goal tuples joined by "-"), ``stalm.txt`` STaLM Figure 3 (challenges first, then
-``plan = [...]``). Few-shot examples of the policy and of translation are drawn from the expert
-data set D (``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
+listing 3 (formal goal tuples joined by "-"). STaLM's prompt (Figure 3) is built from geometric
+predicates by ``llm_planner.gtamp.prompt`` and reaches the backends whole through ``task_plans``.
+Few-shot examples of the policy and of translation are drawn from the expert data set D
+(``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
 """
 from __future__ import annotations
@@ -69,7 +70,3 @@ def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, 
     return render("policy", rooms=_names(world.rooms), examples="\n\n".join(examples), goal=instruction.strip(),
                   completed=actions_to_text(history), observation=observation_to_text(observation, world))
 
-
-def stalm_prompt(predicates: str, actions: str, objects: str, init: str, goal: str) -> str:
-    """STaLM Figure 3: task instruction (challenges, then the plan), domain, objects, state, goal."""
-    return render("stalm", predicates=predicates, actions=actions, objects=objects, init=init, goal=goal)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.prompts import render, stalm_prompt, translate_prompt, world_model_prompt
+from llm_planner.llm.prompts import render, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
 
 
@@ -20,9 +20,6 @@ def test_translate_prompt_examples(seen_world):
     assert prompt.endswith("Goal: put $HOME {x} in the fridge\nFormal goal:")  # inserted text stays text
 
 
-def test_stalm_prompt_and_missing_fields():
-    prompt = stalm_prompt("(AtPosition ?s ?dir ?ref)", "(:action pick ...)", "salter - movable_object",
-                          "(HandAvailable)", "(AtPosition salter on table1)")
-    assert prompt.index("## Possible challenges") < prompt.index("## Plan ##") < prompt.index("## Goal ##")
+def test_missing_fields_are_errors():
     with pytest.raises(LLMError, match="needs the field 'goal'"):
         render("policy_example", completed="", observation="", next="")
