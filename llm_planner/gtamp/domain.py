@@ -239,6 +239,11 @@ class TaskAction(NamedTuple):
     op: str
     args: tuple[str, ...]
 
+    @classmethod
+    def of(cls, op: str, *args: str) -> "TaskAction":
+        """``TaskAction.of('place', 'salter', 'on', 'counter2')``."""
+        return cls(op, tuple(args))
+
     def __str__(self) -> str:
         return "(" + ", ".join(repr(x) for x in (self.op, *self.args)) + ")"
 

@@ -273,23 +273,23 @@ class GTampModel:
         obstacles = self._obstacles(state, [i], walls=True)
         lo, hi = self.problem.layout.robot.pitch_range
         ylo, yhi = self.problem.layout.robot.yaw_range
-        reason = ""
+        failures = _Failures()
         for _ in range(self.params.max_samples):
             grasp, tpos, torn = make_grasp(spec, pose, goal.theta, self.rng.uniform(lo, hi),  # type: ignore[arg-type]
                                            self.rng.uniform(ylo, yhi))
             q = self._ik(goal, tpos, torn)
             if q is None:
-                reason = "no IK solution for the sampled grasps"
+                failures.add("no IK solution")
                 continue
             arm = arm_motion(self.home, q)
             hits = self._arm_hits(state, goal, arm, obstacles)
             if not hits:
                 hits = self._arm_hits(state, goal, arm[::-1], obstacles, Carried(i, grasp))
             if hits:
-                reason = f"arm motion collides with {', '.join(hits)}"
+                failures.add("arm motion collides with", hits)
                 continue
             return ConcreteAction(action, Kappa(path, arm, grasp))
-        return ConcreteAction(action, None, f"{reason} ({self.params.max_samples} samples)")
+        return ConcreteAction(action, None, failures.summary(self.params.max_samples))
 
     def _place(self, state: GState, action: TaskAction) -> ConcreteAction:
         o, direction, ref = action.args
@@ -313,30 +313,30 @@ class GTampModel:
             return ConcreteAction(action, None, reason)
         obstacles = self._obstacles(state, [i], walls=True)
         yaw = self.held_yaw(goal, state.grasp)
-        reason = ""
+        failures = _Failures()
         for _ in range(self.params.max_samples):
             xy = self.sample_position(region, i, yaw, direction, ref_xy, ref_r)
             if xy is None:
-                reason = f"no position {direction} {ref} on {region.name}"
-                break
+                return ConcreteAction(action, None, f"no position {direction} {ref} on {region.name} "
+                                                    f"in {self.params.placement_draws} draws")
             place = ObjPose(xy[0], xy[1], region.height + 0.5 * self.problem.objects[i].shape.height + SUPPORT_GAP,
                             yaw, region.name)
             hits = self._placement_hits(state, i, place, obstacles)
             if hits:
-                reason = f"placement collides with {', '.join(hits)}"
+                failures.add("placement collides with", hits)
                 continue
             tpos, torn = tool_for_object(state.grasp, place)
             q = self._ik(goal, tpos, torn)
             if q is None:
-                reason = "no IK solution for the sampled placements"
+                failures.add("no IK solution")
                 continue
             arm = arm_motion(self.home, q)
             hits = self._arm_hits(state, goal, arm, obstacles, carried)
             if hits:
-                reason = f"arm motion collides with {', '.join(hits)}"
+                failures.add("arm motion collides with", hits)
                 continue
             return ConcreteAction(action, Kappa(path, arm, state.grasp, place))
-        return ConcreteAction(action, None, f"{reason} ({self.params.max_samples} samples)")
+        return ConcreteAction(action, None, failures.summary(self.params.max_samples))
 
     def _open(self, state: GState, action: TaskAction) -> ConcreteAction:
         d = action.args[0]
@@ -392,6 +392,26 @@ class GTampModel:
             if relation_holds(region, (x, y), radius, ref, ref_radius, direction):  # type: ignore[arg-type]
                 return x, y
         return None
+
+
+class _Failures:
+    """Why the samples of one action failed, summarised for the infeasibility reason (collisions,
+    which name the occluders, first)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.bodies: dict[str, set[str]] = {}
+
+    def add(self, kind: str, bodies: Iterable[str] = ()) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.bodies.setdefault(kind, set()).update(bodies)
+
+    def summary(self, samples: int) -> str:
+        parts = []
+        for kind, n in sorted(self.counts.items(), key=lambda kv: (not self.bodies[kv[0]], -kv[1])):
+            names = ", ".join(sorted(self.bodies[kind]))
+            parts.append(f"{kind} {names} in {n}" if names else f"{kind} in {n}")
+        return "; ".join(parts) + f" of {samples} samples"
 
 
 def default_model(problem: ProblemSpec, seed: int = 0) -> GTampModel:

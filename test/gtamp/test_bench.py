@@ -1,0 +1,46 @@
+"""``llm-planner bench gtamp``: options, the Table 2 layout, JSON rows."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from llm_planner.bench.gtamp import build_report, register, render_tables
+
+
+def _parser():
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    return parser
+
+
+def _ep(method, problem, success, t, seed=0):
+    return {"problem": problem, "method": method, "seed": seed, "success": success, "planning_time_s": t,
+            "llm_requests": 1, "mp_calls": 100, "steps": 6, "stop": "goal reached" if success else "time budget exhausted"}
+
+
+def test_table_has_success_and_time_of_successes_per_method_and_problem():
+    eps = [_ep("stalm", "P2", True, 2.0), _ep("stalm", "P2", True, 4.0, 1), _ep("uct", "P2", False, 30.0)]
+    report = build_report(eps, ["P2"], ["stalm", "uct"], {"backend": "offline", "budgets_s": {"P2": 30.0}})
+    text = render_tables(report)
+    assert "backend: offline" in text and "1.00 ± 0.00" in text and "3.0 ± 1.0" in text
+    rows = {r["method"]: r for r in report.rows}
+    assert rows["uct"]["success_rate"] == 0.0 and rows["stalm"]["planning_time_s"] == 3.0
+
+
+def test_a_tiny_benchmark_run_writes_the_design_json(tmp_path, capsys):
+    out = tmp_path / "gtamp.json"
+    args = _parser().parse_args(["gtamp", "--problems", "P2", "--methods", "stalm", "--trials", "1",
+                                 "--budget", "P2=60", "--json", str(out)])
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "[1/1] P2 stalm seed=0: success" in printed and "backend: offline" in printed
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "gtamp" and data["backend"] == "offline"
+    assert data["rows"][0]["success_rate"] == 1.0 and data["episodes"][0]["plan"]
+
+
+def test_bad_options_are_refused(capsys):
+    args = _parser().parse_args(["gtamp", "--methods", "stalm,teleport"])
+    assert args.func(args) == 2 and "teleport" in capsys.readouterr().err
+    args = _parser().parse_args(["gtamp", "--problems", "P2", "--budget", "P9=3"])
+    assert args.func(args) == 2
