@@ -58,9 +58,13 @@ class PlannerStats:
 
 @dataclass(frozen=True)
 class Decision:
-    """The next action, or ``action=None`` with a message saying why the planner stops."""
+    """The next action, or ``action=None`` with a message saying why the planner stops.
 
-    action: Action | None
+    ``action`` is a household :class:`Action`, or the action type of another domain: the G-TAMP
+    planners (``llm_planner.planners.stalm``) decide ``gtamp.domain.ConcreteAction`` s and take a
+    ``GTampTask`` and perceived ``GState`` s in ``start``/``decide``."""
+
+    action: Action | Any | None
     message: str = ""
 
 
@@ -75,7 +79,7 @@ class Planner(ABC):
     def __init__(self, **params: Any) -> None:
         self.params = params
         self.stats = PlannerStats()
-        self.task: Task | None = None
+        self.task: Task | Any | None = None  # Task, or a domain's own task type (GTampTask)
 
     @abstractmethod
     def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
