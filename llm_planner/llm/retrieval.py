@@ -59,6 +59,8 @@ DEFAULT_DATASET = Path("data") / "generated" / "expert_household.jsonl"
 # Roles of an abstract action's arguments.
 TARGET, SOURCE, DEST, ROOM_OF_SOURCE, ROOM_OF_DEST = "TARGET", "SOURCE", "DEST", "ROOM_OF_SOURCE", "ROOM_OF_DEST"
 FETCH, DELIVER = "fetch", "deliver"
+#: Weight factors of a candidate search place: in the robot's room, elsewhere.
+LOCALITY = (3.0, 1.0)
 
 
 # ------------------------------------------------------------------------------ loading D
@@ -276,9 +278,13 @@ class ExpertIndex:
             situation = situation_of(world, obs, FETCH, source, target)
             action = self._retrieve(situation, neighbours)
             return [self._adapt(action, world, target, source, item.destination)] * m, 0
-        sources = self._sources(item, world, know, neighbours, knowledge_of_scene)
+        sources = self._sources(item, world, know, neighbours, knowledge_of_scene, obs)
         if not sources:
             return [], 0
+        if obs.near in dict(sources):  # at a closed place that may hold it: look inside, as the experts do
+            situation = situation_of(world, obs, FETCH, obs.near, None)
+            action = self._retrieve(situation, neighbours)
+            return [self._adapt(action, world, None, obs.near, item.destination, item.obj_type)] * m, 0
         places, weights = zip(*sources)
         texts = []
         for place in rng.choices(places, weights, k=m):
@@ -322,9 +328,11 @@ class ExpertIndex:
         return action_to_text(Action(verb, tuple(str(a) for a in args)))
 
     def _sources(self, item: GoalItem, world: WorldInfo, know: Knowledge, neighbours: list[tuple[int, float]],
-                 scene_knowledge: "SceneKnowledge") -> list[tuple[str, float]]:
+                 scene_knowledge: "SceneKnowledge", obs: Observation) -> list[tuple[str, float]]:
         """Unsearched candidate places for an object type: where experts of similar instructions found
-        that type (weighted by instruction similarity), else common sense, else any unsearched place."""
+        that type (weighted by instruction similarity), else common sense, else any unsearched place.
+        Places in the robot's room weigh more (LOCALITY), as a searcher checks the cupboards around
+        it before crossing the flat; without this the samples send the robot back and forth."""
         furniture = set(world.furniture)
         excluded = know.searched | {item.destination}
         weights: Counter = Counter()
@@ -345,6 +353,8 @@ class ExpertIndex:
             for place in world.furniture:
                 if place not in excluded:
                     weights[place] += 1.0
+        for place in weights:
+            weights[place] *= LOCALITY[0] if world.furniture_room.get(place) == obs.room else LOCALITY[1]
         return sorted(weights.items(), key=lambda x: -x[1])
 
     def _ground_place(self, name: str, world: WorldInfo) -> str | None:
