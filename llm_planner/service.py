@@ -107,6 +107,8 @@ class PlanningService:
     def preview(self, directive: str, planner_name: str, goal: Goal, observation: Observation,
                 full_state: State | None) -> tuple[list[str], int, float, str]:
         """Plan without executing: (plan steps, LLM requests, seconds, message)."""
+        if full_state is not None and self.household.satisfied(full_state, goal):
+            return [], 0, 0.0, "the goal already holds; nothing to do"
         planner = create(planner_name, **self.planner_params(planner_name))
         task = Task(directive=directive, goal=goal, household=self.household)
         started = time.perf_counter()

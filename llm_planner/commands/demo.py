@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     runner.start()
     try:
         with PlannerClient("llm_planner_demo") as client:
-            client.watch_status(lambda msg: print("[status] " + format_status(msg), flush=True))
+            client.watch_status(lambda msg: print("[status] " + format_status(msg, details=False), flush=True))
             if not client.wait_for_planner(90.0) or runner.failed():
                 raise LlmPlannerError(f"the system did not come up (exited nodes: {runner.failed()}); "
                                       f"see the logs in {log_dir}")

@@ -105,10 +105,13 @@ def response_to_dict(response: PlanTask.Response) -> dict[str, Any]:
     return out
 
 
-def format_status(msg: TaskStatus) -> str:
+def format_status(msg: TaskStatus, details: bool = True) -> str:
+    """One line per status message; ``details=False`` leaves out the observation of executed steps."""
     head = f"[{msg.task_id or '-'}] {msg.state}"
     if msg.step:
         head += f" step {msg.step}"
     if msg.action:
         head += f": {msg.action} -> {msg.result or 'ok'}"
-    return f"{head}  {msg.message}" if msg.message else head
+    if msg.message and (details or not msg.action):
+        return f"{head}  {msg.message}"
+    return head

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
@@ -86,7 +86,8 @@ def state_predicates(household: Household, state: State) -> list[tuple[str, tupl
     return preds
 
 
-def _split(predicates: Iterable[Predicate]) -> tuple[str, str | None, str | None, set, set, set]:
+def _split(predicates: Iterable[Predicate], furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
+    """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
     room, near, holding = "", None, None
     relations: set[tuple[str, str, str]] = set()
     opened: set[str] = set()
@@ -95,8 +96,8 @@ def _split(predicates: Iterable[Predicate]) -> tuple[str, str | None, str | None
         args = list(p.args)
         if p.name == "IN_ROOM" and args[:1] == [ROBOT]:
             room = args[1]
-        elif p.name == "CLOSE" and args[:1] == [ROBOT]:
-            near = near or args[1]
+        elif p.name == "CLOSE" and args[:1] == [ROBOT] and args[1] in furniture:
+            near = args[1]
         elif p.name == "HOLDING":
             holding = args[-1]
         elif p.name in ("INSIDE", "ON") and len(args) == 2:
@@ -109,21 +110,21 @@ def _split(predicates: Iterable[Predicate]) -> tuple[str, str | None, str | None
 
 
 def observation_from_msg(msg: PerceivedState, household: Household) -> Observation:
-    room, near, holding, relations, opened, closed = _split(msg.predicates)
+    room, near, holding, relations, opened, closed = _split(msg.predicates, household.furniture_room)
     room = room or msg.robot_room
     seen = household.room_surfaces.get(room, frozenset()) | frozenset(opened)
-    return Observation(room=room, near=near if near in household.furniture_room else None, holding=holding,
+    return Observation(room=room, near=near, holding=holding,
                        relations=frozenset(relations), open_containers=frozenset(opened),
                        closed_containers=frozenset(closed), seen_places=seen)
 
 
 def state_from_msg(msg: PerceivedState, household: Household) -> State:
     """The full state from the privileged full-observation topic."""
-    room, near, holding, relations, opened, _ = _split(msg.predicates)
+    room, near, holding, relations, opened, _ = _split(msg.predicates, household.furniture_room)
     where = {o: f for _, o, f in relations}
     placement = tuple(where.get(o) for o in household.objects)
-    return State(room=room or msg.robot_room, near=near if near in household.furniture_room else None,
-                 holding=holding, placement=placement, opened=frozenset(opened))
+    return State(room=room or msg.robot_room, near=near, holding=holding, placement=placement,
+                 opened=frozenset(opened))
 
 
 # ---------------------------------------------------------------------------- goals
