@@ -187,8 +187,12 @@ def init_atoms(household: Household, state: State) -> list[str]:
     return atoms
 
 
-def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | str, name: str = "task") -> str:
-    """The PDDL problem of reaching ``goal`` (a symbolic goal or a PDDL goal formula) from ``state``."""
+def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | str, name: str = "task", *,
+                 extra_objects: Sequence[str] = (), extra_init: Sequence[str] = ()) -> str:
+    """The PDDL problem of reaching ``goal`` (a symbolic goal or a PDDL goal formula) from ``state``.
+
+    ``extra_objects`` (declarations such as ``"s0 s1 s2 - step"``) and ``extra_init`` (atoms) serve
+    domains derived from this one, e.g. the Levy-Karpas plan-template encoding (``llm_planner.nl2pddl``)."""
     check_names(household)
     if not _NAME.match(name):
         raise PlanningError(f"problem name '{name}' is not a PDDL name (lower-case letters, digits, '_')")
@@ -202,7 +206,8 @@ def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | 
                f"    {' '.join(containers)} - container" if containers else "",
                f"    {' '.join(surfaces)} - surface" if surfaces else ""]
     objects += [f"    {' '.join(names)} - {t}" for t, names in by_type.items()]
-    init = "\n    ".join(init_atoms(household, state))
+    objects += [f"    {line}" for line in extra_objects]
+    init = "\n    ".join(init_atoms(household, state) + list(extra_init))
     return (
         f"(define (problem {name}) (:domain {DOMAIN_NAME})\n"
         "  (:objects\n" + "\n".join(line for line in objects if line) + ")\n"
@@ -213,7 +218,8 @@ def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | 
 
 # ---------------------------------------------------------------------------------- solve
 def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, timeout_s: float = 30.0,
-          optimal: bool = False) -> PlanResult:
+          optimal: bool = False, *, domain: str | None = None, extra_objects: Sequence[str] = (),
+          extra_init: Sequence[str] = ()) -> PlanResult:
     """Plan from the fully observed ``state`` to ``goal`` with Fast Downward (lama-first, or A* with
     LM-cut when ``optimal``) through unified-planning, then verify the plan by replaying it through
     :meth:`Household.step`. ``goal`` is a symbolic goal or a PDDL goal formula over the domain.
@@ -224,6 +230,10 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
     Concurrent calls are safe: processes keep Fast Downward's files in their own temporary
     directories (``fd_engine``); threads of one process take turns (unified-planning's global
     environment is not thread-safe), and the wait counts against ``timeout_s``.
+
+    ``domain`` replaces :func:`domain_pddl` by a domain *derived* from it (same action names, extra
+    parameters appended, so plans still map through :data:`ACTION_MAP`), with ``extra_objects`` and
+    ``extra_init`` added to the problem; the Levy-Karpas plan-template encoding uses this.
     """
     started = time.perf_counter()
 
@@ -237,7 +247,8 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
             return result(None, INVALID_GOAL, f"invalid goal: {exc}")
     if timeout_s <= 0:
         raise PlanningError(f"timeout_s must be positive, got {timeout_s}")
-    texts = domain_pddl(household), problem_pddl(household, state, goal)
+    texts = (domain or domain_pddl(household),
+             problem_pddl(household, state, goal, extra_objects=extra_objects, extra_init=extra_init))
     if not _UP_LOCK.acquire(timeout=timeout_s):
         return result(None, TIMEOUT, f"another plan was still being computed in this process after {timeout_s:g} s")
     try:
