@@ -43,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="time budget of one problem (overrides the scaled budget; repeatable)")
     p.add_argument("--backend", default="offline", choices=("offline", "openai"), help="LLM layer backend")
     p.add_argument("--jobs", type=int, default=1, help="episodes run in parallel processes")
+    p.add_argument("--clock", choices=("cpu", "wall"), default=None,
+                   help="what planning time and budgets measure: this process's CPU seconds (default "
+                        "with the offline backend: other programs on a shared CPU do not inflate it) or "
+                        "wall seconds (default with openai: the LLM's latency counts)")
     p.add_argument("--config", default=None, help="hyper-parameter file (default config/gtamp/stalm.yaml)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records")
     p.set_defaults(func=run)
@@ -61,11 +65,11 @@ def _budgets(problems: Sequence[str], scale: float, overrides: Sequence[str]) ->
     return budgets
 
 
-def _episode(job: tuple[str, str, int, float, str, str | None]) -> dict[str, Any]:
-    problem, method, seed, budget, backend, config_path = job
+def _episode(job: tuple[str, str, int, float, str, str | None, str]) -> dict[str, Any]:
+    problem, method, seed, budget, backend, config_path, clock = job
     try:
         result = run_episode(problem, method, seed=seed, budget_s=budget, backend=backend,
-                             config=load_config(config_path))
+                             config=load_config(config_path), clock=clock)
         return result.as_dict()
     except Exception as exc:  # noqa: BLE001 - one broken episode is recorded, the benchmark goes on
         return EpisodeResult(problem, method, seed, False, 0.0, budget, 0, 0, 0.0, 0, 0, 0, 0, 0.0,
@@ -88,11 +92,12 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - configuration errors end the command with a message
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    jobs = [(p, m, args.seed + t, budgets[p], args.backend, args.config)
+    clock = args.clock or ("cpu" if args.backend == "offline" else "wall")
+    jobs = [(p, m, args.seed + t, budgets[p], args.backend, args.config, clock)
             for p in problems for m in methods for t in range(args.trials)]
     names = {p: load_problem(p).name for p in problems}
     print(f"G-TAMP benchmark: backend={args.backend}, problems={','.join(names.values())}, "
-          f"methods={','.join(methods)}, trials={args.trials}, jobs={args.jobs}, "
+          f"methods={','.join(methods)}, trials={args.trials}, jobs={args.jobs}, clock={clock}, "
           f"budgets={', '.join(f'{names[p]}={b:g}s' for p, b in budgets.items())}", flush=True)
     started = time.perf_counter()
     episodes = _run_all(jobs, args.jobs)
@@ -100,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(episodes, problems=[names[p] for p in problems], methods=methods,
                           config={"backend": args.backend, "trials": args.trials, "seed": args.seed,
                                   "budgets_s": {names[p]: b for p, b in budgets.items()},
-                                  "budget_scale": args.budget_scale, "wall_s": round(wall, 1),
+                                  "budget_scale": args.budget_scale, "clock": clock, "wall_s": round(wall, 1),
                                   "search": vars(load_config(args.config).search)})
     print()
     print(render_tables(report))
@@ -167,7 +172,8 @@ def render_tables(report: BenchReport) -> str:
         body.append(["", "Time (s)"] + [_time(r) for r in rows])
     n = max((r["episodes"] for r in report.rows), default=0)
     title = (f"G-TAMP success rate and planning time of successes (backend: {report.backend}, "
-             f"{n} trials per cell, budgets {report.config.get('budgets_s', {})})")
+             f"{n} trials per cell, budgets {report.config.get('budgets_s', {})} "
+             f"in {report.config.get('clock', 'wall')} seconds)")
     out = [format_table(["Method", "Metric"] + problems, body, title=title)
            + "\n(Time: mean planning time of the successful episodes; '-': no success, i.e. time-out or step limit)"]
     for key, label in (("llm_requests", "LLM requests per episode"), ("mp_calls", "motion-planner calls per episode")):

@@ -18,7 +18,7 @@ from typing import Sequence
 from llm_planner.gtamp.domain import GState, TaskAction
 from llm_planner.gtamp.predicates import Literals
 from llm_planner.gtamp.prompt import create_prompt, replanning_prompt, saycan_prompt
-from llm_planner.gtamp.search import ConcretePlan, DNode, HybridUCT, Step, concretize
+from llm_planner.gtamp.search import ConcretePlan, Deadline, DNode, HybridUCT, Step, concretize
 from llm_planner.gtamp.stalm import Context, PlanResult, Policy
 
 
@@ -32,7 +32,7 @@ class UctPolicy(Policy):
         self.n_budget = int(n_budget)
         self.hcount = hcount
 
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         leaf = self._hcount_value if self.hcount else None
         tree = HybridUCT(self.ctx.model, s, h, rng=self.ctx.rng, deadline=deadline, leaf_value=leaf)
         return self._tree_result(tree.run([], self.n_budget), [], [])
@@ -102,7 +102,7 @@ class SayCanPolicy(Policy):
         self.smoothing = float(smoothing)
         self.tries = int(tries)
 
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         ctx = self.ctx
         task_plans, errors = ctx.ask(saycan_prompt(ctx.problem, history), self.n_batch)
         say = empirical_policy(task_plans, self.n_batch)
@@ -132,7 +132,7 @@ class IterativeReplanningPolicy(Policy):
         self.attempts = int(attempts)
         self.feedback_plans = int(feedback_plans)
 
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         ctx = self.ctx
         literals = ctx.predicates.literals(s)
         failed: list[tuple[Sequence[TaskAction], str]] = []
@@ -172,7 +172,7 @@ class LlmMctsPolicy(Policy):
         self.smoothing = float(smoothing)
         self.errors: list[str] = []
 
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         self.errors = []
         tree = HybridUCT(self.ctx.model, s, h, rng=self.ctx.rng, deadline=deadline, prior=self._prior,
                          c_puct=self.c_puct)

@@ -44,15 +44,15 @@ class EpisodeResult:
 
 def run_episode(problem: ProblemSpec | str, method: str, seed: int = 0, budget_s: float | None = None,
                 backend: str = "offline", config: GTampConfig | None = None,
-                plan_source: PlanSource | None = None, max_errors: int = 20) -> EpisodeResult:
+                plan_source: PlanSource | None = None, max_errors: int = 20, clock: str = "wall") -> EpisodeResult:
     """Run ``method`` (``stalm``, ``uct``, ...) on ``problem`` with a time budget (default: the
-    problem's) and return what happened."""
+    problem's), planning time measured on ``clock`` (wall | cpu), and return what happened."""
     spec = load_problem(problem) if isinstance(problem, str) else problem
     config = config or load_config()
     budget = spec.time_budget_s if budget_s is None else budget_s
     started = time.perf_counter()
     planner: GTampPlanner = create(registry_name(method), backend=backend, seed=seed, config=config,  # type: ignore[assignment]
-                                   plan_source=plan_source)
+                                   plan_source=plan_source, clock=clock)
     sim = GTampSim(spec)
     try:
         task = GTampTask(spec, time_budget_s=budget)

@@ -269,18 +269,15 @@ class GTampModel:
         path, reason = self._nav(state, goal, None, ())
         if path is None:
             return ConcreteAction(action, None, reason)
-        spec, pose = self.problem.objects[i], state.poses[i]
+        pose = state.poses[i]
         obstacles = self._obstacles(state, [i], walls=True)
-        lo, hi = self.problem.layout.robot.pitch_range
-        ylo, yhi = self.problem.layout.robot.yaw_range
         failures = _Failures()
         for _ in range(self.params.max_samples):
-            grasp, tpos, torn = make_grasp(spec, pose, goal.theta, self.rng.uniform(lo, hi),  # type: ignore[arg-type]
-                                           self.rng.uniform(ylo, yhi))
-            q = self._ik(goal, tpos, torn)
-            if q is None:
+            sample = self.sample_grasp(i, pose, goal)  # type: ignore[arg-type]
+            if sample is None:
                 failures.add("no IK solution")
                 continue
+            grasp, q = sample
             arm = arm_motion(self.home, q)
             hits = self._arm_hits(state, goal, arm, obstacles)
             if not hits:
@@ -359,6 +356,15 @@ class GTampModel:
         if hits:
             return ConcreteAction(action, None, f"arm motion collides with {', '.join(hits)}")
         return ConcreteAction(action, Kappa(path, arm))
+
+    def sample_grasp(self, i: int, pose: ObjPose, base: Pose2D) -> tuple[Grasp, tuple[float, ...]] | None:
+        """One draw of PICK's gripper orientation (pitch ~ U[pitch range], yaw ~ U[yaw range]
+        relative to the base) at object i's grasp point, and its IK solution (None: unreachable)."""
+        robot = self.problem.layout.robot
+        grasp, tpos, torn = make_grasp(self.problem.objects[i], pose, base.theta,
+                                       self.rng.uniform(*robot.pitch_range), self.rng.uniform(*robot.yaw_range))
+        q = self._ik(base, tpos, torn)
+        return None if q is None else (grasp, q)
 
     def held_yaw(self, base: Pose2D, g: Grasp) -> float:
         """Yaw the held object gets when the gripper keeps its pitch/yaw relative to ``base``

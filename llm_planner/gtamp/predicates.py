@@ -182,15 +182,11 @@ class PredicateComputer:
         key = (i, pose)
         if key not in self._grasps:
             m = self.model
-            robot = m.problem.layout.robot
-            goal = region.base_pose
             found = []
             for _ in range(m.params.max_samples):
-                grasp, tpos, torn = make_grasp(m.problem.objects[i], pose, goal.theta,  # type: ignore[arg-type]
-                                               m.rng.uniform(*robot.pitch_range), m.rng.uniform(*robot.yaw_range))
-                q = m._ik(goal, tpos, torn)
-                if q is not None:
-                    found.append((grasp, arm_motion(m.home, q)))
+                sample = m.sample_grasp(i, pose, region.base_pose)  # type: ignore[arg-type]
+                if sample is not None:
+                    found.append((sample[0], arm_motion(m.home, sample[1])))
                     if len(found) >= self.samples:
                         break
             self._grasps[key] = found

@@ -31,6 +31,31 @@ from llm_planner.gtamp.domain import ConcreteAction, GState, TaskAction
 from llm_planner.gtamp.operators import GTampModel
 
 
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When planning must stop, on a clock: wall time, or this process's CPU time (a fair
+    measure when other programs share the CPU)."""
+
+    at: float = math.inf
+    clock: Callable[[], float] = time.perf_counter
+
+    @classmethod
+    def after(cls, seconds: float, clock: str = "wall") -> "Deadline":
+        fn = CLOCKS[clock]
+        return cls(fn() + seconds, fn)
+
+    def expired(self) -> bool:
+        return self.at != math.inf and self.clock() > self.at
+
+
+def as_deadline(deadline: "float | Deadline") -> Deadline:
+    """A :class:`Deadline`; a number is a ``time.perf_counter`` instant."""
+    return deadline if isinstance(deadline, Deadline) else Deadline(float(deadline))
+
+
 @dataclass
 class Step:
     """One executed (or simulated) concrete action with its states and reward."""
@@ -62,18 +87,19 @@ class ConcretePlan:
 
 
 def concretize(task_plans: Sequence[Sequence[TaskAction]], s0: GState, h: int, model: GTampModel,
-               deadline: float = math.inf) -> tuple[bool, list[ConcretePlan]]:
+               deadline: float | Deadline = math.inf) -> tuple[bool, list[ConcretePlan]]:
     """Algorithm 2, Concretize(TaskPlans, s, h): sample kappa for each step of each plan, stop a
     plan at its first infeasible step or at the horizon, stop everything at the first plan that
     reaches the goal."""
     H = model.config.search.horizon
+    deadline = as_deadline(deadline)
     plans: list[ConcretePlan] = []
     for task_plan in task_plans:
         plan = ConcretePlan(tuple(task_plan))
         plans.append(plan)
         s, depth = s0, h
         for a in task_plan:
-            if time.perf_counter() > deadline or depth >= H:
+            if deadline.expired() or depth >= H:
                 break
             ca, s2, r = model.step(s, a)
             plan.steps.append(Step(ca, s, s2, r))
@@ -130,12 +156,12 @@ class HybridUCT:
     policy per discrete node (LLM-MCTS)."""
 
     def __init__(self, model: GTampModel, s0: GState, h: int = 0, params: SearchParams | None = None,
-                 rng: random.Random | None = None, deadline: float = math.inf,
+                 rng: random.Random | None = None, deadline: float | Deadline = math.inf,
                  leaf_value: ValueFn | None = None, prior: PriorFn | None = None, c_puct: float = 50.0) -> None:
         self.model = model
         self.p = params or model.config.search
         self.rng = rng or random.Random(0)
-        self.deadline = deadline
+        self.deadline = as_deadline(deadline)
         self.root = DNode(s0, h)
         self.leaf_value = leaf_value
         self.prior = prior
@@ -149,7 +175,7 @@ class HybridUCT:
         """WarmStartedUCT(Plans, s, h, N_budget)."""
         self.warm_up(plans)
         for _ in range(n_budget):
-            if self.solution is not None or time.perf_counter() > self.deadline:
+            if self.solution is not None or self.deadline.expired():
                 break
             self.simulate(self.root, [])
             self.simulations += 1
@@ -264,7 +290,7 @@ class HybridUCT:
         """Rollout(s'): a uniformly random task policy with sampled kappa, ``rollout_depth`` steps."""
         total, discount = 0.0, 1.0
         for _ in range(self.p.rollout_depth):
-            if depth >= self.p.horizon or self.model.is_goal(s) or time.perf_counter() > self.deadline:
+            if depth >= self.p.horizon or self.model.is_goal(s) or self.deadline.expired():
                 break
             actions = self.model.legal_actions(s)
             if not actions:

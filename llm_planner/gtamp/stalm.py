@@ -25,7 +25,7 @@ from llm_planner.gtamp.operators import GTampModel
 from llm_planner.gtamp.plan_parser import ParsedPlan, Vocabulary, parse_plan
 from llm_planner.gtamp.predicates import PredicateComputer
 from llm_planner.gtamp.prompt import PromptOptions, create_prompt
-from llm_planner.gtamp.search import HybridUCT, Step, concretize
+from llm_planner.gtamp.search import Deadline, HybridUCT, Step, concretize
 
 
 @dataclass
@@ -86,7 +86,7 @@ class Policy(ABC):
         self.params = params
 
     @abstractmethod
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         """Steps to execute from ``s`` (empty: nothing feasible found)."""
 
     def _tree_result(self, tree: HybridUCT, plans: list, errors: list[str]) -> PlanResult:
@@ -110,7 +110,7 @@ class StalmPolicy(Policy):
         self.n_batch = n_batch or search.n_batch
         self.options = options or PromptOptions(ctx.config.prompt.occlusion_info, ctx.config.prompt.ask_challenges)
 
-    def plan(self, s: GState, h: int, deadline: float, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         ctx = self.ctx
         prompt = create_prompt(ctx.problem, ctx.predicates.literals(s), self.options)
         task_plans, errors = ctx.ask(prompt, self.n_batch)

@@ -30,7 +30,6 @@ llm_mcts                   PUCT with an LLM policy at every node, N_budget 35
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
@@ -40,7 +39,7 @@ from llm_planner.gtamp.config import GTampConfig, load_config
 from llm_planner.gtamp.domain import ConcreteAction, GState, ProblemSpec, TaskAction
 from llm_planner.gtamp.llm_source import PlanSource, make_plan_source
 from llm_planner.gtamp.prompt import PromptOptions
-from llm_planner.gtamp.search import Step
+from llm_planner.gtamp.search import CLOCKS, Deadline
 from llm_planner.gtamp.sim import same_state
 from llm_planner.gtamp.stalm import Context, Policy, StalmPolicy
 from llm_planner.planners.base import Decision, Planner, register
@@ -84,15 +83,20 @@ class GTampPlanner(Planner):
 
     Parameters: ``backend`` (offline | openai, the LLM layer's backend), ``seed``, ``config`` (a
     :class:`GTampConfig`; default ``config/gtamp/stalm.yaml``), ``plan_source`` (a ready
-    :class:`PlanSource`, e.g. shared or scripted in tests)."""
+    :class:`PlanSource`, e.g. shared or scripted in tests), ``clock`` (``wall``, or ``cpu``: this
+    process's CPU seconds, which other programs on a shared machine do not inflate; planning
+    time and the time budget are measured on it)."""
 
     method: ClassVar[str] = "stalm"
 
     def __init__(self, backend: str = "offline", seed: int = 0, config: GTampConfig | None = None,
-                 plan_source: PlanSource | None = None, **params: Any) -> None:
-        super().__init__(backend=backend, seed=seed, **params)
+                 plan_source: PlanSource | None = None, clock: str = "wall", **params: Any) -> None:
+        super().__init__(backend=backend, seed=seed, clock=clock, **params)
         if self.method not in POLICIES:
             raise ConfigError(f"unknown G-TAMP method '{self.method}' (known: {', '.join(POLICIES)})")
+        if clock not in CLOCKS:
+            raise ConfigError(f"unknown clock '{clock}' (known: {', '.join(CLOCKS)})")
+        self.clock = clock
         self.config = config or load_config()
         self.seed = seed
         self.backend = backend
@@ -124,21 +128,27 @@ class GTampPlanner(Planner):
         """The next concrete action; plans (Algorithm 1 or the baseline) when nothing is queued."""
         if self.ctx is None or self.policy is None:
             raise RuntimeError("call start() before decide()")
-        with self.stats.timing():
-            self.stats.decisions += 1
-            if self.queue and not same_state(self.queue[0].before, observation):
-                self.queue = []
-            if not self.queue:
-                remaining = self.budget_s - self.stats.planning_time_s
-                if remaining <= 0:
-                    return Decision(None, "time budget exhausted")
-                if len(self.history) >= self.max_steps:
-                    return Decision(None, f"step limit {self.max_steps} reached")
-                self._plan(observation, time.perf_counter() + remaining)
-            self._sync_stats()
-            if not self.queue:
-                return Decision(None, "no feasible action found" + (f" ({self.errors[-1]})" if self.errors else ""))
-            return Decision(self.queue[0].action)  # type: ignore[arg-type]
+        started = CLOCKS[self.clock]()
+        try:
+            return self._decide(observation)
+        finally:
+            self.stats.planning_time_s += CLOCKS[self.clock]() - started
+
+    def _decide(self, observation: GState) -> Decision:
+        self.stats.decisions += 1
+        if self.queue and not same_state(self.queue[0].before, observation):
+            self.queue = []
+        if not self.queue:
+            remaining = self.budget_s - self.stats.planning_time_s
+            if remaining <= 0:
+                return Decision(None, "time budget exhausted")
+            if len(self.history) >= self.max_steps:
+                return Decision(None, f"step limit {self.max_steps} reached")
+            self._plan(observation, Deadline.after(remaining, self.clock))
+        self._sync_stats()
+        if not self.queue:
+            return Decision(None, "no feasible action found" + (f" ({self.errors[-1]})" if self.errors else ""))
+        return Decision(self.queue[0].action)  # type: ignore[arg-type]
 
     def record(self, action: ConcreteAction, success: bool, reason: str, observation: GState) -> None:  # type: ignore[override]
         """Outcome of the last step: pop it, or drop the plan so the next decide replans."""
@@ -156,7 +166,7 @@ class GTampPlanner(Planner):
         return [s.action for s in self.queue]
 
     # ------------------------------------------------------------------ internals
-    def _plan(self, observation: GState, deadline: float) -> None:
+    def _plan(self, observation: GState, deadline: Deadline) -> None:
         assert self.ctx is not None and self.policy is not None
         self.plans_asked += 1
         result = self.policy.plan(observation, len(self.history), deadline, tuple(self.history))

@@ -48,3 +48,11 @@ def test_spent_budget_makes_the_planner_give_up(p2, scripted):
     finally:
         sim.close()
         planner.ctx.model.world.close()
+
+
+def test_unknown_clock_is_a_configuration_error():
+    import pytest
+
+    from llm_planner.errors import ConfigError
+    with pytest.raises(ConfigError, match="sundial"):
+        create("stalm", clock="sundial")

@@ -110,3 +110,12 @@ def test_concretize_stops_a_plan_at_its_infeasible_step_and_tries_the_next(model
     assert len(plans[0].steps) == 1 and "infeasible" in plans[0].failure and "bottle" in plans[0].failure
     ok, cut = concretize([p2_plan], p2.initial, 16, model_p2)     # horizon H = 20 leaves 4 steps
     assert not ok and len(cut[0].steps) == 4
+
+
+def test_deadlines_run_on_wall_or_cpu_clocks():
+    import time
+
+    from llm_planner.gtamp.search import Deadline, as_deadline
+    cpu = Deadline.after(100.0, "cpu")
+    assert cpu.clock is time.process_time and not cpu.expired()
+    assert as_deadline(0.0).expired() and not as_deadline(math.inf).expired()
