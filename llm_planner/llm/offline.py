@@ -93,6 +93,7 @@ class OfflineBackend(LanguageModel):
         m = int(m or opts["m"])
         if not query.admissible:
             raise LLMError("candidate_actions needs the admissible actions of the state")
+        self.resources.warm_actions(query.world)
         with self._question():
             texts, _ = self._propose(query, int(opts["samples"]), int(self.config.get("policy.seed")))
             sims = self.resources.grounder.action_similarities(texts, list(query.admissible))

@@ -347,6 +347,7 @@ class OpenAIBackend(LanguageModel):
         m = int(m or opts["m"])
         if not query.admissible:
             raise LLMError("candidate_actions needs the admissible actions of the state")
+        self.resources.warm_actions(query.world)
         with self._question():
             (texts, _done), reply = self._policy_samples(query, int(opts["samples"]), int(opts["shots"]),
                                                          "candidates", 0)

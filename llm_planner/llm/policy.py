@@ -90,6 +90,7 @@ class HeuristicPolicy:
             return hit
         if not query.admissible:
             return np.zeros(0)
+        self.backend.resources.warm_actions(query.world)
         samples = self.backend.next_actions(query, m=self.m, k=self.k, seed=self.seed)
         sims = self.backend.resources.grounder.action_similarities(list(samples.texts), list(query.admissible))
         probs = empirical_policy(sims, self.lam, self.scale)

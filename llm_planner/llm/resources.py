@@ -12,7 +12,8 @@ from llm_planner.llm.commonsense import Commonsense, SceneKnowledge, load_common
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.embeddings import Embedder, shared_embedder
 from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.text import WorldInfo
+from llm_planner.llm.text import WorldInfo, action_to_text
+from llm_planner.world.symbolic import Action
 from llm_planner.world.symbolic import Goal
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class Resources:
         self._expert: ExpertIndex | None = None
         self._knowledge: dict[str, SceneKnowledge] = {}
         self._parsers: dict[str, GoalParser] = {}
+        self._warm: set[str] = set()
         self._lock = threading.RLock()
 
     @property
@@ -57,6 +59,18 @@ class Resources:
                 self._parsers[key] = GoalParser(world, self.commonsense, self.grounder,
                                                 float(self.config.get("grounding.min_name_score")))
             return self._parsers[key]
+
+    def warm_actions(self, world: WorldInfo) -> None:
+        """Encode every action sentence the world admits in one batch (once per world): a tree search
+        then meets only cached embeddings instead of paying the model call per node."""
+        key = world.fingerprint()
+        if not self.config.get("embeddings.warm_actions"):
+            return
+        with self._lock:
+            if key in self._warm:
+                return
+            self._warm.add(key)
+        self.embedder.encode(all_action_texts(world))
 
     # ---------------------------------------------------------------- data set D
     def expert(self) -> "ExpertIndex":
@@ -90,3 +104,15 @@ class Resources:
             from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
 
             return list(FIXED_TRANSLATION_EXAMPLES)
+
+
+def all_action_texts(world: WorldInfo) -> list[str]:
+    """The sentences of every action of the world, as grounding compares them (``Grounder`` cleans
+    texts to lower case without underscores, which ``action_to_text`` already is)."""
+    objects, containers, surfaces = world.objects, world.containers, world.surfaces
+    actions = [Action("walk", (t,)) for t in (*world.rooms, *world.furniture, *objects)]
+    actions += [Action("grab", (o,)) for o in objects]
+    actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
+    actions += [Action("putin", (o, c)) for o in objects for c in containers]
+    actions += [Action("puton", (o, s)) for o in objects for s in surfaces]
+    return [action_to_text(a) for a in actions]

@@ -63,7 +63,8 @@ def dataset():
 
 @pytest.fixture(scope="session")
 def offline(embedder, dataset, tmp_path_factory):
-    return make_backend(backend="offline", embedder=embedder, dataset=dataset,
+    # warm_actions off: a test meets a few hundred action sentences, not the thousand a search does
+    return make_backend(backend="offline", embedder=embedder, dataset=dataset, embeddings__warm_actions=False,
                         cache__dir=str(tmp_path_factory.mktemp("offline_cache")))
 
 
@@ -174,7 +175,7 @@ def openai_backend(fake_openai, embedder, dataset, tmp_path, monkeypatch):
             "backend": "openai", "cache__dir": str(tmp_path / "cache"),
             "openai__base_url": fake_openai.base_url, "openai__model": "test-model",
             "openai__api_key_env": "TEST_LLM_KEY", "openai__timeout_s": 1.0, "openai__max_retries": 2,
-            "openai__backoff_initial_s": 0.01, "openai__backoff_max_s": 0.05,
+            "openai__backoff_initial_s": 0.01, "openai__backoff_max_s": 0.05, "embeddings__warm_actions": False,
         }
         settings.update(overrides)
         backend = settings.pop("backend")

@@ -30,3 +30,19 @@ def test_disk_cache_spares_the_model(embedder, tmp_path):
     print(f"\nembedding speed: {len(texts) / seconds:.0f} short strings/s batched (shared 2-core CPU)")
     second = Embedder(cache_dir=tmp_path)
     assert np.allclose(second.encode(texts), vecs) and second.encoded == 0
+
+
+def test_warm_actions_encodes_a_worlds_action_sentences_once(embedder, offline):
+    from llm_planner.llm.resources import Resources, all_action_texts
+    from llm_planner.llm.text import WorldInfo
+
+    world = WorldInfo(rooms=("hall", "den"), containers=("chest",), surfaces=("shelf",),
+                      furniture_room={"chest": "hall", "shelf": "den"}, object_type={"cup_1": "cup"})
+    texts = all_action_texts(world)
+    assert "put the cup 1 inside the chest" in texts and "put the cup 1 on the shelf" in texts and len(texts) == 10
+    resources = Resources(offline.config.with_overrides(embeddings__warm_actions=True), embedder=embedder)
+    resources.warm_actions(world)
+    before = embedder.encoded
+    embedder.encode(texts)
+    resources.warm_actions(world)
+    assert embedder.encoded == before
