@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
+from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.text import WorldInfo
 from llm_planner.world.symbolic import Action, Goal, Observation
@@ -174,9 +175,26 @@ class LanguageModel(ABC):
     def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
         """N task plans for one STaLM prompt (STaLM §3.3, Figure 3), in one request where possible."""
 
-    @abstractmethod
     def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
-        """Top-m admissible next actions with probabilities (SayCanPay §5, "Say")."""
+        """Top-m admissible next actions with probabilities (SayCanPay §5, "Say"): ``candidates.samples``
+        sampled next actions grounded onto the admissible actions, scored with the §2.3 estimate
+        (the chat API offers no beam search over actions)."""
+        from llm_planner.llm.policy import say_candidates
+
+        opts = self.config.section("candidates")
+        m = int(m or opts["m"])
+        if not query.admissible:
+            raise LLMError("candidate_actions needs the admissible actions of the state")
+        self.resources.warm_actions(query.world)
+        with self._question():
+            texts, info = self._say_samples(query, int(opts["samples"]), int(opts["shots"]))
+            sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
+            ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
+        return Candidates(tuple(ranked), info)
+
+    def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
+        """``n`` sampled next-action texts for Say (backends implement it)."""
+        raise NotImplementedError
 
     # ---------------------------------------------------------------- helpers
     @contextmanager

@@ -29,9 +29,8 @@ import random
 
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
-    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
 )
-from llm_planner.llm.policy import say_candidates
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.world.symbolic import INSIDE
 
@@ -88,17 +87,9 @@ class OfflineBackend(LanguageModel):
     def _propose(self, query: PolicyQuery, m: int, seed: int) -> tuple[list[str], int]:
         return self.resources.expert().propose(query, self._goal(query), self.resources.knowledge(query.world), m, seed)
 
-    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
-        opts = self.config.section("candidates")
-        m = int(m or opts["m"])
-        if not query.admissible:
-            raise LLMError("candidate_actions needs the admissible actions of the state")
-        self.resources.warm_actions(query.world)
-        with self._question():
-            texts, _ = self._propose(query, int(opts["samples"]), int(self.config.get("policy.seed")))
-            sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
-            ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
-        return Candidates(tuple(ranked), self._info())
+    def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
+        texts, _done = self._propose(query, n, int(self.config.get("policy.seed")))
+        return texts, self._info()
 
     # ------------------------------------------------------------------ translate
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:

@@ -27,11 +27,10 @@ from urllib.parse import urlparse
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import (
-    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
-from llm_planner.llm.policy import say_candidates
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo, parse_formal_goal
 from llm_planner.world.symbolic import INSIDE, ON
@@ -340,20 +339,9 @@ class OpenAIBackend(LanguageModel):
                                     {"seed": 0 if seed is None else seed})
         return TaskPlans(tuple(plans), self._info(reply.cached, reply.requests))
 
-    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
-        """Say (SayCanPay §5) from sampled answers: the chat API offers no beam search over actions,
-        so the probabilities are the §2.3 estimate from ``candidates.samples`` answers."""
-        opts = self.config.section("candidates")
-        m = int(m or opts["m"])
-        if not query.admissible:
-            raise LLMError("candidate_actions needs the admissible actions of the state")
-        self.resources.warm_actions(query.world)
-        with self._question():
-            (texts, _done), reply = self._policy_samples(query, int(opts["samples"]), int(opts["shots"]),
-                                                         "candidates", 0)
-        sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
-        ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
-        return Candidates(tuple(ranked), self._info(reply.cached, reply.requests))
+    def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
+        (texts, _done), reply = self._policy_samples(query, n, k, "candidates", 0)
+        return texts, self._info(reply.cached, reply.requests)
 
 
 def first_action(text: str) -> str | None:
