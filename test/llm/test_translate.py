@@ -7,7 +7,6 @@ import pytest
 
 from llm_planner import cli
 from llm_planner.errors import GoalError
-from llm_planner.llm.text import WorldInfo
 from llm_planner.llm.translate import ground_goal, translate_directive
 from llm_planner.world.symbolic import GoalItem
 
