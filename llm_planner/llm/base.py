@@ -87,8 +87,10 @@ class PositionSamples:
 class PolicyQuery:
     """What the heuristic policy is asked at a history h (LLM-MCTS §2.3, App. F listing 1).
 
-    ``past_observations[i]`` is the observation received after ``history[i]`` (optional; the
-    prompt shows completed actions and the current observation, as in the paper)."""
+    ``past_observations`` are the observations received before the current one, oldest first
+    (optional, any number): the offline policy remembers from them which places it has already
+    looked into; the prompt shows the completed actions and the current observation, as the paper.
+    ``goal``, when given, spares the offline backend parsing ``instruction`` again."""
 
     world: WorldInfo
     instruction: str
