@@ -122,6 +122,7 @@ class WorldConfig:
 class PlacementConfig:
     margin: float
     gap: float
+    overhang: float
     random_samples: int
     scan_step: float
     drop: float
@@ -129,6 +130,10 @@ class PlacementConfig:
     grasp_clearance: float
     settle_steps: int
     settle_tolerance: float
+    drop_steps: int
+    rest_speed: float
+    max_tilt: float
+    put_attempts: int
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,7 @@ class MotionConfig:
 class PerceptionConfig:
     near_tolerance: float
     on_tolerance: float
+    stack_height: float
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,7 @@ class SimConfig:
     perception: PerceptionConfig
     time_step: float
     gravity: float
+    solver_iterations: int
     render_margin: float
     light_direction: Vec3
 
@@ -270,17 +277,20 @@ def parse_sim_config(robot: RobotConfig, data: Any, where: str = "household_sim.
     )
     pl = r.sub("placement")
     placement = PlacementConfig(
-        margin=pl.num("margin"), gap=pl.num("gap"), random_samples=pl.integer("random_samples"),
+        margin=pl.num("margin"), gap=pl.num("gap"), overhang=pl.num("overhang", positive=False),
+        random_samples=pl.integer("random_samples"),
         scan_step=pl.num("scan_step"), drop=pl.num("drop"), lift_off=pl.num("lift_off"),
         grasp_clearance=pl.num("grasp_clearance"),
-        settle_steps=pl.integer("settle_steps"), settle_tolerance=pl.num("settle_tolerance"))
+        settle_steps=pl.integer("settle_steps"), settle_tolerance=pl.num("settle_tolerance"),
+        drop_steps=pl.integer("drop_steps"), rest_speed=pl.num("rest_speed"), max_tilt=pl.num("max_tilt"),
+        put_attempts=pl.integer("put_attempts"))
     m = r.sub("motion")
     motion = MotionConfig(
         **{k: m.num(k) for k in ("grid_resolution", "path_step", "arm_step", "yaw_step", "collision_tolerance",
                                  "footprint_margin", "base_top_margin", "staging_search")},
         door_steps=m.integer("door_steps"))
     pe = r.sub("perception")
-    perception = PerceptionConfig(pe.num("near_tolerance"), pe.num("on_tolerance"))
+    perception = PerceptionConfig(pe.num("near_tolerance"), pe.num("on_tolerance"), pe.num("stack_height"))
     if world.door_open_fraction >= 1.0:
         raise ConfigError(f"{where}.world.door_open_fraction: must be below 1")
     if world.container_plinth + world.container_wall < robot.base.top + m.num("base_top_margin"):
@@ -292,7 +302,8 @@ def parse_sim_config(robot: RobotConfig, data: Any, where: str = "household_sim.
         robot=robot, world=world, approach_clearance=r.sub("approach").num("clearance"),
         approach_offset_step=r.sub("approach").num("offset_step"), placement=placement,
         motion=motion, perception=perception, time_step=physics.num("time_step"),
-        gravity=physics.num("gravity", positive=False), render_margin=render.num("margin"),
+        gravity=physics.num("gravity", positive=False), solver_iterations=physics.integer("solver_iterations"),
+        render_margin=render.num("margin"),
         light_direction=render.vec("light_direction"))  # type: ignore[arg-type]
 
 

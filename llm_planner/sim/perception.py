@@ -7,8 +7,9 @@ say where rooms are and how furniture is shaped). Rules:
 * robot room: the room rectangle containing the robot base;
 * CLOSE (``near``): the furniture whose approach pose is within ``near_tolerance`` of the base;
 * INSIDE: the object's AABB centre lies in a container's cavity;
-* ON: the AABB centre lies over a surface's top and the AABB bottom is within ``on_tolerance``
-  of the top's height;
+* ON: the AABB centre lies over a surface's top and the AABB bottom is at the top's height
+  (within ``on_tolerance``), or above it by at most ``stack_height``: an object at rest there lies
+  on a stack of objects on that surface (the snapshot is taken with every object at rest);
 * OPEN / CLOSED: a container's door joint beyond / below its open threshold;
 * HOLDING: the object the gripper's attachment constraint holds;
 * visibility (partial view): objects on surfaces of the robot's room and inside open containers
@@ -19,7 +20,7 @@ say where rooms are and how furniture is shaped). Rules:
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.sim.config import SimConfig, load_sim_config
@@ -68,10 +69,29 @@ def near_at(layouts: Mapping[str, FurnitureLayout], x: float, y: float, toleranc
     return best
 
 
+_BOUNDS: dict[int, tuple[FurnitureLayout, tuple[float, float, float, float]]] = {}
+
+
+def _xy_bounds(layout: FurnitureLayout) -> tuple[float, float, float, float]:
+    """World bounding box of a furniture's footprint (a quick rejection test), memoised by identity."""
+    hit = _BOUNDS.get(id(layout))
+    if hit is not None and hit[0] is layout:
+        return hit[1]
+    r = (layout.size[0] ** 2 + layout.size[1] ** 2) ** 0.5 / 2.0
+    bounds = (layout.frame.x - r, layout.frame.y - r, layout.frame.x + r, layout.frame.y + r)
+    if len(_BOUNDS) > 4096:
+        _BOUNDS.clear()
+    _BOUNDS[id(layout)] = (layout, bounds)
+    return bounds
+
+
 def support_of(layouts: Mapping[str, FurnitureLayout], body: BodyGeometry, cfg: SimConfig) -> tuple[str, str] | None:
-    """(INSIDE|ON, furniture) where the body rests, or None."""
+    """(INSIDE|ON, furniture) where the body rests directly, or None."""
     cx, cy, cz = body.aabb_center
     for name, layout in layouts.items():
+        x0, y0, x1, y1 = _xy_bounds(layout)
+        if not (x0 <= cx <= x1 and y0 <= cy <= y1):
+            continue
         lx, ly = layout.frame.to_local(cx, cy)
         d2, w2 = layout.size[0] / 2.0, layout.size[1] / 2.0
         if abs(lx) > d2 or abs(ly) > w2:
@@ -79,9 +99,15 @@ def support_of(layouts: Mapping[str, FurnitureLayout], body: BodyGeometry, cfg: 
         if layout.cavity is not None:
             if layout.cavity.contains((lx, ly, cz)):
                 return (INSIDE, name)
-        elif abs(body.aabb_min[2] - layout.top) <= cfg.perception.on_tolerance:
+        elif -cfg.perception.on_tolerance <= body.aabb_min[2] - layout.top <= cfg.perception.stack_height:
             return (ON, name)
     return None
+
+
+def supports(layouts: Mapping[str, FurnitureLayout], objects: Sequence[BodyGeometry],
+             cfg: SimConfig) -> dict[str, tuple[str, str]]:
+    """(INSIDE|ON, furniture) of every object that rests somewhere; objects resting nowhere are left out."""
+    return {b.name: s for b in objects if (s := support_of(layouts, b, cfg)) is not None}
 
 
 def open_containers(scene: Scene, geometry: GeometrySnapshot) -> frozenset[str]:
@@ -117,12 +143,8 @@ def perceive(scene: Scene, geometry: GeometrySnapshot, config: SimConfig | None 
     containers = frozenset(n for n, l in layouts.items() if l.is_container and rooms[n] == room)
     surfaces = frozenset(n for n, l in layouts.items() if not l.is_container and rooms[n] == room)
     seen = surfaces | (containers & opened)
-    relations = set()
-    for body in geometry.bodies:
-        if body.name not in scene.furniture and body.name != geometry.held_object and _is_object(scene, body.name):
-            support = support_of({n: layouts[n] for n in seen}, body, cfg)
-            if support is not None:
-                relations.add((support[0], body.name, support[1]))
+    relations = {(rel, obj, place) for obj, (rel, place) in _object_supports(scene, geometry, layouts, cfg).items()
+                 if place in seen}
     return Observation(
         room=room,
         near=near_at(layouts, x, y, cfg.perception.near_tolerance),
@@ -143,6 +165,7 @@ def perceive_full(scene: Scene, geometry: GeometrySnapshot, household: Household
     layouts = layouts_from(scene, geometry, cfg)
     x, y, _ = geometry.robot_position
     by_name = {b.name: b for b in geometry.bodies}
+    found = _object_supports(scene, geometry, layouts, cfg)
     placement: list[str | None] = []
     for obj in household.objects:
         if obj == geometry.held_object:
@@ -151,11 +174,10 @@ def perceive_full(scene: Scene, geometry: GeometrySnapshot, household: Household
         body = by_name.get(obj)
         if body is None:
             raise PerceptionError(f"the geometry has no body '{obj}'")
-        support = support_of(layouts, body, cfg)
-        if support is None:
+        if obj not in found:
             c = body.aabb_center
             raise PerceptionError(f"{obj} at ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) rests on no furniture")
-        placement.append(support[1])
+        placement.append(found[obj][1])
     return State(
         room=_robot_room(scene, geometry),
         near=near_at(layouts, x, y, cfg.perception.near_tolerance),
@@ -186,6 +208,13 @@ def predicates(observation: Observation) -> list[Predicate]:
     out.update(("OPEN", (c,)) for c in observation.open_containers)
     out.update(("CLOSED", (c,)) for c in observation.closed_containers)
     return sorted(out)
+
+
+def _object_supports(scene: Scene, geometry: GeometrySnapshot, layouts: Mapping[str, FurnitureLayout],
+                     cfg: SimConfig) -> dict[str, tuple[str, str]]:
+    objects = [b for b in geometry.bodies
+               if b.name not in scene.furniture and b.name != geometry.held_object and _is_object(scene, b.name)]
+    return supports(layouts, objects, cfg)
 
 
 def _is_object(scene: Scene, name: str) -> bool:

@@ -56,6 +56,7 @@ class Robot:
         self.ee_link = self.wrist_joint
         self.n_joints = self.wrist_joint + 1
         self.body = self._build()
+        self._joint_ids = list(range(self.n_joints))
         self.lower = [cfg.lift.min, cfg.shoulder.min] + [0.0] * self.n_stages + [cfg.wrist.min]
         self.upper = [cfg.lift.max, cfg.shoulder.max] + [cfg.arm.stage_travel] * self.n_stages + [cfg.wrist.max]
 
@@ -109,8 +110,7 @@ class Robot:
         return Frame2D(pos[0], pos[1], p.getEulerFromQuaternion(orn)[2])
 
     def set_arm(self, arm: ArmPose) -> None:
-        for j, q in enumerate(arm.as_list()):
-            p.resetJointState(self.body, j, q, physicsClientId=self.client)
+        p.resetJointStatesMultiDof(self.body, self._joint_ids, [[q] for q in arm.as_list()], physicsClientId=self.client)
 
     def arm_pose(self) -> ArmPose:
         qs = [s[0] for s in p.getJointStates(self.body, list(range(self.n_joints)), physicsClientId=self.client)]

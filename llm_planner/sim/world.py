@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pybullet as p
@@ -38,7 +38,7 @@ from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeomet
 from llm_planner.sim.layout import (Frame2D, FurnitureLayout, footprint_radius, scene_layout, wall_layout,
                                     wrap_angle, wrist_clearance)
 from llm_planner.sim.navigation import BasePlanner, build_grid
-from llm_planner.sim.placement import Spot, aabbs_overlap, candidate_spots, grasp_height
+from llm_planner.sim.placement import Spot, aabbs_overlap, candidate_spots, grasp_height, stacked_spots
 from llm_planner.sim.robot import ArmPose, Robot
 from llm_planner.world.scene import Scene
 from llm_planner.world.symbolic import INSIDE, ON, VERB_ARITY, Action
@@ -67,6 +67,10 @@ class _Held:
     constraint: int
     offset: Vec3  # object centre in the gripper frame
     yaw: float  # object yaw relative to the gripper
+
+
+class PlacementError(SceneError):
+    """The objects assigned to a furniture do not physically fit on or in it (reachably)."""
 
 
 class _SkillFailed(Exception):
@@ -100,13 +104,17 @@ class HouseholdSim:
         cfg, scene = self.cfg, self.scene
         p.setGravity(0, 0, cfg.gravity, physicsClientId=self.client)
         p.setTimeStep(cfg.time_step, physicsClientId=self.client)
+        p.setPhysicsEngineParameter(numSolverIterations=cfg.solver_iterations, physicsClientId=self.client)
         self.layouts: dict[str, FurnitureLayout] = scene_layout(scene, cfg)
         self.walls = wall_layout(scene, cfg)
         self._check_furniture_rooms()
         self.bodies: WorldBodies = build_world(self.client, scene, self.layouts, self.walls, cfg)
         self.robot = Robot(self.client, cfg.robot)
+        for body in self.bodies.objects.values():  # resting objects may sleep (cheap physics steps)
+            p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=self.client)
         self._names = {v: k for k, v in {**self.bodies.static, **self.bodies.objects}.items()}
         self._static = list(self.bodies.static.items())
+        self._static_ids = set(self.bodies.static.values())
         self._static_boxes = np.array([self._aabb2d(b) for _, b in self._static])
         self._check_carriable()
         self._drive_radius = footprint_radius(cfg, scene) + cfg.motion.footprint_margin
@@ -183,7 +191,9 @@ class HouseholdSim:
     # ================================================================ public API
     def reset(self, placement: Mapping[str, str], room: str | None = None, seed: int | None = None) -> None:
         """Doors closed, hand empty, robot in ``room`` (default: the scene's start room), every
-        object on a sampled free spot of its furniture. Reuses the bodies (no rebuilding)."""
+        object on a sampled free spot of its furniture. Reuses the bodies (no rebuilding).
+
+        Raises PlacementError when the objects given to one furniture do not fit there."""
         self._check_placement(placement)
         room = room or self.scene.robot_room
         if room not in self.scene.rooms:
@@ -200,6 +210,8 @@ class HouseholdSim:
             by_furniture[placement[obj]].append(obj)
         for furniture, objects in by_furniture.items():
             self._place_initial(furniture, objects, rng)
+        for body in self.bodies.objects.values():  # at rest: asleep until something touches them
+            p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_SLEEP, physicsClientId=self.client)
         self.robot.set_base(self._goals[room].pose)
         self.robot.set_arm(self._travel_arm())
 
@@ -282,11 +294,15 @@ class HouseholdSim:
         place = self._visible_place(obj, view)
         if place != view.near:
             raise _SkillFailed(f"not close to {obj}")
-        with self._undo_on_failure([obj]):
+        neighbours = [o for o, (_, f) in self._supports().items() if f == place and o != obj]
+        above = self._resting_on(obj, neighbours)
+        with self._undo_on_failure(neighbours + [obj]):
             approach, retract, held = self._plan_grab(obj)
             self._run(approach)
             self._attach(held)
             self._run(retract)
+            if above:
+                self._let_fall(neighbours, place)
 
     def _skill_open(self, furniture: str) -> None:
         self._door_skill(furniture, opening=True)
@@ -316,12 +332,22 @@ class HouseholdSim:
         if rel == INSIDE and furniture not in view.opened:
             raise _SkillFailed(f"{furniture} is closed")
         with self._undo_on_failure([obj]):
-            spot, approach, lowered, retract = self._plan_put(obj, layout)
-            self._run(approach)
-            self._run([lowered])
-            self._release()
-            self._run(retract)
-            self._settle(obj, furniture)
+            failure = None
+            for attempt, (spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
+                if attempt >= self.cfg.placement.put_attempts:
+                    break
+                checkpoint = self._Undo(self, [obj])
+                try:
+                    self._run(approach)
+                    self._run([lowered])
+                    self._release()
+                    self._run(retract)
+                    self._settle(obj, furniture)
+                    return
+                except _SkillFailed as exc:  # it would not stay there: put it elsewhere
+                    checkpoint.restore()
+                    failure = exc
+            raise failure or _SkillFailed(f"no free spot {'in' if layout.is_container else 'on'} {furniture} for {obj}")
 
     def _door_skill(self, furniture: str, opening: bool) -> None:
         if furniture not in self.layouts:
@@ -370,9 +396,16 @@ class HouseholdSim:
                 joints.append(JointGeometry(layout.door.joint, float(pos), layout.door.open_threshold))
         return joints
 
+    def _object_geometry(self) -> list[BodyGeometry]:
+        """Geometry of every object not in the gripper."""
+        held = self._held.name if self._held is not None else None
+        return [self._body_geometry(n, "object", b) for n, b in self.bodies.objects.items() if n != held]
+
+    def _supports(self) -> dict[str, tuple[str, str]]:
+        return perception.supports(self.layouts, self._object_geometry(), self.cfg)
+
     def _support(self, obj: str) -> tuple[str, str] | None:
-        body = self.bodies.objects[obj]
-        return perception.support_of(self.layouts, self._body_geometry(obj, "object", body), self.cfg)
+        return self._supports().get(obj)
 
     def _visible_place(self, obj: str, view: "_View") -> str:
         """The furniture an object rests at, if the robot can see it (symbolic visibility rules)."""
@@ -522,7 +555,7 @@ class HouseholdSim:
         lift = max(robot.lift.min, robot.base.top + self.cfg.motion.base_top_margin + below)
         return self.robot.travel_pose(lift, w)
 
-    def _route(self, start: ArmPose, goal: ArmPose) -> list[list[ArmPose]]:
+    def _route(self, start: ArmPose, goal: ArmPose) -> Iterator[list[ArmPose]]:
         """Candidate arm motions from the travel pose to ``goal``: lift over the base, turn the
         arm (either way round), extend until a carried object clears the mast, turn the wrist,
         extend the rest. Each is a list of sampled poses."""
@@ -530,7 +563,6 @@ class HouseholdSim:
         clear = 0.0
         if self._held is not None:
             clear = wrist_clearance(self.cfg, self.scene.object_types[self.scene.type_of(self._held.name)].size)
-        routes = []
         for sign in (1.0, -1.0):
             s = start.with_(shoulder=sign * abs(start.shoulder))
             poses = [s]
@@ -544,8 +576,7 @@ class HouseholdSim:
             d = c.with_(wrist=goal.wrist)
             poses += _interp(c, d, abs(wrap_angle(goal.wrist - c.wrist)) / m.yaw_step)
             poses += _interp(d, goal, abs(goal.extension - d.extension) / m.arm_step)
-            routes.append(poses)
-        return routes
+            yield poses
 
     def _free_route(self, start: ArmPose, goal: ArmPose, what: str, quick: bool = False) -> list[ArmPose]:
         """The first collision-free candidate route, or a failure naming what the arm would hit.
@@ -654,21 +685,52 @@ class HouseholdSim:
         p.resetBasePositionAndOrientation(self.bodies.objects[self._held.name], pos,
                                           quat_from_yaw(yaw + self._held.yaw), physicsClientId=self.client)
 
-    def _plan_put(self, obj: str, layout: FurnitureLayout) -> tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]:
-        held = self._held
-        assert held is not None
+    def _put_plans(self, obj: str, layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
+        """Checked plans to put the held ``obj`` on free spots of ``layout``, best first."""
         otype = self.scene.object_types[self.scene.type_of(obj)]
-        others = [p.getAABB(b, -1, physicsClientId=self.client) for n, b in self.bodies.objects.items() if n != obj]
+        others = [tuple(map(tuple, p.getAABB(b, -1, physicsClientId=self.client)))
+                  for n, b in self.bodies.objects.items() if n != obj]
         travel = self.robot.arm_pose()
-        reason = f"no free spot {'in' if layout.is_container else 'on'} {layout.name} for {obj}"
-        for spot in candidate_spots(layout, otype.size, is_round(otype, self.cfg), self.cfg, self._rng):
-            if any(aabbs_overlap(spot.aabb, o, self.cfg.placement.gap) for o in others):
+        for spot, lower in self._spots(layout, otype, self._rng, True, self._resting_at(layout.name)):
+            if any(aabbs_overlap(spot.aabb, o, self.cfg.placement.gap) for o in others if o != lower):
+                continue
+            if self._touches_structure(spot):
                 continue
             try:
-                return (spot, *self._plan_place_at(spot, travel))
-            except _SkillFailed as exc:
-                reason = f"no reachable free spot {'in' if layout.is_container else 'on'} {layout.name} ({exc})"
-        raise _SkillFailed(reason)
+                yield (spot, *self._plan_place_at(spot, travel))
+            except _SkillFailed:
+                continue
+
+    def _touches_structure(self, spot: Spot) -> bool:
+        """An object at the spot would touch a wall or another furniture (it may overhang its support)."""
+        lo, hi = spot.aabb
+        gap = self.cfg.placement.gap
+        own = self.bodies.furniture[spot.furniture]
+        hits = p.getOverlappingObjects([v - gap for v in lo], [v + gap for v in hi], physicsClientId=self.client) or []
+        return any(body in self._static_ids and body != own for body, _ in hits)
+
+    def _resting_at(self, furniture: str) -> list[tuple[tuple[Vec3, Vec3], float]]:
+        """(AABB, yaw) of the objects resting at a furniture (what another object may sit on)."""
+        out = []
+        for name, (_, f) in self._supports().items():
+            if f == furniture:
+                body = self.bodies.objects[name]
+                orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)[1]
+                if 1.0 - 2.0 * (orn[0] ** 2 + orn[1] ** 2) < math.cos(self.cfg.placement.max_tilt):
+                    continue  # tilted: nothing can sit on it
+                out.append((tuple(map(tuple, p.getAABB(body, -1, physicsClientId=self.client))), yaw_of(orn)))
+        return out
+
+    def _spots(self, layout: FurnitureLayout, otype, rng: random.Random, random_first: bool,
+               lowers: list[tuple[tuple[Vec3, Vec3], float]]):
+        """Candidate spots with the AABB of the object each would sit on (None: on the level
+        itself): free spots of the level first, then on top of other objects."""
+        round_ = is_round(otype, self.cfg)
+        for spot in candidate_spots(layout, otype.size, round_, self.cfg, rng, random_first):
+            yield spot, None
+        for lower in lowers:
+            for spot in stacked_spots(layout, otype.size, round_, [lower], self.cfg):
+                yield spot, lower[0]
 
     def _plan_place_at(self, spot: Spot, travel: ArmPose) -> tuple[list[ArmPose], ArmPose, list[ArmPose]]:
         held = self._held
@@ -687,6 +749,31 @@ class HouseholdSim:
             self._held = held_now
         return approach, lowered, list(reversed(back))
 
+    def _resting_on(self, obj: str, candidates: list[str]) -> list[str]:
+        """Objects whose bottom lies on ``obj``'s top with their centre over it."""
+        lo, hi = p.getAABB(self.bodies.objects[obj], -1, physicsClientId=self.client)
+        tol = self.cfg.perception.on_tolerance
+        out = []
+        for o in candidates:
+            olo, ohi = p.getAABB(self.bodies.objects[o], -1, physicsClientId=self.client)
+            cx, cy = (olo[0] + ohi[0]) / 2.0, (olo[1] + ohi[1]) / 2.0
+            if abs(olo[2] - hi[2]) <= tol and lo[0] <= cx <= hi[0] and lo[1] <= cy <= hi[1]:
+                out.append(o)
+        return out
+
+    def _let_fall(self, objects: list[str], furniture: str) -> None:
+        """Objects that rested on the one just taken drop onto what lies below (physics steps);
+        all must come to rest at ``furniture`` again."""
+        for body in (self.bodies.objects[o] for o in objects):
+            p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_WAKE_UP, physicsClientId=self.client)
+        for _ in range(self.cfg.placement.drop_steps):
+            p.stepSimulation(physicsClientId=self.client)
+        found = self._supports()
+        for o in objects:
+            speed = math.hypot(*p.getBaseVelocity(self.bodies.objects[o], physicsClientId=self.client)[0])
+            if found.get(o, ("", ""))[1] != furniture or speed > self.cfg.placement.rest_speed:
+                raise _SkillFailed(f"taking it would make {o} fall off {furniture}")
+
     def _settle(self, obj: str, furniture: str) -> None:
         """A few physics steps; the object must come to rest where it was put."""
         body = self.bodies.objects[obj]
@@ -699,26 +786,37 @@ class HouseholdSim:
             raise _SkillFailed(f"{obj} did not come to rest on {furniture}")
 
     def _place_initial(self, furniture: str, objects: list[str], rng: random.Random) -> None:
-        """Reset: put each object on a free spot of ``furniture`` that the robot can grasp it from."""
+        """Reset: put each object on a free spot of ``furniture`` that the robot can grasp it from:
+        random spots, or, where that leaves no room, packed from a corner, largest first."""
         layout = self.layouts[furniture]
         self.robot.set_base(layout.approach)
         self.robot.set_arm(self._travel_arm())
         if layout.door is not None:
             self._set_door(furniture, layout.door.travel)  # check grasps as they will be made
-        placed: list[tuple[Vec3, Vec3]] = []
         try:
-            for obj in objects:
-                placed.append(self._place_one(obj, layout, placed, rng))
+            try:
+                self._place_all(objects, layout, rng, random_first=True)
+            except PlacementError:
+                area = {o: self.scene.object_types[self.scene.type_of(o)].size for o in objects}
+                packed = sorted(objects, key=lambda o: -area[o][0] * area[o][1])
+                self._place_all(packed, layout, rng, random_first=False)
         finally:
             if layout.door is not None:
                 self._set_door(furniture, 0.0)
 
-    def _place_one(self, obj: str, layout: FurnitureLayout, placed: list[tuple[Vec3, Vec3]],
-                   rng: random.Random) -> tuple[Vec3, Vec3]:
+    def _place_all(self, objects: list[str], layout: FurnitureLayout, rng: random.Random, random_first: bool) -> None:
+        placed: list[tuple[tuple[Vec3, Vec3], float]] = []
+        for obj in objects:
+            placed.append(self._place_one(obj, layout, placed, rng, random_first))
+
+    def _place_one(self, obj: str, layout: FurnitureLayout, placed: list[tuple[tuple[Vec3, Vec3], float]],
+                   rng: random.Random, random_first: bool) -> tuple[tuple[Vec3, Vec3], float]:
         otype = self.scene.object_types[self.scene.type_of(obj)]
         body = self.bodies.objects[obj]
-        for spot in candidate_spots(layout, otype.size, is_round(otype, self.cfg), self.cfg, rng):
-            if any(aabbs_overlap(spot.aabb, o, self.cfg.placement.gap) for o in placed):
+        for spot, lower in self._spots(layout, otype, rng, random_first, placed):
+            if any(aabbs_overlap(spot.aabb, o, self.cfg.placement.gap) for o, _ in placed if o != lower):
+                continue
+            if self._touches_structure(spot):
                 continue
             p.resetBasePositionAndOrientation(body, spot.center, quat_from_yaw(spot.yaw), physicsClientId=self.client)
             p.resetBaseVelocity(body, [0, 0, 0], [0, 0, 0], physicsClientId=self.client)
@@ -726,16 +824,17 @@ class HouseholdSim:
                 self._plan_grab(obj, quick=True)
             except _SkillFailed:
                 continue
-            return spot.aabb
-        raise SceneError(f"no free spot reachable by the robot {'in' if layout.is_container else 'on'} "
-                         f"{layout.name} for {obj} (too many or too large objects there)")
+            return spot.aabb, spot.yaw
+        raise PlacementError(f"no free spot reachable by the robot {'in' if layout.is_container else 'on'} "
+                             f"{layout.name} for {obj} (too many or too large objects there)")
 
     # ================================================================ doors
     def _plan_handle(self, layout: FurnitureLayout) -> list[ArmPose]:
         robot = self.cfg.robot
         d, _, h = layout.size
         z = min(max(h / 2.0, robot.lift.min), robot.lift.max)
-        hx, hy = layout.frame.to_world(d / 2.0 + robot.gripper.size[0] / 2.0 + self.cfg.placement.margin, 0.0)
+        # The gripper (and whatever it carries) stops just short of the door face.
+        hx, hy = layout.frame.to_world(d / 2.0 + self._load_radius(), 0.0)
         grip = self._ik((hx, hy, z), f"the door handle of {layout.name}")
         travel = self.robot.arm_pose()
         return self._free_route(travel, grip.with_(wrist=travel.wrist), f"the door handle of {layout.name}")
@@ -785,8 +884,11 @@ class HouseholdSim:
             return None
 
         def __exit__(self, exc_type: type | None, *rest: object) -> bool:
-            if exc_type is None:
-                return False
+            if exc_type is not None:
+                self.restore()
+            return False
+
+        def restore(self) -> None:
             sim, c = self.sim, self.sim.client
             if sim._held is not None and (self.held is None or sim._held.constraint != self.held.constraint):
                 p.removeConstraint(sim._held.constraint, physicsClientId=c)
@@ -801,7 +903,6 @@ class HouseholdSim:
             sim.robot.set_base(self.base)
             sim.robot.set_arm(self.arm)
             sim._sync_held()
-            return False
 
     def _undo_on_failure(self, objects: Sequence[str]) -> "_Undo":
         return self._Undo(self, objects)
