@@ -117,5 +117,6 @@ class StalmPolicy(Policy):
         success, plans = concretize(task_plans, s, h, ctx.model, deadline)
         if success:
             return PlanResult(plans[-1].steps, True, task_plans, errors)
+        errors += [f"plan {k}: {p.failure}" for k, p in enumerate(plans, 1)]
         tree = HybridUCT(ctx.model, s, h, rng=ctx.rng, deadline=deadline).run(plans, self.n_budget)
         return self._tree_result(tree, task_plans, errors)

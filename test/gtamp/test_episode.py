@@ -11,3 +11,13 @@ def test_stalm_solves_p2_end_to_end_within_its_budget():
     assert result.plan[-1] == "('place', 'salter', 'right_of', 'bottle1')"
     assert result.as_dict()["method"] == "stalm"
 
+
+
+def test_an_unreachable_goal_fails_cleanly_with_the_reason_recorded():
+    from llm_planner.gtamp.problems import load_problem, parse_goal
+
+    p4 = load_problem("P4")
+    impossible = p4.with_goal(parse_goal(p4, [["grill", "on", "minifridge"]]))   # 0.6 m grill, 0.6 m fridge top
+    result = run_episode(impossible, "stalm", seed=0, budget_s=4.0, clock="cpu")
+    assert not result.success and result.stop
+    assert any("no position on minifridge" in e for e in result.errors), result.errors
