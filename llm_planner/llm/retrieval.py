@@ -217,8 +217,11 @@ class ExpertIndex:
         self._inst_matrix = grounder.matrix(self.instructions)
         self.steps = [s for k, t in enumerate(self.trajectories) for s in abstract_steps(t, k)]
         self._by_trajectory: dict[int, list[ExpertStep]] = {}
+        self._by_situation: dict[Situation, Counter] = {}
         for s in self.steps:
             self._by_trajectory.setdefault(s.trajectory, []).append(s)
+            self._by_situation.setdefault(s.situation, Counter())[(s.verb, s.roles)] += 1
+        self._memo: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
     # -------------------------------------------------------------- similarity
     def similar(self, instruction: str, k: int) -> list[tuple[int, float]]:
@@ -294,23 +297,30 @@ class ExpertIndex:
         return texts, 0
 
     def _retrieve(self, situation: Situation, neighbours: list[tuple[int, float]]) -> tuple[str, tuple[str, ...]]:
-        """The abstract action most often taken in the nearest matching expert situations, the
-        similar instructions' trajectories first (weighted by similarity), else all of D."""
+        """The abstract action the experts took in this situation: among the trajectories of the
+        similar instructions (votes weighted by similarity) when one of them shows it exactly, else
+        the most frequent one over D in the nearest situations D shows."""
+        key = (situation, tuple(i for i, _ in neighbours))
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
         votes: Counter = Counter()
-        for pool in ([(i, w) for i, w in neighbours], [(s, 1.0) for s in range(len(self.trajectories))]):
-            best = min((s.situation.distance(situation) for i, _ in pool for s in self._by_trajectory.get(i, [])),
-                       default=None)
-            if best is None or best >= 100:
-                continue
-            for i, w in pool:
-                for s in self._by_trajectory.get(i, []):
-                    if s.situation.distance(situation) == best:
-                        votes[(s.verb, s.roles)] += max(w, 1e-3)
-            if votes and best == 0:
-                break
+        for i, w in neighbours:
+            for s in self._by_trajectory.get(i, []):
+                if s.situation == situation:
+                    votes[(s.verb, s.roles)] += max(w, 1e-3)
         if not votes:
-            raise LLMError("the expert data set D has no step like the current situation")
-        return votes.most_common(1)[0][0]
+            best = min((known.distance(situation) for known in self._by_situation), default=100)
+            if best >= 100:
+                raise LLMError("the expert data set D has no step like the current situation")
+            for known, counts in self._by_situation.items():
+                if known.distance(situation) == best:
+                    votes.update(counts)
+        action = votes.most_common(1)[0][0]
+        if len(self._memo) > 100_000:
+            self._memo.clear()
+        self._memo[key] = action
+        return action
 
     @staticmethod
     def _adapt(action: tuple[str, tuple[str, ...]], world: WorldInfo, target: str | None, source: str | None,
