@@ -498,7 +498,8 @@ class HouseholdSim:
             n = max(1, int(math.ceil(abs(turn) / self.cfg.motion.yaw_step)))
             poses += [Frame2D(exit_[0], exit_[1], start.yaw + turn * k / n) for k in range(n + 1)]
         done = 0.0
-        for a, b in zip(middle, middle[1:]):
+        segments = list(zip(middle, middle[1:])) if total >= 1e-9 else []  # else: turned in place above
+        for a, b in segments:
             seg = math.dist(a, b)
             n = max(1, int(math.ceil(seg / self.cfg.motion.path_step)))
             for k in range(1, n + 1):
