@@ -127,7 +127,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     floor = data["world_model"]["floor"]
     if not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
         raise ConfigError(f"LLM configuration 'world_model.floor' must be in (0, 1), got {floor!r}")
-    for key in ("timeout_s", "backoff_initial_s", "backoff_max_s"):
+    for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s"):
         value = data["openai"][key]
         if not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"LLM configuration 'openai.{key}' must be a positive number, got {value!r}")

@@ -3,7 +3,8 @@ llama.cpp server, LM Studio) through the real ``openai`` client.
 
 Faults are bounded, never a crash and never a hang:
 
-* every request has a timeout (``openai.timeout_s``: connect, read, write);
+* every request has a timeout (``openai.timeout_s``: connect, read, write), and one question with
+  all its retries and samples gives up after ``openai.question_timeout_s``;
 * connection errors, timeouts, 429, 5xx and answers without choices are retried at most
   ``openai.max_retries`` times, sleeping ``min(backoff_initial_s * 2**k, backoff_max_s)`` before
   retry k (a server's Retry-After is honoured up to ``backoff_max_s``); the client's own retry
@@ -65,6 +66,8 @@ class OpenAIBackend(LanguageModel):
         self.base_url: str = str(opts["base_url"]).rstrip("/")
         self._model: str = str(opts["model"])
         self.timeout_s = float(opts["timeout_s"])
+        self.question_timeout_s = float(opts.get("question_timeout_s", 120.0))
+        self._deadline = float("inf")
         self.max_retries = int(opts["max_retries"])
         self.parse_retries = int(opts.get("parse_retries", 1))
         self.backoff_initial_s = float(opts["backoff_initial_s"])
@@ -122,15 +125,20 @@ class OpenAIBackend(LanguageModel):
             if attempt:
                 with self._usage_lock:
                     self._usage.retries += 1
-                self.sleep(self.backoff(attempt - 1, retry_after))
+                self.sleep(min(self.backoff(attempt - 1, retry_after), max(0.0, self._deadline - time.monotonic())))
             retry_after = None
+            remaining = self._deadline - time.monotonic()
+            if remaining <= 0:
+                raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
+                               f"{self.question_timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
             with self._usage_lock:
                 self._usage.requests += 1
             try:
                 kwargs = dict(params)
                 if n != 1:
                     kwargs["n"] = n
-                response = self.client().chat.completions.create(model=self.model, messages=messages, **kwargs)
+                response = self.client().chat.completions.create(model=self.model, messages=messages,
+                                                                 timeout=min(self.timeout_s, remaining), **kwargs)
             except openai.APITimeoutError:
                 last = f"no answer within the timeout of {self.timeout_s:g} s (openai.timeout_s)"
                 continue
@@ -202,6 +210,7 @@ class OpenAIBackend(LanguageModel):
                     return parsed, _Reply(texts, True, 0)
         error: UnusableAnswer | None = None
         requests = 0
+        self._deadline = time.monotonic() + self.question_timeout_s
         for attempt in range(self.parse_retries + 1):
             if attempt:
                 with self._usage_lock:

@@ -74,6 +74,16 @@ def test_slow_server_times_out_and_never_hangs(openai_backend, fake_openai, http
     assert len(fake_openai.requests) == 2
 
 
+def test_one_question_never_outlasts_its_deadline(openai_backend, fake_openai, http, seen, seen_world):
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["walk to the kitchen"]), delay=0.5)
+    lm = openai_backend(openai__timeout_s=0.3, openai__max_retries=50, openai__question_timeout_s=1.0,
+                        openai__n_in_one_request=False)
+    started = time.perf_counter()
+    with pytest.raises(LLMError, match=r"no usable answer within 1 s \(openai.question_timeout_s\); last: no answer"):
+        lm.next_actions(_query(seen, seen_world), m=5)
+    assert time.perf_counter() - started < 1.6
+
+
 def test_429_is_retried_with_exponential_backoff_and_retry_after_capped(openai_backend, fake_openai, http, seen_world):
     fake_openai.script = [http.Reply(429, http.error("slow down", "rate_limit_error"), {"retry-after": "30"}),
                           http.Reply(429, http.error("slow down", "rate_limit_error"))]
