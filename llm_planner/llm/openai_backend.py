@@ -67,7 +67,6 @@ class OpenAIBackend(LanguageModel):
         self._model: str = str(opts["model"])
         self.timeout_s = float(opts["timeout_s"])
         self.question_timeout_s = float(opts.get("question_timeout_s", 120.0))
-        self._deadline = float("inf")
         self.max_retries = int(opts["max_retries"])
         self.parse_retries = int(opts.get("parse_retries", 1))
         self.backoff_initial_s = float(opts["backoff_initial_s"])
@@ -115,7 +114,7 @@ class OpenAIBackend(LanguageModel):
         return delay
 
     # ---------------------------------------------------------------- requests
-    def _create(self, messages: list[dict[str, str]], n: int, params: dict[str, Any]) -> list[str]:
+    def _create(self, messages: list[dict[str, str]], n: int, params: dict[str, Any], deadline: float) -> list[str]:
         """One chat completion with bounded retries; returns the texts of its choices."""
         import openai
 
@@ -125,9 +124,9 @@ class OpenAIBackend(LanguageModel):
             if attempt:
                 with self._usage_lock:
                     self._usage.retries += 1
-                self.sleep(min(self.backoff(attempt - 1, retry_after), max(0.0, self._deadline - time.monotonic())))
+                self.sleep(min(self.backoff(attempt - 1, retry_after), max(0.0, deadline - time.monotonic())))
             retry_after = None
-            remaining = self._deadline - time.monotonic()
+            remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
                                f"{self.question_timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
@@ -176,19 +175,20 @@ class OpenAIBackend(LanguageModel):
         raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} failed after "
                        f"{self.max_retries + 1} attempt(s): {last}")
 
-    def _sample(self, messages: list[dict[str, str]], n: int, params: dict[str, Any]) -> tuple[list[str], int]:
+    def _sample(self, messages: list[dict[str, str]], n: int, params: dict[str, Any],
+                deadline: float) -> tuple[list[str], int]:
         """n samples: one request with ``n`` when the server allows it, topped up one by one."""
         texts: list[str] = []
         requests_before = self._usage.requests
         if n > 1 and self.n_supported:
             try:
-                texts = self._create(messages, n, params)[:n]
+                texts = self._create(messages, n, params, deadline)[:n]
             except _NRefused:
                 self.n_supported = False  # remembered for this backend's lifetime
         guard = 0
         while len(texts) < n and guard < 2 * n:
             guard += 1
-            texts.extend(self._create(messages, 1, params)[: n - len(texts)])
+            texts.extend(self._create(messages, 1, params, deadline)[: n - len(texts)])
         return texts, self._usage.requests - requests_before
 
     def ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
@@ -210,12 +210,12 @@ class OpenAIBackend(LanguageModel):
                     return parsed, _Reply(texts, True, 0)
         error: UnusableAnswer | None = None
         requests = 0
-        self._deadline = time.monotonic() + self.question_timeout_s
+        deadline = time.monotonic() + self.question_timeout_s
         for attempt in range(self.parse_retries + 1):
             if attempt:
                 with self._usage_lock:
                     self._usage.retries += 1
-            texts, used = self._sample(messages, n, params)
+            texts, used = self._sample(messages, n, params, deadline)
             requests += used
             try:
                 parsed = parse(texts)
