@@ -90,8 +90,7 @@ def _wall(client: int, wall: Wall, cfg: SimConfig) -> int:
 def _surface(client: int, layout: FurnitureLayout, cfg: SimConfig) -> int:
     d, w, h = layout.size
     f = layout.frame
-    body = _static_box(client, (f.x, f.y, h / 2.0), (d / 2.0, w / 2.0, h / 2.0), f.yaw, cfg.world.colors["surface"])
-    return body
+    return _static_box(client, (f.x, f.y, h / 2.0), (d / 2.0, w / 2.0, h / 2.0), f.yaw, cfg.world.colors["surface"])
 
 
 def container_parts(layout: FurnitureLayout, cfg: SimConfig) -> list[Box]:

@@ -41,8 +41,9 @@ class BodyGeometry:
 
 @dataclass(frozen=True)
 class JointGeometry:
-    """A container door leaf. ``name`` is ``<container>/<leaf>``, e.g. ``fridge/door_left``;
-    ``position`` is its angle in radians (0 = closed)."""
+    """A container door joint. ``name`` is ``<container>/<joint>``, e.g. ``fridge/door``;
+    ``position`` is the joint value, 0 = closed (metres for the sliding doors of the household
+    world, radians for a hinged door); past ``open_threshold`` the container is open."""
 
     name: str
     position: float

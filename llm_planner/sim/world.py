@@ -16,6 +16,23 @@ executes the symbolic model's actions as real robot motions:
 Preconditions are read from the geometry (with :mod:`llm_planner.sim.perception`), not from any
 bookkeeping, and follow the symbolic model's rules. A skill that cannot be done returns
 ``SkillResult(False, reason)`` and leaves the world exactly as it was.
+
+Simplifications, on purpose:
+
+* Motion is kinematic (poses are set, then checked with ``getClosestPoints``); physics steps run
+  only where physics matters: a released object settling, objects dropping when the one they
+  rested on is taken.
+* The base, the arm and a carried object are checked against walls and furniture (container
+  walls, shelves and doors included). Other movable objects are not obstacles for the arm: the
+  symbolic model has no occlusion, and objects sit apart on their supports.
+* Container doors are panels that slide straight up (a prismatic joint): side-hinged leaves
+  opening 90 degrees would sweep into neighbouring appliances and into the robot's place at
+  them in the shipped kitchens, making legal symbolic actions impossible.
+* ``open``/``close``: the arm reaches the door's handle, then the door's own joint moves.
+* Crowded surfaces: an object may rest on another one or overhang a surface edge a little
+  (its centre well over the top); perception reads such stacks as ON the surface.
+* ``reset`` checks that each sampled spot can be grasped from (IK, grasp and lifted pose), not
+  every intermediate pose of the arm motion; ``grab`` checks them all.
 """
 from __future__ import annotations
 
@@ -227,7 +244,7 @@ class HouseholdSim:
             result = SkillResult(True)
         except _SkillFailed as exc:
             result = SkillResult(False, str(exc))
-        self.timings[verb].append(time.perf_counter() - start)
+        self.timings[verb if result.success else f"{verb} (failed)"].append(time.perf_counter() - start)
         return result
 
     def geometry(self) -> GeometrySnapshot:
@@ -252,7 +269,7 @@ class HouseholdSim:
         return render_png(self, Path(path), width, height, view)
 
     def skill_timings(self) -> dict[str, dict[str, float]]:
-        """Per skill: calls and mean / max milliseconds so far."""
+        """Per skill (successful calls, and failed ones apart): calls and mean / max milliseconds."""
         return {verb: {"calls": len(ts), "mean_ms": 1e3 * sum(ts) / len(ts), "max_ms": 1e3 * max(ts)}
                 for verb, ts in sorted(self.timings.items()) if ts}
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import random
 from collections import deque
 
 import numpy as np
