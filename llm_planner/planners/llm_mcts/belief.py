@@ -112,14 +112,6 @@ class Belief:
         belief.opened = set(state.opened)
         return belief
 
-    def copy(self) -> "Belief":
-        other = Belief.__new__(Belief)
-        other.__dict__.update(self.__dict__)
-        other.probs = self.probs.copy()
-        other.opened = set(self.opened)
-        other._cum = None
-        return other
-
     # ----------------------------------------------------------------- update
     def update(self, observation: Observation) -> None:
         """Bayes-free update of App. C.2 from one real observation (see the module docstring)."""

@@ -233,7 +233,6 @@ class LLMMCTS:
         self.np_rng = np.random.default_rng(seed)
         self.goal_test = GoalTest(household, goal)
         self.cut = config.depth_cut()
-        self._discounts = [config.gamma ** d for d in range(self.cut + 1)]
         self._stats = SearchStats()
         self.simulation = 0  # index of the running simulation (for error messages)
 

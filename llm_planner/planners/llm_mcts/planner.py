@@ -273,6 +273,7 @@ class LLMMCTSPlanner(Planner):
         self.search_stats = SearchStats()
         self.decision_llm_requests = 0   # model questions asked during decide (not the prior)
         self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), all decisions
+        self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.last_result = None
         self._reset_episode()
 
@@ -388,15 +389,17 @@ class LLMMCTSPlanner(Planner):
             self.failure = problem
             return Decision(None, problem)
         before = self._usage()
+        started = time.perf_counter()
         try:
             with self.stats.timing():
                 decision = self._decide(observation, full_state)
-        except (LLMError, ValueError) as exc:
+        except LLMError as exc:
             where = (f" during simulation {self.mcts.simulation} of {self.search_cfg.simulations}"
                      if self.searches and self.mcts else "")
             self.failure = f"LLM error at step {self.step}{where}: {exc}"
             return Decision(None, self.failure)
         finally:
+            self.decide_seconds += time.perf_counter() - started
             spent = self._requests_since(before)
             self.stats.llm_requests += spent
             self.decision_llm_requests += spent
@@ -441,7 +444,7 @@ class LLMMCTSPlanner(Planner):
                 "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,
                 "llm_requests": self.decision_llm_requests, "llm_requests_total": self.stats.llm_requests,
                 "planning_time_s": self.stats.planning_time_s, "search_seconds": s.seconds,
-                "policy_seconds": self.policy_seconds,
+                "policy_seconds": self.policy_seconds, "decide_seconds": self.decide_seconds,
                 "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits}
 
 
