@@ -45,12 +45,16 @@ def run(args: argparse.Namespace) -> int:
                 raise LlmPlannerError(f"the system did not come up (exited nodes: {runner.failed()}); "
                                       f"see the logs in {log_dir}")
             print(f"[demo] system up in {time.monotonic() - started:.1f} s; directive: {args.directive!r}", flush=True)
+            before = client.render(str((log_dir / "before.png").resolve()))
             result = client.plan_task(args.directive, args.planner, execute=True, timeout_s=args.timeout)
+            after = client.render(str((log_dir / "after.png").resolve()))
             client.spin_for(0.5)
     finally:
         codes = runner.stop()
         print(f"[demo] nodes stopped (exit codes {codes})", flush=True)
     print()
     print_result(result)
+    if before and after:
+        print(f"snapshots of the apartment: {before} (before), {after} (after)")
     print(f"\nresult: {'SUCCESS' if result['success'] else 'FAILURE'} - {result['message']}")
     return 0 if result["success"] else 1

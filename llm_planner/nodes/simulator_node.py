@@ -2,6 +2,7 @@
 
 - serves ``/robot/skill`` (llm_planner_interfaces/RobotSkill): walk, grab, open, close, putin, puton;
   a skill that cannot be done answers success=false with the reason and changes nothing;
+- serves ``/sim/render`` (RenderSnapshot): a headless PNG of the world (for reports);
 - publishes ``/sim/geometry`` (GeometrySnapshot): what the robot's sensors report (body poses and
   AABBs, door joint angles, the gripper's attachment), after every skill and at ``geometry_rate_hz``.
   The response of a skill carries the stamp of the geometry published right after it, so a client
@@ -16,7 +17,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy
 
 from llm_planner_interfaces.msg import GeometrySnapshot
-from llm_planner_interfaces.srv import RobotSkill
+from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 from llm_planner.ros.conversions import action_from_request, geometry_to_msg
 from llm_planner.ros.node_utils import declare_params, run_node
 from llm_planner.world.scene import load_scene
@@ -39,6 +40,7 @@ class SimulatorNode(Node):
         group = MutuallyExclusiveCallbackGroup()
         self.geometry_pub = self.create_publisher(GeometrySnapshot, "/sim/geometry", GEOMETRY_QOS)
         self.create_service(RobotSkill, "/robot/skill", self.on_skill, callback_group=group)
+        self.create_service(RenderSnapshot, "/sim/render", self.on_render, callback_group=group)
         self.create_timer(1.0 / params["geometry_rate_hz"], self.publish_geometry, callback_group=group)
         self.publish_geometry()
         self.get_logger().info(f"scene '{self.scene.name}' (seed {params['seed']}) loaded; serving /robot/skill")
@@ -58,6 +60,20 @@ class SimulatorNode(Node):
         response.stamp = self.publish_geometry()
         level = self.get_logger().info if result.success else self.get_logger().warning
         level(f"{action}: {'ok' if result.success else result.reason}")
+        return response
+
+    def on_render(self, request: RenderSnapshot.Request, response: RenderSnapshot.Response) -> RenderSnapshot.Response:
+        view = request.view or "top"
+        if view not in ("top", "perspective") or not request.path:
+            response.success, response.message = False, "give a PNG path and a view of top or perspective"
+            return response
+        try:
+            with self.lock:
+                path = self.sim.render_png(request.path, view=view)
+        except (OSError, ValueError) as exc:
+            response.success, response.message = False, f"could not render: {exc}"
+            return response
+        response.success, response.message = True, str(path)
         return response
 
     def close(self) -> None:

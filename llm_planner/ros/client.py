@@ -20,7 +20,7 @@ from std_msgs.msg import String
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import PlanTask
+from llm_planner_interfaces.srv import PlanTask, RenderSnapshot
 
 
 class PlannerClient:
@@ -71,6 +71,19 @@ class PlannerClient:
         if not self.spin_until(future, budget):
             raise LlmPlannerError(f"/plan_task did not answer within {budget:.0f} s")
         return response_to_dict(future.result())
+
+    def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
+        """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
+        client = self.node.create_client(RenderSnapshot, "/sim/render")
+        try:
+            if not client.wait_for_service(timeout_sec=wait_s):
+                return None
+            future = client.call_async(RenderSnapshot.Request(path=path, view=view))
+            if not self.spin_until(future, 60.0) or not future.result().success:
+                return None
+            return future.result().message
+        finally:
+            self.node.destroy_client(client)
 
     def say(self, directive: str, wait_s: float = 5.0) -> None:
         """Publish a directive on /directive, as a voice frontend does (waits for a subscriber)."""
