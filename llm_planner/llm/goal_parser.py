@@ -180,6 +180,10 @@ class GoalParser:
             if candidate in self.type_words:
                 obj_type, is_plural = self.type_words[candidate]
                 return obj_type, is_plural or candidate != phrase
+        if phrase in self.place_words or _singular(phrase) in self.place_words:
+            furniture = self.place_words.get(phrase) or self.place_words[_singular(phrase)]
+            raise GoalError(f"'{phrase}' is furniture ({furniture}) and cannot be moved; the robot moves objects "
+                            f"such as {', '.join(self.types[:3])} into or onto furniture")
         match = self.grounder.ground_name(phrase, self.types, self.min_score)
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "

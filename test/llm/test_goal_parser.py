@@ -70,6 +70,8 @@ def test_paraphrases_beyond_the_generator_grammar(directive, expected, offline, 
     ("put the apple in the kitchen", r"'kitchen' is a room"),
     ("put the apple", r"say where to put the apple"),
     ("   ", r"the directive is empty"),
+    ("put the fridge inside the apple", r"'fridge' is furniture \(fridge\) and cannot be moved"),
+    ("put the refrigerator on the table", r"'refrigerator' is furniture \(fridge\) and cannot be moved"),
 ])
 def test_unknown_requests_name_the_closest_known_names(directive, message, offline, seen_world):
     with pytest.raises(GoalError, match=message):
