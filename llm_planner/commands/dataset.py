@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
     p.add_argument("--check-pddl", type=int, default=0, metavar="K",
                    help="cross-check K expert plans against Fast Downward's optimal plan length")
+    p.add_argument("--check-pybullet", type=int, default=0, metavar="K",
+                   help="also replay K trajectories on the PyBullet robot, checking perception after every step")
     p.add_argument("--close-containers", action="store_true", help="the expert closes containers it opened")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -39,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
-    if args.check_pddl < 0:
-        raise ConfigError(f"--check-pddl must be >= 0, got {args.check_pddl}")
+    if args.check_pddl < 0 or args.check_pybullet < 0:
+        raise ConfigError("--check-pddl and --check-pybullet must be >= 0")
     summary = build_dataset(args.scene, args.n, args.seed, args.suites, workers=args.workers,
                             check_pddl=args.check_pddl, close_containers=args.close_containers,
                             progress=not args.no_progress)
@@ -59,5 +61,29 @@ def run(args: argparse.Namespace) -> int:
     if summary.checked:
         print(f"Fast Downward (optimal, A* + LM-cut) cross-check: expert length optimal on "
               f"{summary.optimal}/{summary.checked} tasks, {summary.pddl_seconds / summary.checked:.2f} s per solve")
+    if args.check_pybullet:
+        failed = _check_pybullet(args.scene, summary.trajectories, args.check_pybullet)
+        if failed:
+            return 1
     print(f"wrote {path}")
     return 0
+
+
+def _check_pybullet(scene_name: str, trajectories, k: int) -> int:
+    """Replay an evenly spread sample of ``k`` trajectories on the PyBullet robot; print the outcome."""
+    import time
+
+    from llm_planner.sim.replay import replay_in_pybullet
+    from llm_planner.world.scene import load_scene
+
+    step = max(1, len(trajectories) // k)
+    sample = list(trajectories)[::step][:k]
+    started = time.perf_counter()
+    outcomes = replay_in_pybullet(load_scene(scene_name), sample)
+    failed = [o for o in outcomes if not o.success]
+    print(f"PyBullet replay: {len(outcomes) - len(failed)}/{len(outcomes)} trajectories reach the goal on the "
+          f"simulated robot with perception matching every recorded observation "
+          f"({time.perf_counter() - started:.1f} s)")
+    for outcome in failed:
+        print(f"  {outcome.task_id}: {outcome.reason}")
+    return len(failed)
