@@ -225,11 +225,20 @@ class AbstractModel:
             o, d, ref = act[1:]
             new = {(o, d, ref)}
             if d != "on":
-                region = self.region_now(s, ref)
+                region = self.region_now(s, ref) or self._assumed_region(o, ref)
                 if region:
                     new.add((o, "on", region))
             return replace(s, holding=None, at=s.at | new)
         return s
+
+    def _assumed_region(self, o: str, ref: str) -> str | None:
+        """Where ``ref`` stands when the prompt does not say: the goal region of ``o`` (placing o
+        next to ref is meant to happen there), else ref's own goal region."""
+        for obj in (o, ref):
+            for g in self.ab.goal:
+                if g[0] == obj and g[1] == "on":
+                    return g[2]
+        return None
 
     def unsatisfied(self, s: AState) -> list[Atom]:
         return [g for g in self.ab.goal if g not in s.at]

@@ -16,7 +16,7 @@ def test_prompt_has_the_seed_sections_in_order(p2):
             "salter - movable_object", "counter1 - region", "kitchen_door - door", "(:init",
             "(HandAvailable, )", "(IsClosed, kitchen_door)", "(AtPosition, salter, on, counter2)",
             "(PickOccludedBy, salter, bottle2)", "(PlaceOccludedBy, salter, on, table1, kitchen_door)",
-            "(:goal (and (AtPosition, salter, right_of, bottle1)))"]
+            "(:goal (and (AtPosition, salter, on, table2) (AtPosition, salter, right_of, bottle1)))"]
     positions = [text.find(k) for k in keys]
     assert all(p >= 0 for p in positions), [k for k, p in zip(keys, positions) if p < 0]
     assert positions == sorted(positions)
