@@ -240,7 +240,10 @@ def test_bad_input_is_said_at_once(hh):
     assert decision.action is None and "no support for 'apple'" in decision.message
 
 
-def test_llm_error_mid_search_names_the_step(hh):
+def test_llm_error_mid_search_names_the_step(hh, monkeypatch):
+    import llm_planner.planners.llm_mcts.planner as module
+
+    monkeypatch.setattr(module, "warm_up_actions", lambda runtime, household, goal: None)  # no embeddings needed
     planner = create("uniform_prior", simulations=40)
     calls = {"n": 0}
 

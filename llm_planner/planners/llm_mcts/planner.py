@@ -203,32 +203,34 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         return prior
 
 
-def all_actions(household: Household) -> list[Action]:
-    """Every ground action of the apartment (the union of all admissible sets)."""
+def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 - Goal
+    """The ground actions an episode of ``goal`` will mostly meet: every walk, grab, open and close
+    of the apartment, and the put actions of the goal's object types."""
     hh = household
     containers = [f for f in hh.furniture if hh.is_container[f]]
     surfaces = [f for f in hh.furniture if not hh.is_container[f]]
+    movers = [o for o in hh.objects if hh.object_type[o] in {g.obj_type for g in goal}]
     actions = [Action("walk", (t,)) for t in (*hh.rooms, *hh.furniture, *hh.objects)]
     actions += [Action("grab", (o,)) for o in hh.objects]
     actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
-    actions += [Action("putin", (o, c)) for o in hh.objects for c in containers]
-    actions += [Action("puton", (o, s)) for o in hh.objects for s in surfaces]
+    actions += [Action("putin", (o, c)) for o in movers for c in containers]
+    actions += [Action("puton", (o, s)) for o in movers for s in surfaces]
     return actions
 
 
-def warm_up_actions(runtime: LLMRuntime, household: Household) -> None:
-    """Embed the sentence of every action of the apartment in one batch, once per process: the
-    policy grounds sampled answers onto admissible actions by cosine (§2.3), and one batch costs far
-    less than the many small batches new tree nodes would otherwise ask for."""
+def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
+    """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
+    sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
+    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing)."""
     from llm_planner.llm.text import action_to_text
 
-    key = (household.scene.name, household.objects, household.furniture)
+    key = (household.scene.name, household.objects, household.furniture, tuple(sorted({g.obj_type for g in goal})))
     with runtime.lock:
         if key in runtime.warmed:
             return
         resources = getattr(runtime.backend, "resources", None)
         if resources is not None:
-            resources.embedder.encode([action_to_text(a) for a in all_actions(household)])
+            resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
         runtime.warmed.add(key)
 
 
@@ -345,7 +347,7 @@ class LLMMCTSPlanner(Planner):
 
             self.world = WorldInfo.from_household(household)
             if self.uses_policy:
-                warm_up_actions(self.runtime, household)
+                warm_up_actions(self.runtime, household, task.goal)
         before = self._usage()
         self.belief = self._initial_belief(household, full_state)
         self.belief.update(observation)
