@@ -124,3 +124,13 @@ def test_voice_topic_directive_is_executed_and_reported(system, ros_env):
     proc = _cli(ros_env, "say", "put one book on the coffee table", "--follow", "120")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "succeeded" in proc.stdout
+
+
+def test_llm_mcts_plans_online_through_the_executor(system):
+    _, client = system
+    result = client.plan_task("put one mug on the coffee table", planner="llm_mcts", execute=True, timeout_s=300)
+    assert result["success"], result
+    assert result["llm_requests"] > 0  # the offline backend answered the policy questions (counted, not hidden)
+    assert result["executed"] and result["plan"][-1].startswith("puton(mug_")
+    on_table = [args for name, args in _full_state_predicates(client) if name == "ON" and args[1] == "coffee_table"]
+    assert any(obj.startswith("mug_") for obj, _ in on_table)
