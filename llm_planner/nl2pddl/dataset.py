@@ -241,11 +241,11 @@ def generate_split(split: str, scene: str, n: int, seed: int, config: Mapping[st
     household = Household(load_scene(scene))
     rng = random.Random(f"nl2pddl:{split}:{scene}:{seed}")
     renderer = _Renderer(household, config, rng)
-    suites = list(config["suites"])
-    pools = {s: iter(generate_tasks(household.scene, s, n, seed)) for s in suites}
+    order = [rng.choice(list(config["suites"])) for _ in range(n)]
+    pools = {s: iter(generate_tasks(household.scene, s, order.count(s), seed)) for s in set(order)}
     samples = []
-    for i in range(n):
-        task = next(pools[rng.choice(suites)])
+    for i, suite in enumerate(order):
+        task = next(pools[suite])
         sample_id = f"{split}-{i:04d}"
         if rng.random() < float(config["mixture_fraction"]):
             samples.append(_mixture(sample_id, split, task, household, renderer))

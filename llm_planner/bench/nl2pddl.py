@@ -1,0 +1,221 @@
+"""``llm-planner bench nl2pddl``: Levy & Karpas (seed 001) Tables 1, 2, 4 and 5 on the household
+directive data set (``llm_planner/nl2pddl/dataset.py``), for directive-only (D) and
+directive + state (D+S) inputs.
+
+Every test sample runs the whole system: Phase I (goal and template channels, ranked predictions)
+and Phase II (Fast Downward consistency check, up to B tries). Consistency (Table 1) is the share
+of samples with a consistent plan. Accuracy (Tables 2, 4, 5) is measured on the system's output:
+the first consistent prediction, else the channels' top prediction; ``goal@1``/``plan@1`` give the
+top predictions' accuracy *before* the check, to show what the check changes. Samples run in
+parallel processes; identical planning problems are solved once per process.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import time
+from typing import Any, Sequence
+
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+
+INPUTS = ("directive", "directive+state")
+INPUT_LABEL = {"directive": "D", "directive+state": "D+S"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("nl2pddl", help="Levy-Karpas Tables 1, 2, 4, 5: consistency and goal/template accuracy",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--backend", default=None, help="LLM backend: offline (default) or openai")
+    p.add_argument("--splits", default="test,test_unseen", help="data set splits to evaluate (default test,test_unseen)")
+    p.add_argument("--n", type=int, default=None, help="samples per split (default: config/nl2pddl.yaml)")
+    p.add_argument("--inputs", default=",".join(INPUTS), help="directive, directive+state or both (default both)")
+    p.add_argument("--tries", type=int, default=None, help="B, predictions tried (default 5)")
+    p.add_argument("--timeout", type=float, default=None, help="Fast Downward time limit per try, s")
+    p.add_argument("--config", default=None, metavar="FILE", help="an nl2pddl YAML overriding config/nl2pddl.yaml")
+    p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
+    p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-sample records (DESIGN.md format)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _config(args: argparse.Namespace) -> dict[str, Any]:
+    from llm_planner.nl2pddl.config import load_config
+
+    config = load_config(args.config)
+    if args.tries is not None:
+        config["consistency"]["tries"] = int(args.tries)
+    if args.timeout is not None:
+        config["consistency"]["planner_timeout_s"] = float(args.timeout)
+    if args.n is not None:
+        for name, spec in config["dataset"]["splits"].items():
+            if name != "train":
+                spec["n"] = int(args.n)
+    return config
+
+
+# ---------------------------------------------------------------------------- workers
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
+    from llm_planner.nl2pddl.consistency import memoized
+    from llm_planner.nl2pddl.system import Nl2PddlSystem
+
+    _WORKER["system"] = Nl2PddlSystem.create(backend, config, solver=memoized())
+    _WORKER["households"] = {}
+
+
+def _household(scene: str):
+    from llm_planner.world.scene import load_scene
+    from llm_planner.world.symbolic import Household
+
+    cache = _WORKER["households"]
+    if scene not in cache:
+        cache[scene] = Household(load_scene(scene))
+    return cache[scene]
+
+
+def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
+    """One sample with one input: the system's output, its scores and costs."""
+    from llm_planner.nl2pddl.metrics import score_goal, score_template
+    from llm_planner.world.symbolic import goal_to_lists
+
+    sample, modality = job
+    system = _WORKER["system"]
+    household = _household(sample.scene)
+    state = household.sample_initial_state(sample.placement_seed)
+    started = time.perf_counter()
+    result = system.run(household, state, sample.goal_directive, sample.step_directive,
+                        use_state=modality == "directive+state")
+    seconds = time.perf_counter() - started
+    out, check = result.output, result.check
+    top_goal = out.goals[0] if out.goals else ()
+    top_template = out.templates[0] if out.templates else None
+    goal = check.chosen.goal if check.chosen and check.chosen.goal else top_goal
+    template = check.chosen.template if check.chosen and not check.chosen.template.empty else top_template
+    scores = {"goal": score_goal(goal, sample.goal), "template": score_template(template, sample.template),
+              "goal@1": score_goal(top_goal, sample.goal), "template@1": score_template(top_template, sample.template)}
+    return {"sample_id": sample.sample_id, "split": sample.split, "kind": sample.kind, "input": modality,
+            "consistent": check.consistent, "tries": len(check.attempts), "seconds": round(seconds, 3),
+            "planner_seconds": round(sum(a.seconds for a in check.attempts), 3), "message": result.message,
+            "goal_directive": sample.goal_directive, "step_directive": sample.step_directive,
+            "gold_goal": goal_to_lists(sample.goal), "gold_template": str(sample.template),
+            "goal": goal_to_lists(goal), "template": str(template) if template is not None else "",
+            "plan_length": len(check.plan or []), "llm_requests": out.requests,
+            "scores": {k: {"right": v.right, "total": v.total} for k, v in scores.items()}}
+
+
+# ------------------------------------------------------------------------- aggregation
+def _rate(records: Sequence[dict], part: str, measure: str) -> tuple[float, float, int]:
+    right = sum(r["scores"][part]["right"].get(measure, 0) for r in records)
+    total = sum(r["scores"][part]["total"].get(measure, 0) for r in records)
+    if not total:
+        return float("nan"), float("nan"), 0
+    p = right / total
+    return p, math.sqrt(p * (1 - p) / total), total
+
+
+def _cell(p: float) -> str:
+    return "-" if math.isnan(p) else f"{p:.2f}"
+
+
+def summarize(records: Sequence[dict], backend: str, config: dict, splits: Sequence[str], inputs: Sequence[str],
+              wall_s: float) -> BenchReport:
+    from llm_planner.nl2pddl.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
+
+    report = BenchReport("nl2pddl", backend, {
+        "tries_B": config["consistency"]["tries"], "planner_timeout_s": config["consistency"]["planner_timeout_s"],
+        "splits": {s: config["dataset"]["splits"][s] for s in splits}, "train_n": config["dataset"]["splits"]["train"]["n"],
+        "wall_time_s": round(wall_s, 1)})
+    for modality in inputs:
+        for split in splits:
+            rs = [r for r in records if r["input"] == modality and r["split"] == split]
+            if not rs:
+                continue
+            consistency, err = mean_stderr([float(r["consistent"]) for r in rs])
+            figures: dict[str, Any] = {}
+            for m in GOAL_MEASURES:
+                figures[f"goal_{m}"] = _rate(rs, "goal", m)[0]
+            for m in TEMPLATE_MEASURES:
+                figures[f"template_{m}"] = _rate(rs, "template", m)[0]
+            figures["goal_at_1"] = _rate(rs, "goal@1", "goal")[0]
+            figures["plan_at_1"] = _rate(rs, "template@1", "plan")[0]
+            verbs = sorted({k.split(":", 1)[1] for r in rs for k in r["scores"]["template"]["total"] if ":" in k})
+            figures["action_by_op"] = {v: _rate(rs, "template", f"action:{v}")[0] for v in verbs}
+            figures["tries_mean"] = sum(r["tries"] for r in rs) / len(rs)
+            figures["seconds_per_directive"] = sum(r["seconds"] for r in rs) / len(rs)
+            report.add_row(modality, split, len(rs), consistency, err, accuracy=figures["goal_goal"], **figures)
+    report.episodes = list(records)
+    return report
+
+
+def print_tables(report: BenchReport) -> None:
+    from llm_planner.nl2pddl.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
+
+    rows = report.rows
+    splits = list(dict.fromkeys(r["split"] for r in rows))
+    cfg = report.config
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['input'] for e in report.episodes}))}"
+                      f" ({cfg['splits'][s]['scene']})" for s in splits)
+    print(f"nl2pddl (Levy-Karpas) | backend: {report.backend} | {sizes} | train n={cfg['train_n']} | "
+          f"B={cfg['tries_B']} | Fast Downward limit {cfg['planner_timeout_s']:g} s | wall time {cfg['wall_time_s']} s")
+    t1 = [[INPUT_LABEL.get(m, m)] + [next((f"{r['success_rate']:.2f} ± {r['stderr']:.2f}" for r in rows
+                                           if r["method"] == m and r["split"] == s), "-") for s in splits]
+          for m in dict.fromkeys(r["method"] for r in rows)]
+    print()
+    print(format_table(["input"] + splits, t1, title="Table 1: consistency (a plan within B tries)"))
+    t2 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r[f"goal_{m}"]) for m in GOAL_MEASURES]
+          + [_cell(r["goal_at_1"])] for r in rows]
+    print()
+    print(format_table(["input", "split", *GOAL_MEASURES, "goal@1"], t2,
+                       title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top prediction before the check)"))
+    t4 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r[f"template_{m}"]) for m in TEMPLATE_MEASURES]
+          + [_cell(r["plan_at_1"]), f"{r['tries_mean']:.2f}", f"{r['seconds_per_directive']:.2f}"] for r in rows]
+    print()
+    print(format_table(["input", "split", *TEMPLATE_MEASURES, "plan@1", "tries", "s/sample"], t4,
+                       title="Table 4: plan-template accuracy (plan@1: top template before the check)"))
+    verbs = sorted({v for r in rows for v in r["action_by_op"]})
+    t5 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r["action_by_op"].get(v, float("nan"))) for v in verbs]
+          for r in rows]
+    print()
+    print(format_table(["input", "split", *verbs], t5, title="Table 5: action accuracy by operator type"))
+
+
+# --------------------------------------------------------------------------------- run
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from llm_planner.errors import ConfigError
+    from llm_planner.nl2pddl.dataset import build_splits
+
+    config = _config(args)
+    splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    inputs = [s.strip() for s in args.inputs.split(",") if s.strip()]
+    bad = [m for m in inputs if m not in INPUTS]
+    if bad:
+        raise ConfigError(f"unknown input '{bad[0]}' (inputs: {', '.join(INPUTS)})")
+    started = time.perf_counter()
+    data = build_splits(config["dataset"], only=splits)
+    jobs = [(s, m) for split in splits for s in data[split] for m in inputs]
+    records: list[dict] = []
+    bar = tqdm(total=len(jobs), unit="sample", desc="nl2pddl", disable=args.no_progress, leave=False)
+    if args.workers > 1:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.backend, config)) as pool:
+            for record in pool.imap_unordered(_run_job, jobs, chunksize=4):
+                records.append(record)
+                bar.update(1)
+    else:
+        _init_worker(args.backend, config)
+        for job in jobs:
+            records.append(_run_job(job))
+            bar.update(1)
+    bar.close()
+    backend = args.backend or "offline"
+    records.sort(key=lambda r: (r["input"], r["split"], r["sample_id"]))
+    report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
+    print_tables(report)
+    if args.json:
+        print(f"\nwrote {report.write_json(args.json)}")
+    return 0

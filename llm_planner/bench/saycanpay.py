@@ -1,0 +1,220 @@
+"""``llm-planner bench saycanpay``: SayCanPay (seed 004) Tables 3-5 on the household domain.
+
+Methods: Greedy-Action and Beam-Action decoding (k = 3, m = 6) with the Say, SayCan and SayCanPay
+scores (learned Can), plus the oracle variants that replace the learned Can by the exact
+precondition check (``+oracle_can``). Every plan is generated offline from the full initial state
+and executed in the symbolic world by the closed loop (``run_episode``); the step limit is the
+plan horizon. Splits (``config/saycanpay.yaml``, ``benchmark``): ``test`` (the training suites in
+the seen apartment, other task seeds), and the test-generalize splits ``novel`` (novel suites, seen
+apartment) and ``unseen`` (the unseen apartment).
+
+Measures: planning success (the goal holds after the plan, Table 3), cost-effectiveness (success
+with exactly the expert's plan length, Table 4; the expert is ``llm_planner.world.expert``),
+generalization (success on the test-generalize splits, Table 5) and the relative length
+expert / generated (0 for failures, Figure 4).
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from typing import Any, Sequence
+
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+
+STRATEGIES = ("greedy_action", "beam_action")
+SCORES = ("say", "saycan", "saycanpay")
+ORACLE = "+oracle_can"
+METHODS = tuple(f"{s}:{c}" for s in STRATEGIES for c in SCORES) + tuple(
+    f"{s}:{c}{ORACLE}" for s in STRATEGIES for c in ("saycan", "saycanpay"))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("saycanpay", help="SayCanPay Tables 3-5: success, cost-effectiveness, generalization",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--backend", default=None, help="LLM backend of Say: offline (default) or openai")
+    p.add_argument("--methods", default=",".join(METHODS), help="comma-separated STRATEGY:SCORE[+oracle_can]")
+    p.add_argument("--splits", default="test,novel,unseen", help="test, novel, unseen (default all)")
+    p.add_argument("--n", type=int, default=None, help="tasks per split (default: config/saycanpay.yaml)")
+    p.add_argument("--models", default=None, metavar="DIR", help="trained Can/Pay models (default: the training output)")
+    p.add_argument("--say-input", default=None, choices=("observations", "full"),
+                   help="what the offline Say reads besides the plan so far (default: config)")
+    p.add_argument("--config", default=None, metavar="FILE", help="a saycanpay YAML overriding config/saycanpay.yaml")
+    p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
+    p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def parse_method(name: str) -> dict[str, str]:
+    from llm_planner.errors import ConfigError
+
+    strategy, _, score = name.partition(":")
+    can = "oracle" if score.endswith(ORACLE) else "learned"
+    score = score.removesuffix(ORACLE)
+    if strategy not in STRATEGIES or score not in SCORES:
+        raise ConfigError(f"unknown method '{name}' (methods: {', '.join(METHODS)})")
+    return {"strategy": strategy, "score": score, "can": can}
+
+
+# ----------------------------------------------------------------------------- workers
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool) -> None:
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.planners.saycanpay import load_models
+    from llm_planner.saycanpay.config import model_dir
+
+    _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
+    from pathlib import Path
+
+    _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config)) if need_models else None
+
+
+def _household(scene: str):
+    from llm_planner.world.scene import load_scene
+    from llm_planner.world.symbolic import Household
+
+    cache = _WORKER["households"]
+    if scene not in cache:
+        cache[scene] = Household(load_scene(scene))
+    return cache[scene]
+
+
+def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
+    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.planners.base import Task
+    from llm_planner.planners.saycanpay import SayCanPayPlanner
+    from llm_planner.world.expert import expert_plan
+    from llm_planner.world.symbolic import goal_to_lists
+
+    split, task, method = job
+    household = _household(task.scene)
+    state = household.sample_initial_state(task.placement_seed)
+    config = _WORKER["config"]
+    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"], **parse_method(method))
+    episode = Task(task.instruction, task.goal, household, max_steps=int(config["decoding"]["max_steps"]))
+    started = time.perf_counter()
+    result = run_episode(planner, episode, SymbolicWorld(household, state))
+    expert = len(expert_plan(household, state, task.goal))
+    steps = len(result.steps)
+    return {"method": method, "split": split, "task_id": task.task_id, "suite": task.suite, "scene": task.scene,
+            "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
+            "steps": steps, "expert_length": expert, "cost_effective": result.success and steps == expert,
+            "relative_length": expert / steps if result.success and steps else (1.0 if result.success else 0.0),
+            "failed_steps": sum(1 for s in result.steps if not s.success), "message": result.message,
+            "plan": result.plan, "planning_time_s": round(planner.stats.planning_time_s, 3),
+            "llm_requests": planner.stats.llm_requests, "seconds": round(time.perf_counter() - started, 3)}
+
+
+# ------------------------------------------------------------------------ aggregation
+def tasks_of(config: dict[str, Any], split: str, n: int | None):
+    from llm_planner.world.tasks import generate_tasks
+
+    spec = config["benchmark"][split]
+    total = int(n if n is not None else spec["n"])
+    suites = list(spec["suites"])
+    per = [total // len(suites) + (1 if i < total % len(suites) else 0) for i in range(len(suites))]
+    return [t for suite, k in zip(suites, per) for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
+
+
+def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequence[str], splits: Sequence[str],
+              extra: dict) -> BenchReport:
+    report = BenchReport("saycanpay", backend, {**extra, "decoding": config["decoding"],
+                                                "benchmark": {s: config["benchmark"][s] for s in splits}})
+    for method in methods:
+        for split in splits:
+            rs = [r for r in records if r["method"] == method and r["split"] == split]
+            if not rs:
+                continue
+            success, err = mean_stderr([float(r["success"]) for r in rs])
+            cost, cost_err = mean_stderr([float(r["cost_effective"]) for r in rs])
+            rel, _ = mean_stderr([r["relative_length"] for r in rs])
+            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost, cost_effectiveness_stderr=cost_err,
+                           relative_length=rel, planning_time_s=sum(r["planning_time_s"] for r in rs) / len(rs),
+                           llm_requests_per_plan=sum(r["llm_requests"] for r in rs) / len(rs))
+    report.episodes = list(records)
+    return report
+
+
+def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str, title: str) -> str:
+    methods = list(dict.fromkeys(r["method"] for r in report.rows))
+    header = ["split"] + methods
+    body = []
+    for split in splits:
+        cells = []
+        for m in methods:
+            row = next((r for r in report.rows if r["method"] == m and r["split"] == split), None)
+            cells.append("-" if row is None else f"{100 * row[figure]:.0f} ± {100 * row.get(err, 0.0):.0f}")
+        body.append([split] + cells)
+    return format_table(header, body, title=title)
+
+
+def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
+    cfg = report.config
+    sizes = ", ".join(f"{s} n={cfg['benchmark'][s]['n'] if cfg.get('n') is None else cfg['n']} "
+                      f"({cfg['benchmark'][s]['scene']}: {'/'.join(cfg['benchmark'][s]['suites'])})" for s in splits)
+    print(f"saycanpay | Say backend: {report.backend} ({cfg['say_input']} Say input) | {sizes} | "
+          f"k={cfg['decoding']['beam_size']} m={cfg['decoding']['candidates']} | models: {cfg['models']} | "
+          f"wall time {cfg['wall_time_s']} s")
+    test = [s for s in splits if s == "test"]
+    general = [s for s in splits if s != "test"]
+    if test:
+        print()
+        print(_table(report, test, "success_rate", "stderr", "Table 3: planning success % (test)"))
+        print()
+        print(_table(report, test, "cost_effectiveness", "cost_effectiveness_stderr",
+                     "Table 4: cost-effectiveness % (success with the expert's plan length; test)"))
+    if general:
+        print()
+        print(_table(report, general, "success_rate", "stderr", "Table 5: generalization, planning success % "
+                                                                "(novel: novel suites; unseen: unseen apartment)"))
+    print()
+    print(_table(report, splits, "relative_length", "none", "Figure 4: relative length expert/generated (x100, 0 = failed)"))
+
+
+# --------------------------------------------------------------------------------- run
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from llm_planner.saycanpay.config import load_config, model_dir
+
+    config = load_config(args.config)
+    if args.say_input:
+        config["decoding"]["say_input"] = args.say_input
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    parsed = [parse_method(m) for m in methods]
+    splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    need_models = any(p["score"] == "saycanpay" or (p["score"] == "saycan" and p["can"] == "learned") for p in parsed)
+    models_dir = args.models or str(model_dir(config))
+    if need_models:
+        from pathlib import Path
+
+        from llm_planner.planners.saycanpay import load_models
+
+        load_models(Path(models_dir))  # fails here, with the training command, when missing
+    started = time.perf_counter()
+    jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
+    records: list[dict] = []
+    bar = tqdm(total=len(jobs), unit="plan", desc="saycanpay", disable=args.no_progress, leave=False)
+    init = (args.backend, config, models_dir, need_models)
+    if args.workers > 1:
+        with multiprocessing.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=init) as pool:
+            for record in pool.imap_unordered(_run_job, jobs, chunksize=4):
+                records.append(record)
+                bar.update(1)
+    else:
+        _init_worker(*init)
+        for job in jobs:
+            records.append(_run_job(job))
+            bar.update(1)
+    bar.close()
+    records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
+    extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
+             "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
+    report = summarize(records, args.backend or "offline", config, methods, splits, extra)
+    print_tables(report, splits)
+    if args.json:
+        print(f"\nwrote {report.write_json(args.json)}")
+    return 0

@@ -1,0 +1,121 @@
+"""``pddl``: Levy & Karpas (seed 001) as a planner of the closed loop: the directive (and the
+state) -> goal and plan template -> Fast Downward consistency check with up to B = 5 tries -> the
+plan, executed step by step.
+
+Observability: the seed's robot is *clairvoyant* ("we assume our robot ... has complete and
+perfect information about the state of the world"), so this planner needs the full state
+(``needs_full_state = True``) and says so in :meth:`describe`.
+
+``create("pddl")`` works without parameters: the ``offline`` backend, ``config/nl2pddl.yaml``
+(directive + state input, B = 5, the planner's time limit), the clause classifier trained on the
+data set's train split on first use (about a second). Parameters::
+
+    create("pddl", backend=None | "offline" | "openai" | LanguageModel,
+           config=None | {...} | "my_nl2pddl.yaml", input=None | "directive" | "directive+state",
+           max_replans=3)
+
+Bad input ends the episode at once with a Decision naming the inconsistency (an unreachable goal,
+a template contradicting the goal in every try, an unknown action in the instructions). When a
+step fails in execution, the planner replans for the chosen goal from the then current state
+(the template, already partly executed, is dropped).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.text import goal_to_text
+from llm_planner.planners.base import Decision, Planner, Task, register
+from llm_planner.world.symbolic import Action, Goal, Observation, State
+
+
+@register("pddl")
+class Nl2PddlPlanner(Planner):
+    needs_full_state = True
+
+    def __init__(self, backend: Any = None, config: Mapping[str, Any] | str | None = None, input: str | None = None,
+                 max_replans: int = 3, **params: Any) -> None:
+        super().__init__(backend=backend, config=config, input=input, max_replans=max_replans, **params)
+        from llm_planner.nl2pddl.config import load_config
+
+        overrides = {"input": input} if input else {}
+        self.config = load_config(config, **overrides)
+        self.backend_arg = backend
+        self.max_replans = max_replans
+        self.system = None
+        self.plan: list[Action] = []
+        self.goal: Goal = ()
+        self.failure = ""
+        self.replans = 0
+        self.replan_pending = False
+        self.last_message = ""
+
+    def describe(self) -> str:
+        name = getattr(getattr(self.system, "backend", None), "name", self.backend_arg or "offline")
+        return (f"Levy-Karpas NL->PDDL ({name} channels, input {self.config['input']}, Fast Downward consistency "
+                f"check, B={self.config['consistency']['tries']}); clairvoyant: plans on the full state, as the seed")
+
+    def _system(self):
+        if self.system is None:
+            from llm_planner.nl2pddl.system import Nl2PddlSystem
+
+            self.system = Nl2PddlSystem.create(self.backend_arg, self.config)
+        return self.system
+
+    def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
+        self.task = task
+        self.plan, self.goal, self.replans, self.replan_pending = [], (), 0, False
+        if full_state is None:
+            self.failure = "the pddl planner (Levy-Karpas) needs the full state: the seed's robot is clairvoyant"
+            return
+        directive = task.directive.strip() or goal_to_text(task.goal)
+        try:
+            with self.stats.timing():
+                result = self._system().run(task.household, full_state, directive)
+        except LlmPlannerError as exc:
+            self.failure = f"pddl planner: {exc}"
+            return
+        self.stats.llm_requests += result.output.requests
+        self.last_message = result.message
+        if result.plan is None:
+            self.failure = f"no consistent plan: {result.message}"
+            return
+        self.plan = list(result.plan)
+        self.goal = result.check.chosen.goal if result.check.chosen else ()
+        self.failure = "" if self.plan else "the plan is empty"
+
+    def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
+        self.stats.decisions += 1
+        if self.replan_pending and full_state is not None and self.task is not None:
+            self.replan_pending = False
+            self._replan(full_state)
+        if not self.plan:
+            return Decision(None, self.failure or "plan finished but the goal does not hold")
+        return Decision(self.plan[0])
+
+    def _replan(self, full_state: State) -> None:
+        from llm_planner.world.pddl import solve
+
+        assert self.task is not None
+        if not self.goal:
+            self.failure += "; the directive gave no goal to replan for"
+            return
+        with self.stats.timing():
+            result = solve(self.task.household, full_state, self.goal,
+                           timeout_s=float(self.config["consistency"]["planner_timeout_s"]))
+        self.plan = list(result.actions or [])
+        if not self.plan:
+            self.failure += f"; replanning found no plan: {result.message}"
+
+    def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
+        if success and self.plan and self.plan[0] == action:
+            self.plan.pop(0)
+            return
+        self.replans += 1
+        self.plan = []
+        self.failure = f"step {action} failed ({reason}); gave up after {self.max_replans} replans"
+        self.replan_pending = self.replans <= self.max_replans
+
+    def preview(self) -> list[Action]:
+        return list(self.plan)
+
