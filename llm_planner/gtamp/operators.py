@@ -95,7 +95,8 @@ class GTampModel:
     def room(self, state: GState) -> str:
         return self.problem.layout.room_of(state.base.x, state.base.y)
 
-    def _radius(self, i: int) -> float:
+    def radius(self, i: int) -> float:
+        """Radius of object i's bounding circle."""
         return self.problem.objects[i].shape.radius
 
     # ------------------------------------------------------------------ actions
@@ -247,7 +248,8 @@ class GTampModel:
         hits = sweep_hits(self.world, path, (), self._obstacles(state, exclude), carried)
         return sorted(self.world.name_of[b] for b in hits)
 
-    def _ik(self, base: Pose2D, pos, orn) -> tuple[float, ...] | None:
+    def ik_at(self, base: Pose2D, pos, orn) -> tuple[float, ...] | None:
+        """An IK solution for the tool pose with the base at ``base`` (counted as a motion-planner call)."""
         self.counters.ik_calls += 1
         self.world.set_base(base)
         return self.world.ik(pos, orn)
@@ -302,7 +304,7 @@ class GTampModel:
             if region is None:
                 return ConcreteAction(action, None, f"{ref} is not on a region")
             rp = state.poses[j]
-            ref_xy, ref_r = (rp.x, rp.y), self._radius(j)  # type: ignore[union-attr]
+            ref_xy, ref_r = (rp.x, rp.y), self.radius(j)  # type: ignore[union-attr]
         goal = region.base_pose
         carried = Carried(i, state.grasp)
         path, reason = self._nav(state, goal, carried, [i])
@@ -323,7 +325,7 @@ class GTampModel:
                 failures.add("placement collides with", hits)
                 continue
             tpos, torn = tool_for_object(state.grasp, place)
-            q = self._ik(goal, tpos, torn)
+            q = self.ik_at(goal, tpos, torn)
             if q is None:
                 failures.add("no IK solution")
                 continue
@@ -348,7 +350,7 @@ class GTampModel:
         path, reason = self._nav(state, side.base_pose, None, ())
         if path is None:
             return ConcreteAction(action, None, reason)
-        q = self._ik(side.base_pose, side.handle, gripper_orn(side.base_pose.theta, 0.0, 0.0))
+        q = self.ik_at(side.base_pose, side.handle, gripper_orn(side.base_pose.theta, 0.0, 0.0))
         if q is None:
             return ConcreteAction(action, None, f"no IK solution for the handle of {d}")
         arm = arm_motion(self.home, q)
@@ -363,7 +365,7 @@ class GTampModel:
         robot = self.problem.layout.robot
         grasp, tpos, torn = make_grasp(self.problem.objects[i], pose, base.theta,
                                        self.rng.uniform(*robot.pitch_range), self.rng.uniform(*robot.yaw_range))
-        q = self._ik(base, tpos, torn)
+        q = self.ik_at(base, tpos, torn)
         return None if q is None else (grasp, q)
 
     def held_yaw(self, base: Pose2D, g: Grasp) -> float:
@@ -385,7 +387,7 @@ class GTampModel:
         """(x_p, y_p) uniform on the region's surface (object i with ``yaw`` fully on it), rejected
         until it lies ``direction`` of ``ref``."""
         hu, hv = footprint_half(self.problem.objects[i].shape, yaw - region.heading)
-        radius = self._radius(i)
+        radius = self.radius(i)
         du, dv = 0.5 * region.depth - hu, 0.5 * region.width - hv
         if du <= 0 or dv <= 0:
             return None
@@ -419,6 +421,3 @@ class _Failures:
             parts.append(f"{kind} {names} in {n}" if names else f"{kind} in {n}")
         return "; ".join(parts) + f" of {samples} samples"
 
-
-def default_model(problem: ProblemSpec, seed: int = 0) -> GTampModel:
-    return GTampModel(problem, load_config(), seed)

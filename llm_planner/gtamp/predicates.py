@@ -104,7 +104,7 @@ class PredicateComputer:
                     continue
                 a, b = state.poses[i], state.poses[j]
                 for d in DIRECTED:
-                    if relation_holds(region, (a.x, a.y), m._radius(i), (b.x, b.y), m._radius(j), d):  # type: ignore[union-attr]
+                    if relation_holds(region, (a.x, a.y), m.radius(i), (b.x, b.y), m.radius(j), d):  # type: ignore[union-attr]
                         out.append((name, d, other))
         return out
 
@@ -217,7 +217,7 @@ class PredicateComputer:
         goal = region.base_pose
         spec = m.problem.objects[i]
         ref_xy = (ref_pose.x, ref_pose.y) if ref_pose else None
-        ref_r = m._radius(m.index[ref]) if ref_pose else 0.0
+        ref_r = m.radius(m.index[ref]) if ref_pose else 0.0
         yaw = m.held_yaw(goal, grasp)
         out = []
         for _ in range(self.samples * 2):
@@ -226,7 +226,7 @@ class PredicateComputer:
                 break
             place = ObjPose(xy[0], xy[1], region.height + 0.5 * spec.shape.height + SUPPORT_GAP, yaw, region.name)
             tpos, torn = tool_for_object(grasp, place)
-            q = m._ik(goal, tpos, torn)
+            q = m.ik_at(goal, tpos, torn)
             if q is not None:
                 out.append((place, arm_motion(m.home, q)))
             if len(out) >= self.samples:
