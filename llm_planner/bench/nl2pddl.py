@@ -15,7 +15,7 @@ import argparse
 import math
 import multiprocessing
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
 
@@ -183,9 +183,29 @@ def print_tables(report: BenchReport) -> None:
 
 
 # --------------------------------------------------------------------------------- run
-def run(args: argparse.Namespace) -> int:
+def parallel_records(jobs: Sequence[Any], run_job: Callable[[Any], dict], init: Callable[..., None],
+                     initargs: tuple, workers: int, desc: str, progress: bool) -> list[dict]:
+    """``run_job`` over ``jobs`` in ``workers`` spawned processes (each set up by ``init``), with a
+    progress bar; also used by ``bench saycanpay``."""
     from tqdm import tqdm
 
+    records: list[dict] = []
+    bar = tqdm(total=len(jobs), unit="job", desc=desc, disable=not progress, leave=False)
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=init, initargs=initargs) as pool:
+            for record in pool.imap_unordered(run_job, jobs, chunksize=4):
+                records.append(record)
+                bar.update(1)
+    else:
+        init(*initargs)
+        for job in jobs:
+            records.append(run_job(job))
+            bar.update(1)
+    bar.close()
+    return records
+
+
+def run(args: argparse.Namespace) -> int:
     from llm_planner.errors import ConfigError
     from llm_planner.nl2pddl.dataset import build_splits
 
@@ -198,20 +218,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     data = build_splits(config["dataset"], only=splits)
     jobs = [(s, m) for split in splits for s in data[split] for m in inputs]
-    records: list[dict] = []
-    bar = tqdm(total=len(jobs), unit="sample", desc="nl2pddl", disable=args.no_progress, leave=False)
-    if args.workers > 1:
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.backend, config)) as pool:
-            for record in pool.imap_unordered(_run_job, jobs, chunksize=4):
-                records.append(record)
-                bar.update(1)
-    else:
-        _init_worker(args.backend, config)
-        for job in jobs:
-            records.append(_run_job(job))
-            bar.update(1)
-    bar.close()
+    records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config), args.workers,
+                               "nl2pddl", not args.no_progress)
     backend = args.backend or "offline"
     records.sort(key=lambda r: (r["input"], r["split"], r["sample_id"]))
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)

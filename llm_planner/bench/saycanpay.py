@@ -16,7 +16,6 @@ expert / generated (0 for failures, Figure 4).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import time
 from typing import Any, Sequence
 
@@ -176,8 +175,7 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
 
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from llm_planner.bench.nl2pddl import parallel_records
     from llm_planner.saycanpay.config import load_config, model_dir
 
     config = load_config(args.config)
@@ -196,20 +194,8 @@ def run(args: argparse.Namespace) -> int:
         load_models(Path(models_dir))  # fails here, with the training command, when missing
     started = time.perf_counter()
     jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
-    records: list[dict] = []
-    bar = tqdm(total=len(jobs), unit="plan", desc="saycanpay", disable=args.no_progress, leave=False)
-    init = (args.backend, config, models_dir, need_models)
-    if args.workers > 1:
-        with multiprocessing.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=init) as pool:
-            for record in pool.imap_unordered(_run_job, jobs, chunksize=4):
-                records.append(record)
-                bar.update(1)
-    else:
-        _init_worker(*init)
-        for job in jobs:
-            records.append(_run_job(job))
-            bar.update(1)
-    bar.close()
+    records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models),
+                              args.workers, "saycanpay", not args.no_progress)
     records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
     extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_saycanpay(args: argparse.Namespace) -> int:
     from llm_planner.llm.factory import make_backend
-    from llm_planner.saycanpay.config import load_config, model_dir
+    from llm_planner.saycanpay.config import apply, load_config, model_dir
     from llm_planner.saycanpay.formats import model_input
     from llm_planner.saycanpay.training import train_models
 
@@ -34,10 +34,7 @@ def run_saycanpay(args: argparse.Namespace) -> int:
                        ("model_dir", args.out)):
         if value is not None:
             overrides["training"][key] = value
-    config = load_config(args.config)
-    from llm_planner.saycanpay.config import _merge
-
-    _merge(config, overrides, "")
+    config = apply(load_config(args.config), overrides)
     started = time.perf_counter()
     embedder = make_backend(backend="offline").resources.embedder
     log = None if args.quiet else (lambda message: print(f"[{time.perf_counter() - started:6.1f} s] {message}", flush=True))

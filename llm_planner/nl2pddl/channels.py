@@ -42,7 +42,7 @@ from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.goal_parser import NUMBERS, GoalParser
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.nl2pddl.clauses import LABELS, PRONOUNS, STEP_LABELS, split_clauses
+from llm_planner.nl2pddl.clauses import LABELS, PRONOUNS, split_clauses
 from llm_planner.nl2pddl.dataset import Clause
 from llm_planner.nl2pddl.template import PlanTemplate, TemplateStep
 from llm_planner.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
@@ -510,5 +510,5 @@ def clause_training_data(samples: Sequence[Any], worlds: Mapping[str, WorldInfo]
     return clauses, where
 
 
-__all__ = ["ChannelOutput", "ClauseClassifier", "Context", "Names", "OfflineChannels", "STEP_LABELS",
+__all__ = ["ChannelOutput", "ClauseClassifier", "Context", "Names", "OfflineChannels",
            "clause_training_data"]

@@ -2,13 +2,11 @@
 Unknown keys are errors naming the known ones."""
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from llm_planner.errors import ConfigError
+from llm_planner.nl2pddl.config import layered_config, merge
 from llm_planner.paths import config_dir
 
 CONFIG_FILE = "saycanpay.yaml"
@@ -22,30 +20,17 @@ def default_config_path() -> Path:
     return config_dir() / CONFIG_FILE
 
 
-def _merge(base: dict, update: Mapping[str, Any], where: str) -> None:
-    for key, value in update.items():
-        if key not in base:
-            raise ConfigError(f"{CONFIG_FILE}: unknown key '{where}{key}' (known: {', '.join(sorted(base))})")
-        if isinstance(base[key], dict) and isinstance(value, Mapping) and where != "benchmark.":
-            _merge(base[key], value, f"{where}{key}.")
-        else:
-            base[key] = copy.deepcopy(value)
-
-
 def load_config(source: Mapping[str, Any] | str | Path | None = None, **decoding: Any) -> dict[str, Any]:
     """The shipped file merged with ``source`` (mapping or YAML path) and ``decoding`` overrides."""
-    path = default_config_path()
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read the SayCanPay configuration: {exc}") from None
-    if isinstance(source, (str, Path)):
-        try:
-            source = yaml.safe_load(Path(source).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{source}: cannot read the SayCanPay configuration: {exc}") from None
-    _merge(data, source or {}, "")
-    _merge(data, {"decoding": {k: v for k, v in decoding.items() if v is not None}}, "")
+    layer = {"decoding": {k: v for k, v in decoding.items() if v is not None}}
+    data = layered_config(CONFIG_FILE, "SayCanPay", source, [layer], opaque=("benchmark.",))
+    check(data)
+    return data
+
+
+def apply(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with nested ``overrides`` merged in (unknown keys are errors), checked again."""
+    merge(data, overrides, CONFIG_FILE, opaque=("benchmark.",))
     check(data)
     return data
 

@@ -150,7 +150,8 @@ def train_models(config: Mapping[str, Any], embedder, trajectories: Sequence[Tra
     households = {scene: Household(load_scene(scene)) for scene in {t.task.scene for t in trajectories}}
     data = training_examples(trajectories, households, float(opts["discount"]), int(opts["seed"]))
     settings = TrainSettings(int(opts["epochs"]), int(opts["batch_size"]), float(opts["learning_rate"]),
-                             float(opts["weight_decay"]), int(opts["hidden"]), int(opts["seed"]))
+                             float(opts["weight_decay"]), int(opts["hidden"]), int(opts["seed"]),
+                             float(opts["can_bce_weight"]))
     models, metrics = fit(data, Featurizer(embedder), settings, float(opts["validation_fraction"]), progress)
     models.meta.update({"trajectories": len(trajectories), "scene": opts["scene"], "suites": list(opts["suites"]),
                         "task_seed": opts["seed"], "discount": opts["discount"],
