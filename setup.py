@@ -36,6 +36,10 @@ setup(
             "executor_node = llm_planner.nodes.executor_node:main",
             "simulator_node = llm_planner.nodes.simulator_node:main",
             "perception_node = llm_planner.nodes.perception_node:main",
+            "gtamp_simulator_node = llm_planner.nodes.gtamp_simulator_node:main",
+            "gtamp_perception_node = llm_planner.nodes.gtamp_perception_node:main",
+            "gtamp_executor_node = llm_planner.nodes.gtamp_executor_node:main",
+            "gtamp_planner_node = llm_planner.nodes.gtamp_planner_node:main",
         ],
     },
 )

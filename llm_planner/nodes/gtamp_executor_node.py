@@ -1,0 +1,162 @@
+"""G-TAMP executor node: runs STaLM (or a G-TAMP baseline) on the robot, closing the loop through perception.
+
+Serves ``/execute_task`` (ExecuteTask) for the G-TAMP graph: the goal is JSON
+``[["AtPosition", obj, dir, ref], ...]``, the planner ``stalm`` (or ``stalm_no_uct``, ...,
+``gtamp_uct`` / ``uct``, ``gtamp_saycan`` / ``saycan``, ...). The planner starts from the perceived
+state (``/perception/state``); each concrete action it decides goes to ``/robot/skill`` as JSON;
+the observation after it is the first perception message stamped at or after the skill's stamp,
+and ``planner.record`` gets it: a failed step drops the plan and the next decision replans from
+the newly observed state. Success is judged on the perceived predicates (every goal
+``AtPosition`` atom holds). Progress goes to ``/task_status`` per step. One task at a time.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+
+from llm_planner_interfaces.msg import PerceivedState, TaskStatus
+from llm_planner_interfaces.srv import ExecuteTask, RobotSkill
+from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.gtamp.domain import ConcreteAction, GoalAtom
+from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem
+from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.conversions import time_to_ns
+from llm_planner.ros.gtamp_conversions import encode, facts_of, goal_from_json, state_from_perceived
+from llm_planner.ros.node_utils import run_node, wait_future
+
+
+def resolve_gtamp_planner(name: str) -> str:
+    """Registry name of a G-TAMP planner given by registry name (``gtamp_uct``) or method (``uct``)."""
+    from llm_planner.planners.stalm import PLANNERS, registry_name
+
+    registry = {registry_name(m) for m in PLANNERS}
+    if name in registry:
+        return name
+    if name in PLANNERS:
+        return registry_name(name)
+    raise ConfigError(f"unknown G-TAMP planner '{name}' (available: {', '.join(sorted(registry))})")
+
+
+def goal_holds(msg: PerceivedState, goal: tuple[GoalAtom, ...]) -> bool:
+    """Whether every goal atom is among the perceived AtPosition predicates."""
+    facts = facts_of(msg)
+    return all(("AtPosition", a.obj, a.direction, a.ref) in facts for a in goal)
+
+
+class GTampExecutorNode(Node):
+    def __init__(self) -> None:
+        super().__init__("executor")
+        self.params = declare_gtamp_params(self, ("problem", "llm_backend", "seed", "max_steps", "perception_wait_s"))
+        self.problem = load_gtamp_problem(self.params["problem"])
+        self.robot_lock = threading.Lock()
+        self.perception: PerceivedState | None = None
+        self.perception_changed = threading.Condition()
+        self.create_subscription(PerceivedState, "/perception/state", self.on_perception, GEOMETRY_QOS,
+                                 callback_group=MutuallyExclusiveCallbackGroup())
+        self.skill_client = self.create_client(RobotSkill, "/robot/skill", callback_group=ReentrantCallbackGroup())
+        self.status_pub = self.create_publisher(TaskStatus, "/task_status", 20)
+        self.create_service(ExecuteTask, "/execute_task", self.on_execute, callback_group=ReentrantCallbackGroup())
+        self.get_logger().info(f"G-TAMP problem '{self.problem.name}': serving /execute_task")
+
+    # ------------------------------------------------------------------ perception
+    def on_perception(self, msg: PerceivedState) -> None:
+        with self.perception_changed:
+            self.perception = msg
+            self.perception_changed.notify_all()
+
+    def wait_perception(self, after_ns: int) -> PerceivedState:
+        """The first perception message stamped at or after ``after_ns``; LlmPlannerError on timeout."""
+        deadline = time.monotonic() + self.params["perception_wait_s"]
+        with self.perception_changed:
+            while True:
+                msg = self.perception
+                if msg is not None and time_to_ns(msg.header.stamp) >= after_ns:
+                    return msg
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise LlmPlannerError("no perception message arrived in time; is the perception node running?")
+                self.perception_changed.wait(remaining)
+
+    # ------------------------------------------------------------------ robot
+    def run_skill(self, action: ConcreteAction) -> tuple[bool, str, int]:
+        """Send a concrete action to /robot/skill: (success, reason, stamp of the geometry after it)."""
+        if not self.skill_client.wait_for_service(timeout_sec=10.0):
+            raise LlmPlannerError("the robot skill service /robot/skill is not available")
+        request = RobotSkill.Request(action=action.action.op, args=[encode(action)])
+        response = wait_future(self.skill_client.call_async(request), self.params["perception_wait_s"] * 2)
+        if response is None:
+            raise LlmPlannerError("the robot did not answer the skill call in time")
+        return bool(response.success), response.reason, time_to_ns(response.stamp)
+
+    def publish_status(self, request: ExecuteTask.Request, state: str, step: int = 0, action: str = "",
+                       result: str = "", message: str = "") -> None:
+        msg = TaskStatus(task_id=request.task_id, directive=request.directive, state=state, step=step,
+                         action=action, result=result, message=message)
+        msg.header.stamp = self.get_clock().now().to_msg()
+        self.status_pub.publish(msg)
+
+    # ------------------------------------------------------------------ /execute_task
+    def on_execute(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> ExecuteTask.Response:
+        with self.robot_lock:
+            try:
+                self._execute(request, response)
+            except (LlmPlannerError, ValueError, KeyError) as exc:
+                response.success, response.message = False, f"execution failed: {exc}"
+                self.publish_status(request, "failed", message=response.message)
+        return response
+
+    def _execute(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> None:
+        from llm_planner.planners.base import create
+        from llm_planner.planners.stalm import GTampTask
+
+        goal = goal_from_json(request.goal, self.problem)
+        name = resolve_gtamp_planner(request.planner)
+        planner = create(name, backend=self.params["llm_backend"], seed=self.params["seed"])
+        task = GTampTask(self.problem.with_goal(goal), time_budget_s=request.timeout_s or None,
+                         max_steps=self.params["max_steps"], directive=request.directive)
+        self.publish_status(request, "executing", message=f"planner {name} on problem {self.problem.name}")
+        msg = self.wait_perception(self.get_clock().now().nanoseconds)
+        try:
+            planner.start(task, state_from_perceived(msg, self.problem))
+            success, message = self._loop(request, response, planner, goal, msg)
+        finally:
+            if getattr(planner, "ctx", None) is not None:
+                planner.ctx.model.world.close()
+        response.success, response.message = success, message
+        response.llm_requests = planner.stats.llm_requests
+        response.planning_time_s = planner.stats.planning_time_s
+        self.publish_status(request, "succeeded" if success else "failed", len(response.executed), message=message)
+
+    def _loop(self, request: ExecuteTask.Request, response: ExecuteTask.Response, planner, goal: tuple[GoalAtom, ...],
+              msg: PerceivedState) -> tuple[bool, str]:
+        """Decide, execute, observe, record until the goal holds; (success, message)."""
+        failures = 0
+        for step in range(1, 2 * self.params["max_steps"] + 1):
+            if goal_holds(msg, goal):
+                return True, (f"goal reached in {step - 1} step(s) ({failures} failed and replanned) "
+                              f"with {request.planner}")
+            decision = planner.decide(state_from_perceived(msg, self.problem))
+            if decision.action is None:
+                return False, f"{request.planner} stopped: {decision.message}"
+            ok, reason, stamp = self.run_skill(decision.action)
+            msg = self.wait_perception(stamp)
+            planner.record(decision.action, ok, reason, state_from_perceived(msg, self.problem))
+            text = str(decision.action.action)
+            response.plan.append(text)
+            response.executed.append(f"{text} -> {'ok' if ok else 'failed: ' + reason}")
+            failures += not ok
+            self.publish_status(request, "executing", step, text, "ok" if ok else reason, response.executed[-1])
+        if goal_holds(msg, goal):
+            return True, f"goal reached in {len(response.executed)} step(s) ({failures} failed and replanned) with {request.planner}"
+        return False, f"step limit reached ({len(response.executed)} steps) before the goal held"
+
+
+def main() -> int:
+    return run_node(GTampExecutorNode, threads=4)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

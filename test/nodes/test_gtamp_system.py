@@ -1,0 +1,77 @@
+"""End to end on G-TAMP: the four G-TAMP nodes in their own processes (launch/gtamp.launch.py, problem
+P2: STaLM solves it offline in about a second), /plan_task called from this process with planner
+stalm; the goal must hold in the perceived state afterwards."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from llm_planner.ros.launcher import GraphRunner, resolve_launch_file
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+GOAL = [["AtPosition", "salter", "on", "table2"], ["AtPosition", "salter", "right_of", "bottle1"]]
+
+
+@pytest.fixture(scope="module")
+def gtamp_system(ros_env, tmp_path_factory):
+    runner = GraphRunner(resolve_launch_file("gtamp"), {}, env=ros_env, log_dir=tmp_path_factory.mktemp("gtamp_logs"))
+    runner.start()
+    from llm_planner.ros.client import PlannerClient
+
+    client = PlannerClient("test_gtamp_client")
+    try:
+        assert client.wait_for_planner(60.0), f"/plan_task never appeared; exited: {runner.failed()}"
+        yield client
+    finally:
+        client.close()
+        codes = runner.stop()
+        assert not any(code not in (0, -2) for code in codes.values()), f"unclean exits: {codes}"
+
+
+def _perceived_facts(client) -> set[tuple[str, ...]]:
+    from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import PerceivedState
+
+    got: list = []
+    sub = client.node.create_subscription(PerceivedState, "/perception/state", got.append, GEOMETRY_QOS)
+    after = time.time_ns()
+    deadline = time.monotonic() + 20.0
+    while time.monotonic() < deadline and not any(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec >= after
+                                                  for m in got):
+        client.executor.spin_once(timeout_sec=0.1)
+    client.node.destroy_subscription(sub)
+    assert got, "no /perception/state message"
+    return {(p.name, *p.args) for p in got[-1].predicates}
+
+
+def test_bad_directives_get_clear_errors_and_the_node_keeps_serving(gtamp_system):
+    unknown = gtamp_system.plan_task("put the spoon on table 2", planner="stalm")
+    assert unknown["success"] is False and "unknown object 'spoon'" in unknown["message"]
+    assert "salter" in unknown["message"]                                  # says which objects exist
+    planner = gtamp_system.plan_task("solve the problem", planner="teleport")
+    assert planner["success"] is False and "unknown G-TAMP planner 'teleport'" in planner["message"]
+    grammar = gtamp_system.plan_task("make me a sandwich", planner="stalm")
+    assert grammar["success"] is False and "solve the problem" in grammar["message"]
+
+
+def test_preview_plans_on_the_perceived_state(gtamp_system):
+    result = gtamp_system.plan_task("put the salter on table 2 and right of bottle 1", planner="stalm")
+    assert result["success"] is True, result
+    assert result["goal"] == GOAL
+    assert result["plan"][-1] == "('place', 'salter', 'right_of', 'bottle1')" and "not executed" in result["message"]
+    assert "executed" not in result
+
+
+def test_stalm_executes_on_the_robot_and_the_goal_holds_in_perception(gtamp_system):
+    facts = _perceived_facts(gtamp_system)
+    assert ("PickOccludedBy", "salter", "bottle2") in facts and ("HandAvailable",) in facts
+    result = gtamp_system.plan_task("solve the problem", planner="stalm", execute=True, timeout_s=120.0)
+    assert result["success"] is True, result
+    assert "the goal of problem P2" in result["message"]
+    assert result["executed"] and all(step.endswith("-> ok") or "failed" in step for step in result["executed"])
+    assert result["plan"][-1].startswith("('place', 'salter'")
+    facts = _perceived_facts(gtamp_system)
+    assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
+    again = gtamp_system.plan_task("solve the problem", planner="stalm")
+    assert again["success"] is True and "already holds" in again["message"]
