@@ -20,7 +20,8 @@ from rclpy.node import Node
 from llm_planner_interfaces.msg import PerceivedState, TaskStatus
 from llm_planner_interfaces.srv import ExecuteTask, RobotSkill
 from llm_planner.errors import ConfigError, LlmPlannerError
-from llm_planner.gtamp.domain import ConcreteAction, GoalAtom
+from llm_planner.gtamp.domain import ConcreteAction, GoalAtom, GState
+from llm_planner.gtamp_execution import run_gtamp
 from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem
 from llm_planner.nodes.simulator_node import GEOMETRY_QOS
 from llm_planner.ros.conversions import time_to_ns
@@ -118,40 +119,42 @@ class GTampExecutorNode(Node):
         task = GTampTask(self.problem.with_goal(goal), time_budget_s=request.timeout_s or None,
                          max_steps=self.params["max_steps"], directive=request.directive)
         self.publish_status(request, "executing", message=f"planner {name} on problem {self.problem.name}")
-        msg = self.wait_perception(self.get_clock().now().nanoseconds)
+        robot = RobotWorld(self, goal, self.wait_perception(self.get_clock().now().nanoseconds))
+
+        def on_step(step: int, action: str, ok: bool, reason: str) -> None:
+            self.publish_status(request, "executing", step, action, "ok" if ok else reason,
+                                f"{action} -> {'ok' if ok else 'failed: ' + reason}")
+
         try:
-            planner.start(task, state_from_perceived(msg, self.problem))
-            success, message = self._loop(request, response, planner, goal, msg)
+            run = run_gtamp(planner, task, robot, self.params["max_steps"], on_step)
         finally:
             if getattr(planner, "ctx", None) is not None:
                 planner.ctx.model.world.close()
-        response.success, response.message = success, message
+        response.success, response.message = run.success, f"{run.message} (planner {name})"
+        response.plan, response.executed = run.plan, run.executed
         response.llm_requests = planner.stats.llm_requests
         response.planning_time_s = planner.stats.planning_time_s
-        self.publish_status(request, "succeeded" if success else "failed", len(response.executed), message=message)
+        self.publish_status(request, "succeeded" if run.success else "failed", len(run.executed),
+                            message=response.message)
 
-    def _loop(self, request: ExecuteTask.Request, response: ExecuteTask.Response, planner, goal: tuple[GoalAtom, ...],
-              msg: PerceivedState) -> tuple[bool, str]:
-        """Decide, execute, observe, record until the goal holds; (success, message)."""
-        failures = 0
-        for step in range(1, 2 * self.params["max_steps"] + 1):
-            if goal_holds(msg, goal):
-                return True, (f"goal reached in {step - 1} step(s) ({failures} failed and replanned) "
-                              f"with {request.planner}")
-            decision = planner.decide(state_from_perceived(msg, self.problem))
-            if decision.action is None:
-                return False, f"{request.planner} stopped: {decision.message}"
-            ok, reason, stamp = self.run_skill(decision.action)
-            msg = self.wait_perception(stamp)
-            planner.record(decision.action, ok, reason, state_from_perceived(msg, self.problem))
-            text = str(decision.action.action)
-            response.plan.append(text)
-            response.executed.append(f"{text} -> {'ok' if ok else 'failed: ' + reason}")
-            failures += not ok
-            self.publish_status(request, "executing", step, text, "ok" if ok else reason, response.executed[-1])
-        if goal_holds(msg, goal):
-            return True, f"goal reached in {len(response.executed)} step(s) ({failures} failed and replanned) with {request.planner}"
-        return False, f"step limit reached ({len(response.executed)} steps) before the goal held"
+
+class RobotWorld:
+    """The robot as a :class:`llm_planner.gtamp_execution.GTampWorld`: skills over /robot/skill,
+    the state and the goal test from the latest /perception/state message."""
+
+    def __init__(self, node: GTampExecutorNode, goal: tuple[GoalAtom, ...], first: PerceivedState) -> None:
+        self.node, self.goal, self.msg = node, goal, first
+
+    def observe(self) -> GState:
+        return state_from_perceived(self.msg, self.node.problem)
+
+    def execute(self, action: ConcreteAction) -> tuple[bool, str]:
+        ok, reason, stamp = self.node.run_skill(action)
+        self.msg = self.node.wait_perception(stamp)
+        return ok, reason
+
+    def is_goal(self) -> bool:
+        return goal_holds(self.msg, self.goal)
 
 
 def main() -> int:

@@ -63,14 +63,50 @@ def test_preview_plans_on_the_perceived_state(gtamp_system):
     assert "executed" not in result
 
 
-def test_stalm_executes_on_the_robot_and_the_goal_holds_in_perception(gtamp_system):
+def _skill(client, action: str, args: list[str]):
+    from llm_planner_interfaces.srv import RobotSkill
+
+    skill = client.node.create_client(RobotSkill, "/robot/skill")
+    try:
+        assert skill.wait_for_service(timeout_sec=10.0)
+        future = skill.call_async(RobotSkill.Request(action=action, args=args))
+        assert client.spin_until(future, 30.0)
+        return future.result()
+    finally:
+        client.node.destroy_client(skill)
+
+
+def test_skill_service_refuses_bad_requests(gtamp_system):
+    assert "bad skill request: not JSON" in _skill(gtamp_system, "pick", ["{oops"]).reason
+    assert "unknown G-TAMP skill 'fly'" in _skill(gtamp_system, "fly", ["{}"]).reason
+    assert "unknown or missing __type__" in _skill(gtamp_system, "pick", ['{"__type__": "Popen"}']).reason
+
+
+def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_system):
+    from llm_planner.gtamp.domain import TaskAction
+    from llm_planner.gtamp.operators import GTampModel
+    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.ros.gtamp_conversions import encode
+
     facts = _perceived_facts(gtamp_system)
     assert ("PickOccludedBy", "salter", "bottle2") in facts and ("HandAvailable",) in facts
+    # someone else moves bottle3 away (a concrete action sampled in this process): the world is no
+    # longer the problem file's initial state, and STaLM must plan on what perception reports
+    model = GTampModel(load_problem("P2"), seed=1)
+    try:
+        state = model.problem.initial
+        for action in (TaskAction.of("pick", "bottle3"), TaskAction.of("place", "bottle3", "on", "counter1")):
+            ca = next(c for c in (model.sample(state, action) for _ in range(20)) if c.feasible)
+            assert _skill(gtamp_system, action.op, [encode(ca)]).success
+            state = model.apply(state, ca)
+    finally:
+        model.world.close()
+    assert ("AtPosition", "bottle3", "on", "counter1") in _perceived_facts(gtamp_system)
     result = gtamp_system.plan_task("solve the problem", planner="stalm", execute=True, timeout_s=120.0)
     assert result["success"] is True, result
     assert "the goal of problem P2" in result["message"]
-    assert result["executed"] and all(step.endswith("-> ok") or "failed" in step for step in result["executed"])
-    assert result["plan"][-1].startswith("('place', 'salter'")
+    assert "('pick', 'bottle3')" not in result["plan"], result["plan"]
+    assert result["plan"][-1].startswith("('place', 'salter'") and len(result["executed"]) == len(result["plan"])
     facts = _perceived_facts(gtamp_system)
     assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
     again = gtamp_system.plan_task("solve the problem", planner="stalm")
