@@ -130,7 +130,7 @@ class GTampExecutorNode(Node):
         finally:
             if getattr(planner, "ctx", None) is not None:
                 planner.ctx.model.world.close()
-        response.success, response.message = run.success, f"{run.message} (planner {name})"
+        response.success, response.message = run.success, run.message
         response.plan, response.executed = run.plan, run.executed
         response.llm_requests = planner.stats.llm_requests
         response.planning_time_s = planner.stats.planning_time_s

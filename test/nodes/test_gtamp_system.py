@@ -88,6 +88,8 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     from llm_planner.gtamp.problems import load_problem
     from llm_planner.ros.gtamp_conversions import encode
 
+    statuses: list = []
+    gtamp_system.watch_status(statuses.append)
     facts = _perceived_facts(gtamp_system)
     assert ("PickOccludedBy", "salter", "bottle2") in facts and ("HandAvailable",) in facts
     # someone else moves bottle3 away (a concrete action sampled in this process): the world is no
@@ -111,3 +113,23 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
     again = gtamp_system.plan_task("solve the problem", planner="stalm")
     assert again["success"] is True and "already holds" in again["message"]
+    gtamp_system.spin_for(1.0)
+    mine = [m for m in statuses if m.task_id == result["task_id"]]
+    assert [m.step for m in mine if m.action] == list(range(1, len(result["executed"]) + 1))
+    assert mine[-1].state == "succeeded", [m.state for m in mine]
+
+
+@pytest.mark.parametrize("executable, assignment, name", [
+    ("gtamp_simulator_node", "problem:=P9", "problem"),
+    ("gtamp_executor_node", "max_steps:=0", "max_steps"),
+    ("gtamp_planner_node", "planner:=teleport", "planner"),
+])
+def test_invalid_parameter_stops_a_gtamp_node_with_its_name(ros_env, executable, assignment, name):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run([str(Path(sys.executable).parent / executable), "--ros-args", "-p", assignment],
+                          env=ros_env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert name in proc.stderr, proc.stderr
