@@ -123,7 +123,7 @@ class GTampExecutorNode(Node):
 
         def on_step(step: int, action: str, ok: bool, reason: str) -> None:
             self.publish_status(request, "executing", step, action, "ok" if ok else reason,
-                                f"{action} -> {'ok' if ok else 'failed: ' + reason}")
+                                "" if ok else "replanning from the observed state")
 
         try:
             run = run_gtamp(planner, task, robot, self.params["max_steps"], on_step)

@@ -8,6 +8,10 @@ message says which goal was used. With ``execute`` the goal goes to the G-TAMP e
 (``/execute_task``); without, the planner plans once on the perceived state and the response
 lists the concrete plan it would start with. The response ``goal`` is JSON
 ``[["AtPosition", obj, dir, ref], ...]``.
+
+``/directive`` (std_msgs/String): a voice frontend's directive is planned and executed with the
+default planner; the executor reports progress on ``/task_status`` (a directive refused before
+execution is reported there as failed).
 """
 from __future__ import annotations
 
@@ -16,8 +20,9 @@ import time
 
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from std_msgs.msg import String
 
-from llm_planner_interfaces.msg import PerceivedState
+from llm_planner_interfaces.msg import PerceivedState, TaskStatus
 from llm_planner_interfaces.srv import ExecuteTask, PlanTask
 from llm_planner.errors import LlmPlannerError
 from llm_planner.gtamp.domain import GoalAtom
@@ -41,7 +46,9 @@ class GTampPlannerNode(Node):
         group = ReentrantCallbackGroup()
         self.create_subscription(PerceivedState, "/perception/state", self._store, GEOMETRY_QOS, callback_group=group)
         self.execute_client = self.create_client(ExecuteTask, "/execute_task", callback_group=group)
+        self.status_pub = self.create_publisher(TaskStatus, "/task_status", 20)
         self.create_service(PlanTask, "/plan_task", self.on_plan_task, callback_group=group)
+        self.create_subscription(String, "/directive", self.on_directive, 10, callback_group=group)
         self.get_logger().info(f"G-TAMP problem '{self.problem.name}': serving /plan_task "
                                f"(default planner {self.params['planner']}, LLM backend {self.params['llm_backend']})")
 
@@ -74,6 +81,18 @@ class GTampPlannerNode(Node):
             response.success, response.message = False, str(exc)
         self.get_logger().info(f"/plan_task {request.directive[:80]!r}: {response.message}")
         return response
+
+    def on_directive(self, msg: String) -> None:
+        """Plan and execute a voice directive with the default planner, in its own thread."""
+        threading.Thread(target=self._run_directive, args=(msg.data,), daemon=True).start()
+
+    def _run_directive(self, text: str) -> None:
+        response = self.on_plan_task(PlanTask.Request(directive=text, execute=True), PlanTask.Response())
+        if not response.success and not response.executed:
+            status = TaskStatus(task_id=response.task_id, directive=text[:200], state="failed",
+                                message=response.message)
+            status.header.stamp = self.get_clock().now().to_msg()
+            self.status_pub.publish(status)
 
     def _execute(self, directive: str, planner: str, goal: tuple[GoalAtom, ...], timeout: float, how: str,
                  response: PlanTask.Response) -> None:

@@ -119,6 +119,20 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     assert mine[-1].state == "succeeded", [m.state for m in mine]
 
 
+def test_voice_directive_is_executed_and_reported(gtamp_system):
+    text = "put the salter on table 2 and left of bottle 1"
+    statuses: list = []
+    gtamp_system.watch_status(statuses.append)
+    gtamp_system.say(text)
+    deadline = time.monotonic() + 60.0
+    while time.monotonic() < deadline and not any(m.directive == text and m.state in ("succeeded", "failed")
+                                                  for m in statuses):
+        gtamp_system.spin_for(0.2)
+    final = [m for m in statuses if m.directive == text and m.state in ("succeeded", "failed")]
+    assert final and final[-1].state == "succeeded", [(m.state, m.message) for m in statuses]
+    assert ("AtPosition", "salter", "left_of", "bottle1") in _perceived_facts(gtamp_system)
+
+
 @pytest.mark.parametrize("executable, assignment, name", [
     ("gtamp_simulator_node", "problem:=P9", "problem"),
     ("gtamp_executor_node", "max_steps:=0", "max_steps"),
