@@ -6,7 +6,7 @@ planner names, so these nodes declare and validate their own parameters the same
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import yaml
 from rclpy.node import Node
@@ -14,6 +14,9 @@ from rclpy.node import Node
 from llm_planner.config import BACKENDS, Param
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
+
+if TYPE_CHECKING:
+    from llm_planner.gtamp.domain import ProblemSpec
 
 
 def _planner_names() -> tuple[str, ...]:
@@ -71,7 +74,7 @@ def declare_gtamp_params(node: Node, names: Iterable[str]) -> dict[str, Any]:
             for name in names}
 
 
-def load_gtamp_problem(name: str):
+def load_gtamp_problem(name: str) -> "ProblemSpec":
     """The problem spec; ConfigError (stops the node at start) when it cannot be loaded."""
     from llm_planner.errors import LlmPlannerError
     from llm_planner.gtamp.problems import load_problem
@@ -80,3 +83,15 @@ def load_gtamp_problem(name: str):
         return load_problem(name)
     except (LlmPlannerError, OSError, ValueError, KeyError) as exc:
         raise ConfigError(f"parameter 'problem' = {name!r}: {exc}") from None
+
+
+def resolve_gtamp_planner(name: str) -> str:
+    """Registry name of a G-TAMP planner given by registry name (``gtamp_uct``) or method (``uct``)."""
+    from llm_planner.planners.stalm import PLANNERS, registry_name
+
+    registry = {registry_name(m) for m in PLANNERS}
+    if name in registry:
+        return name
+    if name in PLANNERS:
+        return registry_name(name)
+    raise ConfigError(f"unknown G-TAMP planner '{name}' (available: {', '.join(sorted(registry))})")

@@ -19,32 +19,14 @@ from rclpy.node import Node
 
 from llm_planner_interfaces.msg import PerceivedState, TaskStatus
 from llm_planner_interfaces.srv import ExecuteTask, RobotSkill
-from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.errors import LlmPlannerError
 from llm_planner.gtamp.domain import ConcreteAction, GoalAtom, GState
 from llm_planner.gtamp_execution import run_gtamp
-from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem
+from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem, resolve_gtamp_planner
 from llm_planner.nodes.simulator_node import GEOMETRY_QOS
 from llm_planner.ros.conversions import time_to_ns
-from llm_planner.ros.gtamp_conversions import encode, facts_of, goal_from_json, state_from_perceived
+from llm_planner.ros.gtamp_conversions import encode, goal_from_json, goal_holds, state_from_perceived
 from llm_planner.ros.node_utils import run_node, wait_future
-
-
-def resolve_gtamp_planner(name: str) -> str:
-    """Registry name of a G-TAMP planner given by registry name (``gtamp_uct``) or method (``uct``)."""
-    from llm_planner.planners.stalm import PLANNERS, registry_name
-
-    registry = {registry_name(m) for m in PLANNERS}
-    if name in registry:
-        return name
-    if name in PLANNERS:
-        return registry_name(name)
-    raise ConfigError(f"unknown G-TAMP planner '{name}' (available: {', '.join(sorted(registry))})")
-
-
-def goal_holds(msg: PerceivedState, goal: tuple[GoalAtom, ...]) -> bool:
-    """Whether every goal atom is among the perceived AtPosition predicates."""
-    facts = facts_of(msg)
-    return all(("AtPosition", a.obj, a.direction, a.ref) in facts for a in goal)
 
 
 class GTampExecutorNode(Node):

@@ -126,6 +126,12 @@ def facts_of(msg: PerceivedState) -> set[tuple[str, ...]]:
     return {(p.name, *p.args) for p in msg.predicates}
 
 
+def goal_holds(msg: PerceivedState, goal: Iterable[GoalAtom]) -> bool:
+    """Whether every goal atom is among the perceived AtPosition predicates."""
+    facts = facts_of(msg)
+    return all(("AtPosition", a.obj, a.direction, a.ref) in facts for a in goal)
+
+
 def state_from_perceived(msg: PerceivedState, problem: ProblemSpec) -> GState:
     """The perceived GState of a /perception/state message: object poses (regions from
     ``AtPosition .. on``), the robot's base, closed doors (``IsClosed``), the held object and its grasp."""
