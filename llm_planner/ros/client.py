@@ -23,6 +23,13 @@ from llm_planner_interfaces.msg import TaskStatus
 from llm_planner_interfaces.srv import PlanTask, RenderSnapshot
 
 
+#: Seconds to let DDS discovery complete in both directions after a service appears.
+DISCOVERY_SETTLE_S = 0.5
+#: A plan-only request is re-sent when its answer is this late (growing per attempt).
+PLAN_ONLY_ANSWER_S = 45.0
+PLAN_ONLY_ATTEMPTS = 3
+
+
 class PlannerClient:
     """Client of /plan_task, /directive and /task_status; one rclpy context of its own."""
 
@@ -62,15 +69,27 @@ class PlannerClient:
 
     def plan_task(self, directive: str, planner: str = "", execute: bool = False, timeout_s: float = 0.0,
                   wait_s: float = 30.0) -> dict[str, Any]:
-        """Call /plan_task and return the response as a dict (the ``--json`` fields)."""
+        """Call /plan_task and return the response as a dict (the ``--json`` fields).
+
+        Right after discovery a service's response writer may not yet know this client, and DDS then
+        drops the response (a known ROS 2 race). So the client lets discovery settle before the first
+        call, and re-sends a plan-only request (it changes nothing) that got no answer in time.
+        An executing request is never re-sent: it would run the task twice.
+        """
         if not self.wait_for_planner(wait_s):
             raise LlmPlannerError("/plan_task is not available: start the system first (llm-planner launch)")
+        self.spin_for(DISCOVERY_SETTLE_S)
         request = PlanTask.Request(directive=directive, planner=planner, execute=execute, timeout_s=float(timeout_s))
-        future = self.plan_client.call_async(request)
         budget = (timeout_s or 600.0) * 2 + 60.0
-        if not self.spin_until(future, budget):
-            raise LlmPlannerError(f"/plan_task did not answer within {budget:.0f} s")
-        return response_to_dict(future.result())
+        attempts = 1 if execute else PLAN_ONLY_ATTEMPTS
+        for attempt in range(attempts):
+            wait = budget if execute else min(budget, PLAN_ONLY_ANSWER_S * (attempt + 1))
+            future = self.plan_client.call_async(request)
+            if self.spin_until(future, wait):
+                return response_to_dict(future.result())
+            self.plan_client.remove_pending_request(future)
+        raise LlmPlannerError(f"/plan_task did not answer (waited {budget if execute else wait:.0f} s, "
+                              f"{attempts} attempt(s)); is the planner node busy or gone?")
 
     def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
         """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
