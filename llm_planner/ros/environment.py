@@ -56,5 +56,5 @@ def apply_ros_environment(**kwargs) -> dict[str, str]:
 
 
 def random_domain_id(rng: random.Random | None = None) -> int:
-    """A domain id for an isolated test graph (0-101 and 215-232 are the safe Linux ranges)."""
-    return (rng or random.Random()).randint(1, 100)
+    """A domain id for an isolated test graph, from the ranges whose ports are safe on Linux (1-101, 215-232)."""
+    return (rng or random.Random()).choice([*range(1, 102), *range(215, 233)])
