@@ -84,13 +84,19 @@ def encode(value: Any) -> str:
     return json.dumps(to_jsonable(value), separators=(",", ":"))
 
 
+def _refuse_constant(name: str) -> float:
+    raise GTampCodecError(f"non-finite number {name} (poses and paths must be finite)")
+
+
 def decode(text: str, expected: type[T]) -> T:
     """The value of ``expected`` type encoded in ``text``; GTampCodecError when it is not one."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
+        value = from_jsonable(data)
     except (json.JSONDecodeError, TypeError) as exc:
         raise GTampCodecError(f"not JSON: {exc}") from None
-    value = from_jsonable(data)
+    except RecursionError:
+        raise GTampCodecError("the JSON is nested too deeply") from None
     if not isinstance(value, expected):
         raise GTampCodecError(f"expected a {expected.__name__}, got {type(value).__name__}")
     return value

@@ -65,7 +65,9 @@ def test_states_and_infeasible_actions_round_trip(model):
     ('{"__type__": "TaskAction", "op": "pick", "args": ["a"], "evil": 1}', "unknown field"),
     ('{"__type__": "TaskAction", "op": "pick"}', "TaskAction"),
     ('{"__type__": "TaskAction", "op": "pick", "args": ["a"]}', "expected a ConcreteAction"),
-])
+    ('{"__type__": "Pose2D", "x": NaN, "y": 0, "theta": 0}', "non-finite number NaN"),
+    ("[" * 100000 + "]" * 100000, "nested too deeply"),
+], ids=["not-json", "foreign-type", "untagged", "unknown-field", "missing-field", "wrong-type", "nan", "deep"])
 def test_hostile_or_malformed_text_is_refused_clearly(text, match):
     with pytest.raises(GTampCodecError, match=match):
         decode(text, ConcreteAction)
