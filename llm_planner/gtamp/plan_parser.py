@@ -55,14 +55,15 @@ def normalize(token: str) -> str:
     return re.sub(r"_+", "_", re.sub(r"[\s\-]+", "_", token)).strip("_")
 
 
-def plan_section(text: str) -> str:
-    """The text of the plan list: after the last ``## Plan ##`` header and ``plan = [``."""
+def plan_section(text: str) -> tuple[str, bool]:
+    """The text of the plan list (after the last ``## Plan ##`` header and ``plan = [``), and
+    whether a ``plan = [`` assignment was found."""
     text = text[:MAX_TEXT]
     headers = list(_PLAN_HEADER.finditer(text))
     if headers:
         text = text[headers[-1].end():]
     assign = _PLAN_ASSIGN.search(text)
-    return text[assign.end():] if assign else text
+    return (text[assign.end():], True) if assign else (text, False)
 
 
 def scan_tuples(section: str) -> Iterator[list[str] | str]:
@@ -140,7 +141,8 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
         return ParsedPlan((), ("response is not text",))
     actions: list[TaskAction] = []
     seen = 0
-    for item in scan_tuples(plan_section(text)):
+    section, assigned = plan_section(text)
+    for item in scan_tuples(section):
         seen += 1
         if seen > MAX_STEPS:
             return ParsedPlan(tuple(actions), (f"plan longer than {MAX_STEPS} steps; cut",), seen)
@@ -150,9 +152,9 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
         if error:
             return ParsedPlan(tuple(actions), (f"step {seen}: {error}",), seen)
         actions.append(action)  # type: ignore[arg-type]
-    if not actions and seen == 0:
+    if seen == 0 and not assigned:
         return ParsedPlan((), ("no plan found in the response",), 0)
-    return ParsedPlan(tuple(actions), (), seen)
+    return ParsedPlan(tuple(actions), (), seen)      # ``plan = []`` is a (complete) empty plan
 
 
 def _to_action(item: list[str] | str, vocab: Vocabulary) -> tuple[TaskAction | None, str]:

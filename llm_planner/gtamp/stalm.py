@@ -53,6 +53,8 @@ class Context:
             parsed: ParsedPlan = parse_plan(text, self.vocab, self.model.validate)
             if parsed.actions:
                 plans.append(parsed.actions)
+            elif parsed.complete:
+                errors.append(f"plan {k}: empty plan")
             errors += [f"plan {k}: {e}" for e in parsed.errors]
         return plans, errors
 

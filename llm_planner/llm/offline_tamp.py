@@ -137,8 +137,9 @@ class AbstractModel:
         self.relevant = self._relevant()
 
     def _relevant(self) -> set[str]:
-        """Goal objects and, transitively, the objects occluding their picks or goal placements."""
-        rel = set(self.goal_objects)
+        """Goal objects, the objects goal atoms are relative to, and, transitively, the objects
+        occluding their picks or goal placements."""
+        rel = set(self.goal_objects) | {g[2] for g in self.ab.goal if g[1] != "on" and g[2] in self.ab.objects}
         frontier = list(rel)
         while frontier:
             o = frontier.pop()
@@ -298,6 +299,8 @@ def render(ab: Abstraction, model: AbstractModel, plan: list[Act] | None) -> str
                      + "\n".join(f"{k}. {c}" for k, c in enumerate(items, 1)))
     if plan is None:
         parts.append("## Plan ##\n# no plan reaches the goal under these constraints\nplan = []")
+    elif not plan:
+        parts.append("## Plan ##\n# all goals already hold\nplan = []")
     else:
         steps = ",\n        ".join("(" + ", ".join(repr(x) for x in act) + ")" for act in plan)
         parts.append("## Plan ##\nplan = [" + steps + "]")

@@ -78,3 +78,11 @@ def test_garbage_prompts_answer_an_empty_plan():
     for prompt in ("", "(:goal (and", "((((((" * 1000, "(:objects\nx - movable_object)\n(:goal (and (AtPosition, x, on, y)))"):
         texts = plans_from_prompt(prompt, 2, 0)
         assert len(texts) == 2 and all("plan = [" in t for t in texts)
+
+
+def test_a_moved_reference_object_is_brought_back():
+    # bottle1 was moved to counter2; the goal wants the salter on table2 right of bottle1
+    lits = Literals(None, (), (("salter", "on", "counter2"), ("bottle1", "on", "counter2")), (), ())
+    plan = _plans(create_prompt(P2, lits), n=1)[0]
+    assert act("place", "bottle1", "on", "table2") in plan
+    assert plan.index(act("place", "bottle1", "on", "table2")) < plan.index(act("place", "salter", "right_of", "bottle1"))
