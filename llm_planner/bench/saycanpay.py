@@ -137,24 +137,29 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
     return report
 
 
-def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str, title: str) -> str:
-    methods = list(dict.fromkeys(r["method"] for r in report.rows))
-    header = ["split"] + methods
+def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | None, title: str,
+           scale: float = 100.0, digits: int = 0) -> str:
+    """Methods as rows (decoding strategy, score, Can), splits as columns (percentages by default)."""
+    header = ["strategy", "score", "can"] + list(splits)
     body = []
-    for split in splits:
+    for method in dict.fromkeys(r["method"] for r in report.rows):
+        p = parse_method(method)
         cells = []
-        for m in methods:
-            row = next((r for r in report.rows if r["method"] == m and r["split"] == split), None)
-            cells.append("-" if row is None else f"{100 * row[figure]:.0f} ± {100 * row.get(err, 0.0):.0f}")
-        body.append([split] + cells)
+        for split in splits:
+            row = next((r for r in report.rows if r["method"] == method and r["split"] == split), None)
+            if row is None:
+                cells.append("-")
+            else:
+                cells.append(f"{scale * row[figure]:.{digits}f}" + (f" ± {scale * row[err]:.{digits}f}" if err else ""))
+        body.append([p["strategy"], p["score"], p["can"] if p["score"] != "say" else "-"] + cells)
     return format_table(header, body, title=title)
 
 
 def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
     cfg = report.config
-    sizes = ", ".join(f"{s} n={cfg['benchmark'][s]['n'] if cfg.get('n') is None else cfg['n']} "
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['method'] for e in report.episodes}))} "
                       f"({cfg['benchmark'][s]['scene']}: {'/'.join(cfg['benchmark'][s]['suites'])})" for s in splits)
-    print(f"saycanpay | Say backend: {report.backend} ({cfg['say_input']} Say input) | {sizes} | "
+    print(f"saycanpay | Say backend: {report.backend} (Say input: {cfg['say_input']}) | {sizes} | "
           f"k={cfg['decoding']['beam_size']} m={cfg['decoding']['candidates']} | models: {cfg['models']} | "
           f"wall time {cfg['wall_time_s']} s")
     test = [s for s in splits if s == "test"]
@@ -170,7 +175,9 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
         print(_table(report, general, "success_rate", "stderr", "Table 5: generalization, planning success % "
                                                                 "(novel: novel suites; unseen: unseen apartment)"))
     print()
-    print(_table(report, splits, "relative_length", "none", "Figure 4: relative length expert/generated (x100, 0 = failed)"))
+    print(_table(report, splits, "relative_length", None, "Figure 4: relative length expert/generated x100 (0 = failed)"))
+    print()
+    print(_table(report, splits, "planning_time_s", None, "planning seconds per plan", scale=1.0, digits=2))
 
 
 # --------------------------------------------------------------------------------- run

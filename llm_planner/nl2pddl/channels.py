@@ -364,7 +364,7 @@ class OfflineChannels:
             if self.h.count_satisfied(state, item) >= item.count:
                 logp += penalty
             source = slots[k].source if k < len(slots) else ""
-            place = self.names.rank(source, "furniture")[0][0] if source and self.names.rank(source, "furniture") else None
+            place = (self.names.rank(source, "furniture") or [(None, 0.0)])[0][0] if source else None
             if place and not self._type_at(state, item.obj_type, place):
                 logp += penalty
         return logp

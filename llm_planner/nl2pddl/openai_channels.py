@@ -60,11 +60,11 @@ class OpenAIChannels:
     """Both channels answered by the openai backend (see the module docstring)."""
 
     def __init__(self, household: Household, backend: LanguageModel, train: Sequence[DirectiveSample],
-                 options: Mapping[str, Any], max_predictions: int = 5) -> None:
+                 options: Mapping[str, Any], max_predictions: int = 5, asker: Any = None) -> None:
         self.h = household
         self.world = WorldInfo.from_household(household)
         self.backend = backend
-        self.asker = getattr(backend, "primary", backend)
+        self.asker = asker or getattr(backend, "primary", backend)
         if not hasattr(self.asker, "ask"):
             raise LLMError(f"the {backend.name} backend cannot be asked free prompts (needs OpenAIBackend.ask)")
         self.opts = dict(options)

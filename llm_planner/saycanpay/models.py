@@ -137,7 +137,8 @@ def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | 
             optimiser.step()
             total += float(loss.detach()) * len(batch)
         if progress:
-            progress(f"Can epoch {epoch + 1}/{settings.epochs}: InfoNCE {total / len(x):.4f} ({time.perf_counter() - started:.1f} s)")
+            progress(f"Can epoch {epoch + 1}/{settings.epochs}: loss (InfoNCE + {settings.can_bce_weight:g} BCE) "
+                     f"{total / len(x):.4f} ({time.perf_counter() - started:.1f} s)")
     return _to_head(model)
 
 
