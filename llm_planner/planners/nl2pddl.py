@@ -25,29 +25,27 @@ from typing import Any, Mapping
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import goal_to_text
-from llm_planner.planners.base import Decision, Planner, Task, register
-from llm_planner.world.symbolic import Action, Goal, Observation, State
+from llm_planner.planners.base import Task, register
+from llm_planner.planners.classical import ClassicalPlanner
+from llm_planner.world.symbolic import Goal, Observation, State
 
 
 @register("pddl")
-class Nl2PddlPlanner(Planner):
+class Nl2PddlPlanner(ClassicalPlanner):
+    """Executes, replans after a failed step and previews like ``classical``; plans differently."""
+
     needs_full_state = True
 
     def __init__(self, backend: Any = None, config: Mapping[str, Any] | str | None = None, input: str | None = None,
                  max_replans: int = 3, **params: Any) -> None:
-        super().__init__(backend=backend, config=config, input=input, max_replans=max_replans, **params)
         from llm_planner.nl2pddl.config import load_config
 
-        overrides = {"input": input} if input else {}
-        self.config = load_config(config, **overrides)
+        self.config = load_config(config, **({"input": input} if input else {}))
+        super().__init__(timeout_s=float(self.config["consistency"]["planner_timeout_s"]), max_replans=max_replans,
+                         backend=backend, input=input, **params)
         self.backend_arg = backend
-        self.max_replans = max_replans
         self.system = None
-        self.plan: list[Action] = []
         self.goal: Goal = ()
-        self.failure = ""
-        self.replans = 0
-        self.replan_pending = False
         self.last_message = ""
 
     def describe(self) -> str:
@@ -84,38 +82,16 @@ class Nl2PddlPlanner(Planner):
         self.goal = result.check.chosen.goal if result.check.chosen else ()
         self.failure = "" if self.plan else "the plan is empty"
 
-    def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
-        self.stats.decisions += 1
-        if self.replan_pending and full_state is not None and self.task is not None:
-            self.replan_pending = False
-            self._replan(full_state)
-        if not self.plan:
-            return Decision(None, self.failure or "plan finished but the goal does not hold")
-        return Decision(self.plan[0])
-
-    def _replan(self, full_state: State) -> None:
+    def _replan(self, full_state: State | None) -> None:
+        """After a failed step: a plan for the chosen goal from the current state (the template,
+        already partly executed, is dropped)."""
         from llm_planner.world.pddl import solve
 
-        assert self.task is not None
-        if not self.goal:
-            self.failure += "; the directive gave no goal to replan for"
+        if self.task is None or full_state is None or not self.goal:
+            self.failure += "; nothing to replan for (no goal in the directive, or no state)"
             return
         with self.stats.timing():
-            result = solve(self.task.household, full_state, self.goal,
-                           timeout_s=float(self.config["consistency"]["planner_timeout_s"]))
+            result = solve(self.task.household, full_state, self.goal, timeout_s=self.timeout_s)
         self.plan = list(result.actions or [])
         if not self.plan:
             self.failure += f"; replanning found no plan: {result.message}"
-
-    def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
-        if success and self.plan and self.plan[0] == action:
-            self.plan.pop(0)
-            return
-        self.replans += 1
-        self.plan = []
-        self.failure = f"step {action} failed ({reason}); gave up after {self.max_replans} replans"
-        self.replan_pending = self.replans <= self.max_replans
-
-    def preview(self) -> list[Action]:
-        return list(self.plan)
-

@@ -32,3 +32,23 @@ def test_unknown_actions_and_missing_state_end_the_episode_with_the_reason():
     assert "'slice the tomato' names no action of the household domain" in result.message
     planner.start(Task("put an apple in the fridge", goal, household), household.observe(state), None)
     assert "needs the full state" in planner.decide(household.observe(state)).message
+
+
+def test_a_failed_step_is_replanned_for_the_chosen_goal():
+    from llm_planner.execution import SkillOutcome
+
+    class Slippery(SymbolicWorld):
+        failed = False
+
+        def execute(self, action):
+            if action.verb == "grab" and not self.failed:
+                self.failed = True
+                return SkillOutcome(False, "the book slipped")
+            return super().execute(action)
+
+    household = Household(load_scene("apartment_seen"))
+    goal = (GoalItem("on", "book", "sofa", 1),)
+    world = Slippery(household, household.sample_initial_state(3))
+    result = run_episode(create("pddl"), Task("put one book on the sofa", goal, household), world)
+    assert world.failed and result.success, result.message
+    assert [s.success for s in result.steps].count(False) == 1
