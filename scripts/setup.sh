@@ -64,7 +64,9 @@ log "installing llm_planner (editable) and its node executables"
 "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"
 # `ros2 run` / launch look for executables in <prefix>/lib/<package>/; pip puts them in bin/.
 mkdir -p "$VENV/lib/llm_planner"
-for exe in llm-planner planner_node executor_node simulator_node perception_node; do
+executables=$("$PY" -c "from importlib.metadata import entry_points
+print(' '.join(e.name for e in entry_points(group='console_scripts') if e.value.startswith('llm_planner.')))")
+for exe in $executables; do
   if [[ -e "$VENV/bin/$exe" && ! -e "$VENV/lib/llm_planner/$exe" ]]; then
     ln -sf "$VENV/bin/$exe" "$VENV/lib/llm_planner/$exe"
   elif [[ -e "$VENV/lib/llm_planner/$exe" && ! -e "$VENV/bin/$exe" ]]; then

@@ -10,7 +10,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Calls the /plan_task service of a running system (start it with "
                        "`llm-planner launch`). Exit code 0 when the planner succeeded, 1 otherwise.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
-    p.add_argument("--planner", default="", help="classical | llm_mcts | stalm | pddl | saycanpay (default: configured)")
+    p.add_argument("--planner", default="", help="household graph: classical, llm_mcts (and its baselines uct, l_policy, ...), pddl, saycanpay; G-TAMP graph (llm-planner launch gtamp): stalm and its baselines (default: the configured one)")
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
     p.add_argument("--json", action="store_true", help="print the response as one JSON object")
