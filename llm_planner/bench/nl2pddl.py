@@ -174,7 +174,8 @@ def print_tables(report: BenchReport) -> None:
           + [_cell(r["plan_at_1"]), f"{r['tries_mean']:.2f}", f"{r['seconds_per_directive']:.2f}"] for r in rows]
     print()
     print(format_table(["input", "split", *TEMPLATE_MEASURES, "plan@1", "tries", "s/sample"], t4,
-                       title="Table 4: plan-template accuracy (plan@1: top template before the check)"))
+                       title="Table 4: plan-template accuracy (plan@1: top template before the check; s/sample: "
+                             "a problem solved for one input is not solved again for the other)"))
     verbs = sorted({v for r in rows for v in r["action_by_op"]})
     t5 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r["action_by_op"].get(v, float("nan"))) for v in verbs]
           for r in rows]
