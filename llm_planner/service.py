@@ -27,7 +27,7 @@ class Translation:
 
 
 class Translator(Protocol):
-    def __call__(self, directive: str) -> Translation: ...
+    def __call__(self, directive: str, planner: str = "") -> Translation: ...
 
 
 @dataclass
@@ -80,7 +80,7 @@ def check_directive(text: str, max_chars: int) -> str:
 
 def resolve_planner(name: str, default: str) -> str:
     name = (name or default).strip()
-    known = available()
+    known = available("household")
     if name not in known:
         raise ConfigError(f"unknown planner '{name}' (available: {', '.join(known)})")
     return name
@@ -100,7 +100,7 @@ class PlanningService:
         """Check the request and ground its directive: (directive, planner name, translation)."""
         directive = check_directive(request.directive, self.max_directive_chars)
         planner = resolve_planner(request.planner, self.default_planner)
-        translation = self.translate(directive)
+        translation = self.translate(directive, planner)
         self.household.check_goal(translation.goal)
         return directive, planner, translation
 

@@ -1,12 +1,22 @@
-"""Directive -> grounded goal for the planner node: the LLM layer's translation, behind the
-:class:`llm_planner.service.Translator` signature. The backend is built on first use (the
-embedding model loads once per process)."""
+"""Directive -> grounded goal for the planner node, behind the :class:`llm_planner.service.Translator`
+signature. The backend is built on first use (the embedding model loads once per process).
+
+Most planners take the LLM layer's goal translation (LLM-MCTS §2.2 "Goal"). The ``pddl`` planner
+(Levy-Karpas) reads directives its own way: its goal channel also understands step-by-step and
+mixed instructions ("go to the bedroom, pick up the book and bring it to the sofa"), so its goal
+comes from that channel (the top-ranked goal; the planner then checks goal and plan template
+together with Fast Downward).
+"""
 from __future__ import annotations
 
 import threading
 
+from llm_planner.errors import GoalError
 from llm_planner.service import Translation, Translator
 from llm_planner.world.symbolic import Household
+
+#: Planners whose goal comes from their own channel rather than the LLM layer's translation.
+OWN_GOAL_CHANNEL = ("pddl",)
 
 
 def make_translator(household: Household, backend_name: str) -> Translator:
@@ -14,15 +24,36 @@ def make_translator(household: Household, backend_name: str) -> Translator:
     lock = threading.Lock()  # one backend per process; its embedding caches are not shared across threads
     state: dict = {}
 
-    def translate(directive: str) -> Translation:
-        from llm_planner.llm.translate import translate_directive
+    def backend():
+        if "backend" not in state:
+            from llm_planner.llm import make_backend
 
+            state["backend"] = make_backend(backend=backend_name)
+        return state["backend"]
+
+    def translate(directive: str, planner: str = "") -> Translation:
         with lock:
-            if "backend" not in state:
-                from llm_planner.llm import make_backend
+            if planner in OWN_GOAL_CHANNEL:
+                return _levy_karpas_goal(directive, household, backend(), state)
+            from llm_planner.llm.translate import translate_directive
 
-                state["backend"] = make_backend(backend=backend_name)
-            result = translate_directive(directive, household, state["backend"])
+            result = translate_directive(directive, household, backend())
         return Translation(goal=result.goal, message=result.message, llm_requests=result.info.requests)
 
     return translate
+
+
+def _levy_karpas_goal(directive: str, household: Household, backend, state: dict) -> Translation:
+    from llm_planner.llm.text import goal_to_text
+    from llm_planner.nl2pddl.system import Nl2PddlSystem
+
+    if "nl2pddl" not in state:
+        state["nl2pddl"] = Nl2PddlSystem.create(backend)
+    output = state["nl2pddl"].translate(household, directive)
+    if not output.goals:
+        raise GoalError(output.goal_error or "the directive states no goal the goal channel could read; /plan_task "
+                        "needs to know what should end up where (e.g. '... and bring the book to the sofa'), "
+                        "purely step-by-step instructions are not accepted yet")
+    goal = output.goals[0]
+    return Translation(goal=goal, message=f"goal (Levy-Karpas goal channel): {goal_to_text(goal)}",
+                       llm_requests=output.requests)

@@ -93,7 +93,7 @@ def parse_methods(text: str) -> list[MethodSpec]:
     from llm_planner.llm.config import parse_dotted
     from llm_planner.planners.base import available
 
-    known = available()
+    known = available("household")
     specs = []
     for item in [m.strip() for m in text.split(",") if m.strip()]:
         name, _, rest = item.partition(":")

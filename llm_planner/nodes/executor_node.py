@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
@@ -108,6 +109,11 @@ class ExecutorNode(Node):
                 self._execute(request, response)
             except (LlmPlannerError, ValueError, KeyError) as exc:
                 response.success, response.message = False, f"execution failed: {exc}"
+                self.publish_status(request.task_id, request.directive, "failed", message=response.message)
+            except Exception as exc:  # noqa: BLE001 - a planner bug must not take the executor down
+                self.get_logger().error(f"internal error on /execute_task: {traceback.format_exc()}")
+                response.success = False
+                response.message = f"execution failed with an internal error ({type(exc).__name__}: {exc})"
                 self.publish_status(request.task_id, request.directive, "failed", message=response.message)
         return response
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -56,7 +57,13 @@ class PlannerNode(Node):
 
     # ---------------------------------------------------------------- /plan_task
     def on_plan_task(self, request: PlanTask.Request, response: PlanTask.Response) -> PlanTask.Response:
-        result = self.plan_task(PlanTaskRequest(request.directive, request.planner, request.execute, request.timeout_s))
+        try:
+            result = self.plan_task(PlanTaskRequest(request.directive, request.planner, request.execute,
+                                                    request.timeout_s))
+        except Exception as exc:  # noqa: BLE001 - a bug must not take the service down
+            self.get_logger().error(f"internal error on /plan_task: {traceback.format_exc()}")
+            result = PlanTaskResult(False, f"internal error ({type(exc).__name__}: {exc}); the node keeps serving, "
+                                    "see the planner node's log")
         response.success = result.success
         response.message = result.message
         response.goal = goal_to_json_lists(result.goal)

@@ -75,6 +75,9 @@ class Planner(ABC):
     #: True for planners allowed to see the full state (the fully_observable ablation, the
     #: classical fallback); everyone else only ever gets observations.
     needs_full_state: ClassVar[bool] = False
+    #: The world a planner plans in: "household" (the symbolic apartment) or "gtamp" (STaLM's
+    #: geometric kitchen-and-hall problems). The nodes of each graph only offer their own.
+    domain: ClassVar[str] = "household"
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -112,9 +115,10 @@ def register(name: str) -> Callable[[type[Planner]], type[Planner]]:
     return wrap
 
 
-def available() -> list[str]:
+def available(domain: str | None = None) -> list[str]:
+    """Registered planner names, optionally only those of one domain (household or gtamp)."""
     _load_builtin_planners()
-    return sorted(_REGISTRY)
+    return sorted(name for name, cls in _REGISTRY.items() if domain is None or cls.domain == domain)
 
 
 def create(name: str, **params: Any) -> Planner:

@@ -87,6 +87,8 @@ class GTampPlanner(Planner):
     process's CPU seconds, which other programs on a shared machine do not inflate; planning
     time and the time budget are measured on it)."""
 
+    domain = "gtamp"
+
     method: ClassVar[str] = "stalm"
 
     def __init__(self, backend: str = "offline", seed: int = 0, config: GTampConfig | None = None,

@@ -134,3 +134,26 @@ def test_llm_mcts_plans_online_through_the_executor(system):
     assert result["executed"] and result["plan"][-1].startswith("puton(mug_")
     on_table = [args for name, args in _full_state_predicates(client) if name == "ON" and args[1] == "coffee_table"]
     assert any(obj.startswith("mug_") for obj, _ in on_table)
+
+
+def test_pddl_planner_takes_a_mixed_directive_through_its_own_goal_channel(system):
+    _, client = system
+    result = client.plan_task("go to the bedroom through the kitchen and bring the book to the sofa", planner="pddl",
+                              execute=True, timeout_s=300)
+    assert result["success"], result
+    assert result["goal"] == [["on", "book", "sofa", 1]]
+    assert "Levy-Karpas" in result["message"]
+    assert result["plan"][-1].startswith("puton(book_") and result["plan"][-1].endswith(", sofa)")
+
+
+def test_saycanpay_planner_executes_through_the_executor(system):
+    from llm_planner.saycanpay.config import load_config, model_dir
+
+    _, client = system
+    trained = (model_dir(load_config()) / "models.npz").is_file()
+    result = client.plan_task("put one candle on the nightstand", planner="saycanpay", execute=True, timeout_s=300)
+    if trained:  # the executor process reads the same model directory
+        assert result["success"], result
+        assert result["plan"][-1].startswith("puton(candle_")
+    else:
+        assert not result["success"] and "llm-planner train saycanpay" in result["message"], result
