@@ -11,87 +11,41 @@ the newly observed state. Success is judged on the perceived predicates (every g
 """
 from __future__ import annotations
 
-import threading
-import time
-
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.node import Node
-
-from llm_planner_interfaces.msg import PerceivedState, TaskStatus
-from llm_planner_interfaces.srv import ExecuteTask, RobotSkill
+from llm_planner_interfaces.msg import PerceivedState
+from llm_planner_interfaces.srv import ExecuteTask
 from llm_planner.errors import LlmPlannerError
 from llm_planner.gtamp.domain import ConcreteAction, GoalAtom, GState
 from llm_planner.gtamp_execution import run_gtamp
 from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem, resolve_gtamp_planner
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
-from llm_planner.ros.conversions import time_to_ns
 from llm_planner.ros.gtamp_conversions import encode, goal_from_json, goal_holds, state_from_perceived
-from llm_planner.ros.node_utils import run_node, wait_future
+from llm_planner.ros.executor_base import ExecutorBase
+from llm_planner.ros.node_utils import run_node
 
 
-class GTampExecutorNode(Node):
+class GTampExecutorNode(ExecutorBase):
     def __init__(self) -> None:
-        super().__init__("executor")
+        super().__init__("executor", {"state": "/perception/state"})
         self.params = declare_gtamp_params(self, ("problem", "llm_backend", "seed", "max_steps", "perception_wait_s"))
         self.problem = load_gtamp_problem(self.params["problem"])
-        self.robot_lock = threading.Lock()
-        self.perception: PerceivedState | None = None
-        self.perception_changed = threading.Condition()
-        self.create_subscription(PerceivedState, "/perception/state", self.on_perception, GEOMETRY_QOS,
-                                 callback_group=MutuallyExclusiveCallbackGroup())
-        self.skill_client = self.create_client(RobotSkill, "/robot/skill", callback_group=ReentrantCallbackGroup())
-        self.status_pub = self.create_publisher(TaskStatus, "/task_status", 20)
-        self.create_service(ExecuteTask, "/execute_task", self.on_execute, callback_group=ReentrantCallbackGroup())
+        self.serve()
         self.get_logger().info(f"G-TAMP problem '{self.problem.name}': serving /execute_task")
 
-    # ------------------------------------------------------------------ perception
-    def on_perception(self, msg: PerceivedState) -> None:
-        with self.perception_changed:
-            self.perception = msg
-            self.perception_changed.notify_all()
-
-    def wait_perception(self, after_ns: int) -> PerceivedState:
+    def perceived_after(self, after_ns: int) -> PerceivedState:
         """The first perception message stamped at or after ``after_ns``; LlmPlannerError on timeout."""
-        deadline = time.monotonic() + self.params["perception_wait_s"]
-        with self.perception_changed:
-            while True:
-                msg = self.perception
-                if msg is not None and time_to_ns(msg.header.stamp) >= after_ns:
-                    return msg
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise LlmPlannerError("no perception message arrived in time; is the perception node running?")
-                self.perception_changed.wait(remaining)
+        msg = self.wait_perception("state", after_ns)
+        if msg is None:
+            raise LlmPlannerError("no perception message arrived in time; is the perception node running?")
+        return msg
 
-    # ------------------------------------------------------------------ robot
     def run_skill(self, action: ConcreteAction) -> tuple[bool, str, int]:
         """Send a concrete action to /robot/skill: (success, reason, stamp of the geometry after it)."""
-        if not self.skill_client.wait_for_service(timeout_sec=10.0):
-            raise LlmPlannerError("the robot skill service /robot/skill is not available")
-        request = RobotSkill.Request(action=action.action.op, args=[encode(action)])
-        response = wait_future(self.skill_client.call_async(request), self.params["perception_wait_s"] * 2)
-        if response is None:
-            raise LlmPlannerError("the robot did not answer the skill call in time")
-        return bool(response.success), response.reason, time_to_ns(response.stamp)
+        return self.call_skill(action.action.op, [encode(action)])
 
-    def publish_status(self, request: ExecuteTask.Request, state: str, step: int = 0, action: str = "",
-                       result: str = "", message: str = "") -> None:
-        msg = TaskStatus(task_id=request.task_id, directive=request.directive, state=state, step=step,
-                         action=action, result=result, message=message)
-        msg.header.stamp = self.get_clock().now().to_msg()
-        self.status_pub.publish(msg)
+    def status(self, request: ExecuteTask.Request, state: str, step: int = 0, action: str = "", result: str = "",
+               message: str = "") -> None:
+        self.publish_status(request.task_id, request.directive, state, step, action, result, message)
 
-    # ------------------------------------------------------------------ /execute_task
-    def on_execute(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> ExecuteTask.Response:
-        with self.robot_lock:
-            try:
-                self._execute(request, response)
-            except (LlmPlannerError, ValueError, KeyError) as exc:
-                response.success, response.message = False, f"execution failed: {exc}"
-                self.publish_status(request, "failed", message=response.message)
-        return response
-
-    def _execute(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> None:
+    def execute_task(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> None:
         from llm_planner.planners.base import create
         from llm_planner.planners.stalm import GTampTask
 
@@ -100,11 +54,11 @@ class GTampExecutorNode(Node):
         planner = create(name, backend=self.params["llm_backend"], seed=self.params["seed"])
         task = GTampTask(self.problem.with_goal(goal), time_budget_s=request.timeout_s or None,
                          max_steps=self.params["max_steps"], directive=request.directive)
-        self.publish_status(request, "executing", message=f"planner {name} on problem {self.problem.name}")
-        robot = RobotWorld(self, goal, self.wait_perception(self.get_clock().now().nanoseconds))
+        self.status(request, "executing", message=f"planner {name} on problem {self.problem.name}")
+        robot = RobotWorld(self, goal, self.perceived_after(self.get_clock().now().nanoseconds))
 
         def on_step(step: int, action: str, ok: bool, reason: str) -> None:
-            self.publish_status(request, "executing", step, action, "ok" if ok else reason,
+            self.status(request, "executing", step, action, "ok" if ok else reason,
                                 "" if ok else "replanning from the observed state")
 
         try:
@@ -116,7 +70,7 @@ class GTampExecutorNode(Node):
         response.plan, response.executed = run.plan, run.executed
         response.llm_requests = planner.stats.llm_requests
         response.planning_time_s = planner.stats.planning_time_s
-        self.publish_status(request, "succeeded" if run.success else "failed", len(run.executed),
+        self.status(request, "succeeded" if run.success else "failed", len(run.executed),
                             message=response.message)
 
 
@@ -132,7 +86,7 @@ class RobotWorld:
 
     def execute(self, action: ConcreteAction) -> tuple[bool, str]:
         ok, reason, stamp = self.node.run_skill(action)
-        self.msg = self.node.wait_perception(stamp)
+        self.msg = self.node.perceived_after(stamp)
         return ok, reason
 
     def is_goal(self) -> bool:

@@ -22,7 +22,7 @@ from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedSt
 from llm_planner.errors import LlmPlannerError
 from llm_planner.gtamp.domain import Grasp, GState, ObjPose, Pose2D, ProblemSpec
 from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.node_utils import GEOMETRY_QOS
 from llm_planner.ros.gtamp_conversions import (GRASP_JOINTS, GTampCodecError, grasp_predicate, predicates_to_msgs,
                                                yaw_of)
 from llm_planner.ros.node_utils import run_node

@@ -28,7 +28,7 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.gtamp.domain import GoalAtom
 from llm_planner.gtamp_directive import parse_directive
 from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem, resolve_gtamp_planner
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.node_utils import GEOMETRY_QOS
 from llm_planner.ros.gtamp_conversions import goal_holds, goal_to_json, state_from_perceived
 from llm_planner.ros.node_utils import run_node, wait_future
 from llm_planner.service import check_directive, new_task_id

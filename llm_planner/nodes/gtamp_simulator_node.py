@@ -23,7 +23,7 @@ from llm_planner_interfaces.msg import GeometrySnapshot
 from llm_planner_interfaces.srv import RobotSkill
 from llm_planner.gtamp.domain import OPERATORS, ConcreteAction
 from llm_planner.nodes.gtamp_common import declare_gtamp_params, load_gtamp_problem
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.node_utils import GEOMETRY_QOS
 from llm_planner.ros.gtamp_conversions import GRASP_JOINTS, GTampCodecError, decode, make_pose, object_pose_msg
 from llm_planner.ros.node_utils import run_node
 

@@ -13,7 +13,7 @@ from rclpy.node import Node
 from llm_planner_interfaces.msg import GeometrySnapshot, PerceivedState
 from llm_planner.ros.conversions import body_to_msg, geometry_from_msg, predicates_to_msgs, state_predicates
 from llm_planner.ros.node_utils import declare_params, run_node
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.node_utils import GEOMETRY_QOS
 from llm_planner.world.scene import load_scene
 from llm_planner.world.symbolic import Household
 

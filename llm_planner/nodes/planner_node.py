@@ -20,7 +20,7 @@ from std_msgs.msg import String
 from llm_planner_interfaces.msg import PerceivedState, TaskStatus
 from llm_planner_interfaces.srv import ExecuteTask, PlanTask
 from llm_planner.errors import LlmPlannerError
-from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+from llm_planner.ros.node_utils import GEOMETRY_QOS
 from llm_planner.ros.conversions import goal_to_json, observation_from_msg, state_from_msg
 from llm_planner.ros.node_utils import declare_params, run_node, wait_future
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, new_task_id

@@ -14,17 +14,13 @@ import threading
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy
 
 from llm_planner_interfaces.msg import GeometrySnapshot
 from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 from llm_planner.ros.conversions import action_from_request, geometry_to_msg
-from llm_planner.ros.node_utils import declare_params, run_node
+from llm_planner.ros.node_utils import GEOMETRY_QOS, declare_params, run_node
 from llm_planner.world.scene import load_scene
 
-#: Latched so that a late subscriber (perception) gets the current geometry at once.
-GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
-                          durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
 
 
 class SimulatorNode(Node):

@@ -9,10 +9,16 @@ from typing import Any, Callable, Iterable
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy
 
 from llm_planner.config import PARAMS, load_params_file, validate_param
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.ros.environment import apply_ros_environment
+
+
+#: Latched state topics (geometry, perception): a late subscriber gets the current message at once.
+GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
+                          durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def declare_params(node: Node, names: Iterable[str]) -> dict[str, Any]:
@@ -76,4 +82,4 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     return code
 
 
-__all__ = ["PARAMS", "declare_params", "run_node", "wait_future"]
+__all__ = ["GEOMETRY_QOS", "PARAMS", "declare_params", "run_node", "wait_future"]

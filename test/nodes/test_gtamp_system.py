@@ -30,7 +30,7 @@ def gtamp_system(ros_env, tmp_path_factory):
 
 
 def _perceived_facts(client) -> set[tuple[str, ...]]:
-    from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+    from llm_planner.ros.node_utils import GEOMETRY_QOS
     from llm_planner_interfaces.msg import PerceivedState
 
     got: list = []

@@ -50,7 +50,7 @@ def _cli(ros_env, *args: str, timeout: float = 300.0) -> subprocess.CompletedPro
 
 
 def _full_state_predicates(client) -> list[tuple[str, tuple[str, ...]]]:
-    from llm_planner.nodes.simulator_node import GEOMETRY_QOS
+    from llm_planner.ros.node_utils import GEOMETRY_QOS
     from llm_planner_interfaces.msg import PerceivedState
 
     got: list = []
