@@ -9,7 +9,8 @@ weighted A* over an abstract state, and answers ``n`` texts in the seed's respon
 The abstraction is the prompt's PDDL domain plus the commonsense a language model brings:
 
 * picking an object takes it away, so it stops occluding other picks and placements, unless
-  it is put back on the region where it was in the way;
+  it is put back on the region where it was in the way (when that makes the goal unreachable,
+  it assumes a moved object finds room after all);
 * opening a door clears the occlusions by that door;
 * placing ``dir`` of an object also puts the placed object on that object's region.
 
@@ -130,8 +131,9 @@ def read_prompt(prompt: str) -> Abstraction:
 class AbstractModel:
     """Successors and goal test on the predicate abstraction (see the module docstring)."""
 
-    def __init__(self, ab: Abstraction) -> None:
+    def __init__(self, ab: Abstraction, optimistic: bool = False) -> None:
         self.ab = ab
+        self.optimistic = optimistic
         self.region0 = {a[0]: a[2] for a in ab.at if a[1] == "on"}
         self.goal_objects = {g[0] for g in ab.goal}
         self.relevant = self._relevant()
@@ -172,6 +174,8 @@ class AbstractModel:
             return False
         if occ not in s.moved:
             return True
+        if self.optimistic:
+            return False
         return target_region is not None and self.region_now(s, occ) == target_region
 
     def can_pick(self, s: AState, o: str) -> bool:
@@ -318,8 +322,11 @@ def plans_from_prompt(prompt: str, n: int, seed: int) -> list[str]:
         ab_k = replace(ab, goal=tuple(rng.sample(ab.goal, len(ab.goal))))
         model = AbstractModel(ab_k)
         plan = search(model, rng)
+        if plan is None:  # put-back occluders make it cyclic: assume a moved object finds room
+            model = AbstractModel(ab_k, optimistic=True)
+            plan = search(model, rng)
         if plan is None and ab.forbidden:  # the feedback over-constrains: forget it, as a model would
-            model = AbstractModel(replace(ab_k, forbidden=frozenset()))
+            model = AbstractModel(replace(ab_k, forbidden=frozenset()), optimistic=True)
             plan = search(model, rng)
         texts.append(render(ab_k, model, plan))
     return texts

@@ -86,3 +86,15 @@ def test_a_moved_reference_object_is_brought_back():
     plan = _plans(create_prompt(P2, lits), n=1)[0]
     assert act("place", "bottle1", "on", "table2") in plan
     assert plan.index(act("place", "bottle1", "on", "table2")) < plan.index(act("place", "salter", "right_of", "bottle1"))
+
+
+def test_cyclic_put_back_occlusions_still_give_a_plan():
+    p5 = load_problem("P5")
+    # coke already beside the grill on counter2; each blocks placing the other back there
+    lits = Literals(None, (), (("grill", "on", "counter2"), ("coke", "on", "counter2"), ("wine", "on", "table1")), (),
+                    (("wine", "on", "counter2", "grill"), ("wine", "on", "counter2", "coke"),
+                     ("coke", "on", "counter2", "grill"), ("grill", "on", "counter2", "coke")))
+    vocab = Vocabulary(p5.object_names, p5.region_names, p5.door_names)
+    text = plans_from_prompt(create_prompt(p5, lits), 1, 0)[0]
+    plan = parse_plan(text, vocab).actions
+    assert plan and plan[-1].op == "place" and act("place", "wine", "on", "counter2") in plan
