@@ -20,7 +20,7 @@ def time_to_ns(stamp: Time) -> int:
 
 
 # -------------------------------------------------------------------------- geometry
-def _pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
+def make_pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
     pose = Pose()
     pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
     o = pose.orientation
@@ -28,13 +28,13 @@ def _pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
     return pose
 
 
-def _vec(values: Sequence[float]) -> Vector3:
+def make_vector(values: Sequence[float]) -> Vector3:
     return Vector3(x=float(values[0]), y=float(values[1]), z=float(values[2]))
 
 
 def body_to_msg(body: BodyGeometry) -> ObjectPose:
-    return ObjectPose(name=body.name, type=body.type, pose=_pose(body.position, body.orientation),
-                      aabb_min=_vec(body.aabb_min), aabb_max=_vec(body.aabb_max))
+    return ObjectPose(name=body.name, type=body.type, pose=make_pose(body.position, body.orientation),
+                      aabb_min=make_vector(body.aabb_min), aabb_max=make_vector(body.aabb_max))
 
 
 def body_from_msg(msg: ObjectPose) -> BodyGeometry:
@@ -49,7 +49,7 @@ def geometry_to_msg(geometry: CoreGeometry, stamp: Time) -> GeometrySnapshot:
     msg.header.stamp = stamp
     msg.header.frame_id = "map"
     msg.scene = geometry.scene
-    msg.robot_pose = _pose(geometry.robot_position, geometry.robot_orientation)
+    msg.robot_pose = make_pose(geometry.robot_position, geometry.robot_orientation)
     msg.held_object = geometry.held_object or ""
     msg.bodies = [body_to_msg(b) for b in geometry.bodies]
     msg.joint_names = [j.name for j in geometry.joints]

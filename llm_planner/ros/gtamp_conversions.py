@@ -20,6 +20,7 @@ from geometry_msgs.msg import Pose
 from llm_planner_interfaces.msg import ObjectPose, PerceivedState, Predicate
 
 from llm_planner.errors import LlmPlannerError
+from llm_planner.ros.conversions import make_pose, make_vector
 from llm_planner.gtamp.domain import (ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, Pose2D,
                                       ProblemSpec, TaskAction)
 
@@ -173,17 +174,8 @@ def state_from_perceived(msg: PerceivedState, problem: ProblemSpec) -> GState:
 
 def object_pose_msg(name: str, type_: str, pose: Pose, aabb: tuple[Sequence[float], Sequence[float]]) -> ObjectPose:
     msg = ObjectPose(name=name, type=type_, pose=pose)
-    msg.aabb_min.x, msg.aabb_min.y, msg.aabb_min.z = (float(v) for v in aabb[0])
-    msg.aabb_max.x, msg.aabb_max.y, msg.aabb_max.z = (float(v) for v in aabb[1])
+    msg.aabb_min, msg.aabb_max = make_vector(aabb[0]), make_vector(aabb[1])
     return msg
-
-
-def make_pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
-    pose = Pose()
-    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
-    o = pose.orientation
-    o.x, o.y, o.z, o.w = (float(v) for v in orientation)
-    return pose
 
 
 def goal_to_json(goal: Iterable[GoalAtom]) -> str:
