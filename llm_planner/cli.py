@@ -15,7 +15,8 @@ from llm_planner.errors import LlmPlannerError
 #: Sub-command modules, in the order --help lists them. A missing module is skipped.
 COMMAND_MODULES = (
     "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
-    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of /plan_task)
+    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
+    "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
     "status",      # llm-planner status                  (watch /task_status)
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)

@@ -166,8 +166,9 @@ def _node_command(node: Node, arguments: Mapping[str, str], env: Mapping[str, st
     argv = [str(exe), *(str(_resolve(a, arguments)) for a in node.arguments), "--ros-args"]
     name = node.name or node.executable
     argv += ["-r", f"__node:={name}"]
-    if node.namespace:
-        argv += ["-r", f"__ns:={node.namespace}"]
+    namespace = str(_resolve(node.namespace, arguments) or "").strip("/")
+    if namespace:
+        argv += ["-r", f"__ns:=/{namespace}"]
     for entry in node.parameters:
         entry = _resolve(entry, arguments)
         if isinstance(entry, Mapping):
