@@ -55,8 +55,12 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
 )}
 
 
-def default_params_file() -> Path:
-    return config_dir() / "llm_planner.yaml"
+#: The parameter file with each domain's defaults (what a node uses for a parameter it is not given).
+DOMAIN_PARAMS_FILES = {"household": "llm_planner.yaml", "gtamp": "gtamp_nodes.yaml"}
+
+
+def default_params_file(domain: str = "household") -> Path:
+    return config_dir() / DOMAIN_PARAMS_FILES.get(domain, DOMAIN_PARAMS_FILES["household"])
 
 
 def read_params_file(path: str | Path | None = None) -> dict[str, Any]:

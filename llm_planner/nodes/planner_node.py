@@ -70,8 +70,10 @@ class PlannerNode(Node):
 
     async def on_directive(self, msg: String) -> None:
         result, _ = await self.runner.execute(PlanTaskRequest(msg.data, execute=True))
-        log = self.get_logger().info if result.success else self.get_logger().warning
-        log(f"directive {msg.data[:80]!r}: {result.message}")
+        if result.success:  # one severity per call site (rclpy)
+            self.get_logger().info(f"directive {msg.data[:80]!r}: {result.message}")
+        else:
+            self.get_logger().warning(f"directive {msg.data[:80]!r}: {result.message}")
 
     def close(self) -> None:
         self.runner.close()

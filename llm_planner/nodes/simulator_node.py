@@ -47,8 +47,10 @@ class SimulatorNode(Node):
         with self.lock:
             response.success, response.reason = self.sim.execute_skill(request.action, list(request.args))
         response.stamp = self.publish_geometry()
-        log = self.get_logger().info if response.success else self.get_logger().warning
-        log(f"{request.action}: {'ok' if response.success else response.reason}")
+        if response.success:  # one severity per call site (rclpy)
+            self.get_logger().info(f"{request.action}: ok")
+        else:
+            self.get_logger().warning(f"{request.action}: {response.reason}")
         return response
 
     def on_render(self, request: RenderSnapshot.Request, response: RenderSnapshot.Response) -> RenderSnapshot.Response:

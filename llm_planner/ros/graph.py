@@ -32,10 +32,10 @@ def is_alive(node: Node, qualified_name: str) -> bool:
     return qualified_name in {qualified(n, ns) for n, ns in node.get_node_names_and_namespaces()}
 
 
-def presence(node: Node, qualified_name: str | None) -> str:
+def presence(node: Node, qualified_name: str | None, role: str = "serving it") -> str:
     """A sentence on whether a node is still in the graph, for error messages."""
     if qualified_name is None:
-        return "no node was ever seen serving it: is that node running?"
+        return f"no node was ever seen {role}: is that node running?"
     if is_alive(node, qualified_name):
         return f"'{qualified_name}' is still in the ROS graph but does not answer (busy, stopped or killed just now)"
     return f"'{qualified_name}' has left the ROS graph (it died or was stopped); restart it and send the task again"

@@ -3,6 +3,7 @@ long work off the executor's threads, task status, and a clean spin loop."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import faulthandler
 import signal
 import sys
 import threading
@@ -14,7 +15,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
 from rclpy.task import Future
 
-from llm_planner.config import PARAMS, read_params_file, validate_params
+from llm_planner.config import PARAMS, default_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner_interfaces.msg import TaskStatus
@@ -35,11 +36,13 @@ STATUS_QOS = QoSProfile(depth=100, reliability=QoSReliabilityPolicy.RELIABLE)
 
 
 def declare_params(node: Node) -> dict[str, Any]:
-    """Declare every parameter of the schema (:mod:`llm_planner.config`) with the defaults of
-    config/llm_planner.yaml and validate them together. ConfigError names an invalid parameter."""
-    defaults = read_params_file()
-    values = {name: node.declare_parameter(name, defaults[name]).value for name in PARAMS}
-    return validate_params(values, source=f"node '{node.get_name()}'")
+    """Declare every parameter of the schema (:mod:`llm_planner.config`) and validate them together;
+    a parameter not given takes the default of the domain's file (config/llm_planner.yaml or
+    config/gtamp_nodes.yaml). ConfigError names an invalid parameter."""
+    domain = node.declare_parameter("domain", read_params_file()["domain"]).value
+    defaults = read_params_file(default_params_file(domain))
+    values = {name: node.declare_parameter(name, defaults[name]).value for name in PARAMS if name != "domain"}
+    return validate_params({"domain": domain, **values}, source=f"node '{node.get_name()}'")
 
 
 def make_domain(params: dict[str, Any]) -> Any:
@@ -108,6 +111,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     (../shared/notes/ros2-from-pypi.md). One thread: a SingleThreadedExecutor.
     """
     apply_ros_environment()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID` prints where a hung node is
     rclpy.init(args=sys.argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

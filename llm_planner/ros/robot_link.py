@@ -65,7 +65,7 @@ class PerceptionCache:
         who = f"the perception node '{owner}'" if owner else "the perception node"
         what = "after the last skill" if after_ns else "yet"
         raise LlmPlannerError(f"{who} published no {name} {what} (waited {wait_s:g} s, parameter perception_wait_s); "
-                              f"{presence(self.node, owner)}{note}")
+                              f"{presence(self.node, owner, 'publishing it')}{note}")
 
     def percepts(self) -> dict[str, Percept]:
         """The latest percept of every topic (waiting for the first ones)."""

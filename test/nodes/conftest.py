@@ -24,7 +24,7 @@ VENV_BIN = Path(sys.executable).parent
 PARAMS_FILES = {"llm_planner": "llm_planner.yaml", "gtamp": "gtamp_nodes.yaml"}
 
 
-@dataclass
+@dataclass(eq=False)
 class Graph:
     runner: GraphRunner
     client: Any  # llm_planner.ros.client.PlannerClient in the graph's namespace
@@ -44,6 +44,26 @@ class Graph:
         self.runner.processes[name] = subprocess.Popen(command.argv, env=dict(self.runner.env), stdout=out,
                                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                                        start_new_session=True)
+
+    def full_state(self, after_ns: int = 0) -> list[tuple[str, tuple[str, ...]]]:
+        """The predicates of the latest perception/full_state message stamped at or after ``after_ns``."""
+        return self.perceived("full_state", after_ns)
+
+    def perceived(self, topic: str, after_ns: int = 0, wait_s: float = 60.0) -> list[tuple[str, tuple[str, ...]]]:
+        """The predicates of the latest perception/<topic> message stamped at or after ``after_ns``."""
+        from llm_planner.ros.conversions import time_to_ns
+        from llm_planner.ros.node_utils import GEOMETRY_QOS
+        from llm_planner_interfaces.msg import PerceivedState
+
+        got: list = []
+        client = self.client
+        sub = client.node.create_subscription(PerceivedState, f"perception/{topic}", got.append, GEOMETRY_QOS)
+        deadline = time.monotonic() + wait_s
+        while not any(time_to_ns(m.header.stamp) >= after_ns for m in got) and time.monotonic() < deadline:
+            client.executor.spin_once(timeout_sec=0.1)
+        client.node.destroy_subscription(sub)
+        assert got and time_to_ns(got[-1].header.stamp) >= after_ns, f"no fresh perception/{topic} message"
+        return [(p.name, tuple(p.args)) for p in got[-1].predicates]
 
     def cli(self, *args: str, timeout: float = 300.0) -> subprocess.CompletedProcess:
         namespace = ["--namespace", self.namespace] if self.namespace and args[0] in ("plan", "say", "cancel") else []
@@ -68,8 +88,10 @@ def running_graph(ros_env: dict[str, str], log_dir: Path, launch: str = "llm_pla
     started = time.monotonic()
     try:
         assert client.wait_for_planner(wait_s), f"plan_task never appeared; exited: {runner.failed()}; logs {log_dir}"
+        graph = Graph(runner, client, namespace, log_dir)
+        graph.perceived("state", wait_s=wait_s)  # the simulator and perception are up too
         print(f"[{launch}{'/' + namespace if namespace else ''}] graph up in {time.monotonic() - started:.1f} s")
-        yield Graph(runner, client, namespace, log_dir)
+        yield graph
     finally:
         client.close()
         codes = runner.stop()

@@ -24,21 +24,6 @@ def graph(launch_graph, tmp_path_factory):
         yield g
 
 
-def _full_state_predicates(client, after_ns: int = 0) -> list[tuple[str, tuple[str, ...]]]:
-    from llm_planner.ros.conversions import time_to_ns
-    from llm_planner.ros.node_utils import GEOMETRY_QOS
-    from llm_planner_interfaces.msg import PerceivedState
-
-    got: list = []
-    sub = client.node.create_subscription(PerceivedState, "perception/full_state", got.append, GEOMETRY_QOS)
-    deadline = time.monotonic() + 60.0
-    while not any(time_to_ns(m.header.stamp) >= after_ns for m in got) and time.monotonic() < deadline:
-        client.executor.spin_once(timeout_sec=0.1)
-    client.node.destroy_subscription(sub)
-    assert got and time_to_ns(got[-1].header.stamp) >= after_ns, "no fresh perception/full_state message"
-    return [(p.name, tuple(p.args)) for p in got[-1].predicates]
-
-
 def _wait_for_step(client, step: int, timeout_s: float = 240.0) -> dict:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -108,7 +93,7 @@ def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph):
     assert [f["step"] for f in steps] == list(range(1, len(result["executed"]) + 1))
     assert [f["action"] for f in steps] == result["plan"] and all(f["observation"].startswith("in ") for f in steps)
     assert steps[-1]["llm_requests"] > 0
-    predicates = _full_state_predicates(graph.client)
+    predicates = graph.full_state()
     assert any(n == "ON" and a[0].startswith("book_") and a[1] == "coffee_table" for n, a in predicates)
     assert any(n == "INSIDE" and a[0].startswith("mug_") and a[1] == "fridge" for n, a in predicates)
     graph.client.spin_for(0.5)
@@ -158,7 +143,7 @@ def test_cli_executes_through_the_action_and_prints_json(graph):
     assert result["success"] is True and result["status"] == "succeeded", result
     assert result["goal"] == [["inside", "apple", "fridge", 1]] and result["executed"]
     assert any(step.startswith("putin(apple_") for step in result["plan"])
-    inside = [args for name, args in _full_state_predicates(graph.client) if name == "INSIDE" and args[1] == "fridge"]
+    inside = [args for name, args in graph.full_state() if name == "INSIDE" and args[1] == "fridge"]
     assert any(obj.startswith("apple_") for obj, _ in inside), inside
     text = graph.cli("plan", "put one plate on the coffee table", "--execute")
     assert text.returncode == 0 and "step 1: " in text.stdout and "success: True (succeeded)" in text.stdout, text
@@ -207,6 +192,6 @@ def test_a_killed_simulator_fails_the_task_by_name_and_after_a_restart_the_next_
     assert graph.client.plan("put one apple on the sofa")["success"]  # the planner node keeps serving
     restarted = time.time_ns()
     graph.restart("simulator")
-    _full_state_predicates(graph.client, after_ns=restarted)  # the new simulator feeds perception again
+    graph.full_state(after_ns=restarted)  # the new simulator feeds perception again
     again = graph.client.run("put one apple inside the fridge", planner="classical")
     assert again["success"] and again["status"] == "succeeded", again
