@@ -170,7 +170,8 @@ def _first_key(data: Any, keys: tuple[str, ...]) -> Any:
 _REL_WORD = r"inside\s+of|inside|in|into|on\s+top\s+of|onto|on|within|under"
 _REL_START = re.compile(rf"^(?:the\s+)?(?P<rel>{_REL_WORD})\b\s*(?:the\s+|a\s+|an\s+)?(?P<place>.*)$", re.IGNORECASE)
 _REL_IN_PROSE = re.compile(rf"\b(?P<rel>{_REL_WORD})\s+(?:the\s+|a\s+|an\s+)(?P<place>[a-z][a-z ]*?)"
-                           rf"(?=\s*(?:[,.;:!?)]|\bor\b|\band\b|\bwhere\b|\bwhich\b|\bif\b|\bbut\b|\b(?:{_REL_WORD})\b|$))",
+                           rf"(?=\s*(?:[,.;:!?)]|\b(?:or|and|where|which|if|but|to|for|when|because|so|since|as|after|before|"
+                           rf"during|while|near|next|often|usually|{_REL_WORD})\b|$))",
                            re.IGNORECASE)
 _NOT_A_PLACE = re.compile(r"\b(?:typical|usual|most|many|some|every|any|home|homes|house|household|apartment|room|"
                           r"place|places|spot|spots|case|cases|general|order)\b", re.IGNORECASE)
@@ -224,13 +225,21 @@ _VERBS = [  # (pattern of the words a model uses, canonical form); most specific
     (r"close|shut", "close"),
     (r"put|place|set|store|leave|drop", "put"),
 ]
-_VERB_RE = re.compile(r"(?<![\w'])(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _VERBS) + r")\b(?P<rest>.*)$",
-                      re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:not|n't|never|no\s+need\s+to|without|instead\s+of|avoid|before\s+you)\s+(?:\w+\s+){0,2}$",
-                      re.IGNORECASE)
+_VERB_RE = re.compile(r"(?<![\w'])(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _VERBS) + r")\b", re.IGNORECASE)
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+need\s+to|\bwithout|\binstead\s+of|\bavoid|\bbefore\s+you)\s+"
+                      r"(?:\w+\s+){0,2}$", re.IGNORECASE)
+_ADJECTIVE = re.compile(r"\b(?:is|are|am|was|were|be|been|being|stays?|remains?|still|the|an?|already|now|it's|its)\s+$",
+                        re.IGNORECASE)  # "is close to", "the open fridge": not the verbs
 _DONE_RE = re.compile(r"^(?:the\s+)?(?:task\s+(?:is\s+)?)?(?:done|finished|complete[d]?|all\s+done)\b|"
                       r"^(?:the\s+)?(?:goal|task)\s+(?:is|has\s+been)\s+(?:already\s+)?(?:done|achieved|complete[d]?|"
                       r"finished|satisfied)|^done!?$|^\W*done\W*$", re.IGNORECASE)
+_DONE_IN_PROSE = re.compile(r"\b(?:task|goal)\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)?(?:done|complete[d]?|finished|"
+                            r"achieved|satisfied)\b", re.IGNORECASE)
+_CALL = re.compile(r"^\s*(?P<verb>walk_?to|walk|go_?to|grab|pick_?up|open|close|put_?in(?:side)?|put_?on|place_?on|"
+                   r"place_?in)\s*\((?P<args>[^()]*)\)", re.IGNORECASE)
+_CALL_VERBS = {"walkto": "walk to", "walk": "walk to", "goto": "walk to", "grab": "grab", "pickup": "grab",
+               "open": "open", "close": "close", "putin": "inside", "putinside": "inside", "placein": "inside",
+               "puton": "on", "placeon": "on"}
 _PUT_ARGS = re.compile(r"^(?P<obj>.+?)\s+(?P<rel>inside\s+of|inside|into|in|on\s+top\s+of|onto|on)\s+(?P<dest>.+)$",
                        re.IGNORECASE)
 _LABEL = re.compile(r"^(?:next\s+actions?|next\s+step|action|answer|plan|step\s*\d*|output)\s*[:=-]\s*", re.IGNORECASE)
@@ -245,26 +254,40 @@ def _phrase(text: str, place: bool = False) -> str:
     """An argument phrase: lower case, one space, no article, no trailing explanation (and for an
     object, no "from the counter")."""
     cut = (r"\s+(?:to|so|so\s+that|in\s+order\s+to|because|since|which|where|then|first|now|next|again|instead|"
-           r"please|and\s+then|after\s+that|if|while|as|with|by|for|before|once)\b|\(|:|\s+-\s+|!|\?")
+           r"please|and|and\s+then|after\s+that|if|while|as|with|by|for|before|once)\b|\(|:|\s+-\s+|!|\?|\s+\u2014")
     if not place:
-        cut += r"|\s+(?:from|off|out\s+of|at|near|in|on|inside|that|which\s+is|lying|sitting)\b"
+        cut += r"|\s+(?:from|off|out\s+of|at|near|in|on|inside|that|which\s+is|lying|sitting|back|down|away|up)\b"
     text = re.split(cut, text.strip(), maxsplit=1)[0]
     text = re.sub(r"^(?:the|a|an|one|your|my)\s+", "", " ".join(text.lower().split())).strip(" .,'\"")
     return "" if not text or text.split()[0] in _NOT_A_NAME else text
+
+
+def _not_a_verb(match: re.Match, segment: str) -> bool:
+    """"is close to the table", "the open fridge": open and close as adjectives."""
+    if match.group("verb").lower() not in ("open", "close"):
+        return False
+    return bool(_ADJECTIVE.search(segment[:match.start()]) or re.match(r"\s+(?:to|by)\b", segment[match.end():]))
 
 
 def canonical_action(segment: str) -> str | None:
     """``Walk over to the Kitchen`` -> ``walk to the kitchen``; ``put the apple 1 into the Fridge`` ->
     ``put the apple 1 inside the fridge``; ``done``; None when the segment states no action."""
     segment = segment.strip().strip("\"'")
-    if _DONE_RE.match(segment):
+    if _DONE_RE.match(segment) or (_DONE_IN_PROSE.search(segment) and not re.search(r"\bnot\b|n't", segment)):
         return "done"
-    match = _VERB_RE.search(segment)
+    call = _CALL.search(segment)
+    if call:  # walk_to(kitchen), grab(apple_1), putin(apple_1, fridge)
+        verb = _CALL_VERBS[call.group("verb").lower().replace("_", "")]
+        args = [a.strip().strip("'\"").replace("_", " ").lower() for a in call.group("args").split(",") if a.strip()]
+        if verb in ("inside", "on") and len(args) == 2:
+            return f"put the {args[0]} {verb} the {args[1]}"
+        return f"{verb} the {args[0]}" if verb not in ("inside", "on") and len(args) == 1 else None
+    match = next((m for m in _VERB_RE.finditer(segment) if not _not_a_verb(m, segment)), None)
     if match is None or _NEGATED.search(segment[:match.start()]):
         return None
     verb_words = match.group("verb").lower()
     verb = next(canon for pattern, canon in _VERBS if re.fullmatch(pattern, verb_words, re.IGNORECASE))
-    rest = match.group("rest").strip()
+    rest = segment[match.end():].strip()
     if verb == "put":
         put = _PUT_ARGS.match(rest)
         if put is None:
@@ -275,7 +298,7 @@ def canonical_action(segment: str) -> str | None:
     if verb == "grab":
         rest = re.sub(r"^up\s+", "", rest)
     target = _phrase(rest, place=verb != "grab")
-    if not target or len(target.split()) > 5:
+    if not target or len(target.split()) > 8:
         return None
     return f"{verb} the {target}"
 

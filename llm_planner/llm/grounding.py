@@ -13,6 +13,7 @@ object outside the admissible set, whatever it tries to say.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -112,13 +113,19 @@ class Grounder:
     # ------------------------------------------------------------- verification
     def refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:
         """Whether ``phrase`` (a model's words) names ``name``: the name itself, its object type (any
-        instance; singular or plural), or the scene name or type it grounds to best (>= ``min_score``)."""
-        phrase = _clean(phrase)
+        instance; singular or plural), or the scene name or type it grounds to best (>= ``min_score``).
+        "the apple 2 on the kitchen counter" is read as its head too ("apple 2")."""
+        head = re.split(r"\s+(?:on|in|inside|at|near|by|from|next\s+to)\s+", _clean(phrase), maxsplit=1)[0]
+        return any(self._refers_to(p, name, world, min_score) for p in dict.fromkeys((_clean(phrase), head)))
+
+    def _refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:
         text = name_to_text(name)
         obj_type = world.object_type.get(name)
         type_text = name_to_text(obj_type) if obj_type else None
         if phrase in (text, text.replace(" ", "")) or (type_text and phrase in (type_text, plural(type_text))):
             return True
+        if obj_type and re.search(r"\d+$", phrase):  # "plate 2" names plate_2 and no other plate
+            return False
         candidates = [*world.rooms, *world.furniture, *world.object_types]
         best = self.ground_name(phrase, candidates, min_score)
         return best is not None and best.name in (name, obj_type)

@@ -374,18 +374,7 @@ class OpenAIBackend(LanguageModel):
         prompt = translate_prompt(world, directive, self.resources.translation_examples(directive, world))
 
         def parse(texts: list[str]) -> list[tuple[str, str, str, int]]:
-            text = texts[0] if texts else ""
-            try:
-                items = read_goal_tuples(text)
-            except Unparsable as exc:
-                raise UnusableAnswer(f"gave an unreadable formal goal ({exc}): {_preview(texts)}") from None
-            if not items:
-                what = "declined" if looks_like_refusal(text) else "gave no formal goal tuple (REL, object, destination, count)"
-                raise UnusableAnswer(f"{what}: {_preview(texts)}")
-            others = sorted({rel for rel, *_ in items if rel not in (INSIDE, ON)})
-            if others:
-                raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist: {_preview(texts)}")
-            return items
+            return goal_items(texts[0] if texts else "")
 
         with self._question():
             items, reply = self.ask("translate", prompt, 1, self._params("translate"), parse)
@@ -409,6 +398,22 @@ class OpenAIBackend(LanguageModel):
     def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
         (texts, _done), reply = self._policy_samples(query, n, k, "candidates", 0)
         return texts, self._info(reply.cached, reply.requests)
+
+
+def goal_items(text: str) -> list[tuple[str, str, str, int]]:
+    """The goal tuples of a translation answer (``answers.read_goal_tuples``); UnusableAnswer says why
+    an answer states no whole goal (declined, unreadable, no tuple, a relation other than INSIDE/ON)."""
+    try:
+        items = read_goal_tuples(text)
+    except Unparsable as exc:
+        raise UnusableAnswer(f"gave an unreadable formal goal ({exc}): {_preview([text])}") from None
+    if not items:
+        what = "declined" if looks_like_refusal(text) else "gave no formal goal tuple (REL, object, destination, count)"
+        raise UnusableAnswer(f"{what}: {_preview([text])}")
+    others = sorted({rel for rel, *_ in items if rel not in (INSIDE, ON)})
+    if others:
+        raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist: {_preview([text])}")
+    return items
 
 
 class _NRefused(Exception):

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from llm_planner.errors import ConfigError
+from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
@@ -202,3 +202,71 @@ def test_options_are_checked():
     with pytest.raises(ConfigError, match="uniform:LO,HI"):
         Latency.parse("gamma:1")
     assert Latency.parse("uniform:0.1,0.2").draw(random.Random(0)) <= 0.2 and Latency.parse("0.5").params == (0.5,)
+
+
+# ------------------------------------------------------------------------------ through the openai client
+def _client(server, embedder, dataset, tmp_path, **overrides):
+    from llm_planner.llm.factory import make_backend
+
+    settings = {"openai__base_url": server.base_url, "openai__model": "served", "cache__enabled": False,
+                "embeddings__warm_actions": False, "openai__timeout_s": 10.0, "openai__max_retries": 2,
+                "openai__backoff_initial_s": 0.05, "openai__backoff_max_s": 0.2}
+    settings.update(overrides)
+    return make_backend(backend="openai", embedder=embedder, dataset=dataset, **settings)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder, dataset, tmp_path, seen, seen_world,
+                                                      style):
+    from llm_planner.llm.translate import translate_directive
+
+    s = server(style=style, structured_output=False)
+    lm = _client(s, embedder, dataset, tmp_path)
+    directive = "put two apples in the fridge and one plate on the kitchen table"
+    assert translate_directive(directive, seen, lm).goal == translate_directive(directive, seen, offline).goal
+    state = seen.sample_initial_state(3)
+    query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), (),
+                        tuple(seen.legal_actions(state)))
+    assert lm.next_actions(query, m=3).texts == offline.next_actions(query, m=3).texts
+    assert lm.object_positions(seen_world, "mug", m=3).samples == offline.object_positions(seen_world, "mug", m=3).samples
+    stats = s.stats()
+    assert stats["bad_requests"] == 1  # the first request asked for structured output: refused, then text
+    assert stats["answered"] == {"translate": 1, "policy": 1, "world_model": 1}
+
+
+def test_structured_output_modes(server, embedder, dataset, tmp_path, seen_world):
+    s = server(style="chatty")
+    lm = _client(s, embedder, dataset, tmp_path)
+    assert lm.object_positions(seen_world, "milk", m=2).samples[0][0] == ("inside", "fridge")
+    assert s.stats()["structured"] == 1 and s.stats()["bad_requests"] == 0
+    refusing = server(style="chatty", structured_output=False)
+    strict = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="json_schema")
+    with pytest.raises(LLMError, match="refused structured output .*openai.structured_output"):
+        strict.object_positions(seen_world, "milk", m=2)
+    plain = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="off")
+    assert plain.object_positions(seen_world, "milk", m=2).samples
+    assert refusing.stats()["bad_requests"] == 1  # only the strict client's request
+
+
+def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(server, embedder, dataset, tmp_path, seen):
+    """LLM-MCTS against a server failing 20 % of the requests (429, 500, timeouts, garbage, refusals):
+    the episode ends, with success or a message, within its bounds; the server kept serving."""
+    import time as _time
+
+    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.planners.base import Task, create
+    from llm_planner.world.symbolic import GoalItem
+
+    s = server(style="mixed", fault_rate=0.2, hang_s=3.0, retry_after_s=0.1, seed=7)
+    lm = _client(s, embedder, dataset, tmp_path, openai__timeout_s=1.0, openai__max_retries=4,
+                 openai__question_timeout_s=20.0)
+    planner = create("llm_mcts", backend=lm, config={"simulations": 20}, seed=1)
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    world = SymbolicWorld(seen, seen.sample_initial_state(5))
+    started = _time.monotonic()
+    result = run_episode(planner, Task("put one apple inside the fridge", goal, seen, 30), world)
+    assert result.success or result.message
+    assert _time.monotonic() - started < 600
+    stats = s.stats()
+    assert sum(stats["faults"].values()) > 0 and sum(stats["answered"].values()) > 0
+    assert _post(s.base_url, _ask("still there?"), timeout=30)[0] in (200, 429, 500)
