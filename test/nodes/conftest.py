@@ -73,16 +73,16 @@ class Graph:
 
 @contextmanager
 def running_graph(ros_env: dict[str, str], log_dir: Path, launch: str = "llm_planner", namespace: str = "",
-                  wait_s: float = 180.0, **overrides: Any) -> Iterator[Graph]:
-    """Launch a graph with the launch file's parameter file plus ``overrides``; stop it afterwards
-    and check that every process exited cleanly."""
+                  wait_s: float = 180.0, env: dict[str, str] | None = None, **overrides: Any) -> Iterator[Graph]:
+    """Launch a graph with the launch file's parameter file plus ``overrides`` (and ``env`` added to
+    the nodes' environment); stop it afterwards and check that every process exited cleanly."""
     from llm_planner.ros.client import PlannerClient
 
     params = {**read_params_file(config_dir() / PARAMS_FILES[launch]), **overrides}
     params_file = log_dir / "params.yaml"
     params_file.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
     arguments = {"params_file": str(params_file), **({"namespace": namespace} if namespace else {})}
-    runner = GraphRunner(resolve_launch_file(launch), arguments, env=ros_env, log_dir=log_dir)
+    runner = GraphRunner(resolve_launch_file(launch), arguments, env={**ros_env, **(env or {})}, log_dir=log_dir)
     runner.start()
     client = PlannerClient(f"test_client_{namespace or 'root'}_{os.getpid()}", namespace)
     started = time.monotonic()
