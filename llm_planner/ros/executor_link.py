@@ -20,6 +20,8 @@ from llm_planner.ros.node_utils import ACTION_QOS, wait_future
 from llm_planner_interfaces.action import ExecuteTask
 
 POLL_S = 0.05
+#: A server absent from the graph this long is gone (DDS drops a killed process after its lease).
+ABSENT_S = 1.0
 #: Seconds to let discovery complete in both directions after the server appears.
 DISCOVERY_SETTLE_S = 0.5
 
@@ -78,9 +80,9 @@ class ExecutorLink:
                 canceled = True
             now = time.monotonic()
             absent_since = None if self.client.server_is_ready() else absent_since or now
-            if absent_since is not None and now - absent_since > wait_s:
-                raise LlmPlannerError(f"{self._executor()} left the ROS graph during the task and did not come back "
-                                      f"within {wait_s:g} s (parameter node_timeout_s); restart it and check the world")
+            if absent_since is not None and now - absent_since > ABSENT_S:
+                raise LlmPlannerError(f"{self._executor()} left the ROS graph during the task (it died or was "
+                                      "stopped); restart it and check the world")
             if now > give_up:
                 handle.cancel_goal_async()
                 raise LlmPlannerError(f"{self._executor()} did not finish within the task's time limit of {limit:g} s "

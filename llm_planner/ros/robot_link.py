@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
@@ -17,9 +18,12 @@ from llm_planner.domains.base import Domain, Percept
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import percept_from_msg, time_to_ns
 from llm_planner.ros.graph import is_alive, presence, publisher_of, server_of
-from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, wait_future
+from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
 from llm_planner_interfaces.msg import PerceivedState
 from llm_planner_interfaces.srv import RobotSkill
+
+#: How often a wait on a node checks whether it is still in the ROS graph.
+GRAPH_POLL_S = 0.5
 
 
 class PerceptionCache:
@@ -47,7 +51,7 @@ class PerceptionCache:
             if owner:
                 self.publishers[topic] = owner
 
-    def percept(self, topic: str, after_ns: int = 0, note: str = "") -> Percept:
+    def percept(self, topic: str, after_ns: int = 0, note: Callable[[], str] = lambda: "") -> Percept:
         """The latest percept of ``topic`` stamped at or after ``after_ns``; LlmPlannerError naming
         the silent node after ``perception_wait_s``."""
         wait_s = self.params["perception_wait_s"]
@@ -65,7 +69,7 @@ class PerceptionCache:
         who = f"the perception node '{owner}'" if owner else "the perception node"
         what = "after the last skill" if after_ns else "yet"
         raise LlmPlannerError(f"{who} published no {name} {what} (waited {wait_s:g} s, parameter perception_wait_s); "
-                              f"{presence(self.node, owner, 'publishing it')}{note}")
+                              f"{presence(self.node, owner, 'publishing it')}{note()}")
 
     def percepts(self) -> dict[str, Percept]:
         """The latest percept of every topic (waiting for the first ones)."""
@@ -84,9 +88,11 @@ class RosRobotLink:
 
     def percept(self, topic: str, after_ns: int) -> Percept:
         """The latest percept of ``topic`` stamped at or after ``after_ns`` (see :class:`PerceptionCache`)."""
-        note = ""
-        if self.simulator and not is_alive(self.node, self.simulator):
-            note = f"; the simulator node '{self.simulator}' that feeds it geometry has left the ROS graph"
+        def note() -> str:
+            if self.simulator and not is_alive(self.node, self.simulator):
+                return f"; the simulator node '{self.simulator}' that feeds it geometry has left the ROS graph"
+            return ""
+
         return self.perception.percept(topic, after_ns, note)
 
     # ------------------------------------------------------------------ skills
@@ -100,13 +106,18 @@ class RosRobotLink:
                                   f"{timeout:g} s, parameter node_timeout_s); {presence(self.node, self.simulator)}")
         self.simulator = self.simulator or server_of(self.node, service)
         future = self.skill_client.call_async(RobotSkill.Request(action=name, args=args))
-        response = wait_future(future, timeout)
-        if response is None:
-            self.skill_client.remove_pending_request(future)
-            shown = " ".join(args) if len(" ".join(args)) < 80 else f"{len(args)} argument(s)"
-            raise LlmPlannerError(f"{self._who()} did not answer the skill {name} {shown} "
-                                  f"within {timeout:g} s (parameter node_timeout_s); "
-                                  f"{presence(self.node, self.simulator)}")
+        answered = threading.Event()
+        future.add_done_callback(lambda _: answered.set())
+        deadline = time.monotonic() + timeout
+        while not answered.wait(GRAPH_POLL_S) and not future.done():
+            gone = self.simulator is not None and not is_alive(self.node, self.simulator)
+            if gone or time.monotonic() > deadline:
+                self.skill_client.remove_pending_request(future)
+                shown = " ".join(args) if len(" ".join(args)) < 80 else f"{len(args)} argument(s)"
+                raise LlmPlannerError(f"{self._who()} did not answer the skill {name} {shown} "
+                                      f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
+                                      f"{presence(self.node, self.simulator)}")
+        response = future.result()
         return bool(response.success), response.reason, time_to_ns(response.stamp)
 
     def _who(self) -> str:
