@@ -14,7 +14,8 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
     from llm_planner.llm.serve import ServeProcess
 
     tmp = tmp_path_factory.mktemp("openai_graph")
-    key = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret"}
+    key = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret",
+           "LLM_PLANNER_CACHE": str(tmp / "cache")}  # no prior built by an earlier run: the graph asks for it
     with ServeProcess(env={**ros_env, **key}) as server:
         llm_config = tmp / "llm.yaml"
         llm_config.write_text(yaml.safe_dump({

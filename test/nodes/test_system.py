@@ -7,6 +7,7 @@ the tests run in file order and share it, and the last one kills and restarts it
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -134,6 +135,24 @@ def test_cancel_after_the_first_step_stops_the_robot_and_other_requests_are_refu
     assert mine[-1].state == "canceled", [(m.state, m.message) for m in mine]
     assert max(m.step for m in mine) == len(result["executed"]) >= 1
     assert any(m.state == "refused" and task_id in m.message for m in statuses)
+
+
+def test_the_readme_examples_of_calling_it_from_a_node_run_against_the_graph(graph, tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("### Call it from your node"):readme.index("## The command line")]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    assert len(blocks) == 3
+    outputs = []
+    for i, code in enumerate(blocks):
+        script = tmp_path / f"example_{i}.py"
+        script.write_text(code)
+        proc = subprocess.run([sys.executable, str(script)], env=graph.runner.env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, f"README example {i + 1} failed:\n{code}\n{proc.stdout}\n{proc.stderr}"
+        outputs.append(proc.stdout)
+    assert outputs[0].startswith("True ") and "putin(apple_" in outputs[0]
+    assert re.search(r"^4 .*goal reached in \d+ steps$", outputs[1], re.M) and "putin(apple_" in outputs[1]
+    assert "'status': 'succeeded'" in outputs[2]
 
 
 def test_cli_executes_through_the_action_and_prints_json(graph):
