@@ -16,6 +16,7 @@ The flow through it::
 """
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Protocol
@@ -89,6 +90,18 @@ class Domain(ABC):
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.params = dict(params)
+        self._lm: Any = None
+        self._lm_lock = threading.Lock()
+
+    def language_model(self) -> Any:
+        """The process's LanguageModel (``llm_backend``, ``llm_config``): the translation and every
+        planner of this process ask the same one."""
+        with self._lm_lock:
+            if self._lm is None:
+                from llm_planner.llm import make_backend
+
+                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"])
+            return self._lm
 
     # ---------------------------------------------------------------- identity
     @property

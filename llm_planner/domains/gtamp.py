@@ -10,7 +10,6 @@ goal through the tiny grammar of :mod:`llm_planner.gtamp_directive` (no language
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any, Mapping
 
 from llm_planner.domains.base import Domain, Fact, Percept, Translation
@@ -45,8 +44,6 @@ class GTampDomain(Domain):
     def __init__(self, params: Mapping[str, Any], problem: ProblemSpec | None = None) -> None:
         super().__init__(params)
         self.problem = problem or load_gtamp_problem(self.params["problem"])
-        self._lm: Any = None
-        self._lm_lock = threading.Lock()
 
     @property
     def world_name(self) -> str:
@@ -68,14 +65,6 @@ class GTampDomain(Domain):
             return registry_name(name)
         return super().resolve_planner(name)
 
-    def language_model(self) -> Any:
-        """The process's LanguageModel (``llm_backend``, ``llm_config``), shared by its planners."""
-        with self._lm_lock:
-            if self._lm is None:
-                from llm_planner.llm import make_backend
-
-                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"])
-            return self._lm
 
     def make_planner(self, name: str) -> Planner:
         """A G-TAMP planner; the methods that ask a language model get a plan source on the

@@ -8,7 +8,6 @@ directives translated by the LLM layer (:mod:`llm_planner.translation`).
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Iterable, Mapping
 
 from llm_planner.domains.base import Domain, Fact, Percept, Translation
@@ -29,8 +28,6 @@ class HouseholdDomain(Domain):
         super().__init__(params)
         self.scene = load_scene(self.params["scene"])
         self.household = Household(self.scene)
-        self._lm: Any = None
-        self._lm_lock = threading.Lock()
         self._translate: Any = None
 
     @property
@@ -44,15 +41,6 @@ class HouseholdDomain(Domain):
 
         return available("household")
 
-    def language_model(self) -> Any:
-        """The process's LanguageModel (``llm_backend``, ``llm_config``): translation and every
-        planner of this process ask the same one."""
-        with self._lm_lock:
-            if self._lm is None:
-                from llm_planner.llm import make_backend
-
-                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"])
-            return self._lm
 
     def make_planner(self, name: str) -> Planner:
         from llm_planner.planners.base import create

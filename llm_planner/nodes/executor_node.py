@@ -16,7 +16,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
-from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, declare_params, make_domain, run_node
+from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, end_goal, WorkerPool, declare_params, make_domain, run_node
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner_interfaces.action import ExecuteTask
 
@@ -46,12 +46,7 @@ class ExecutorNode(Node):
             result = await self.worker.run(self.run, goal_handle)
         finally:
             self.running = None
-        if result.outcome == CANCELED and goal_handle.is_cancel_requested:
-            goal_handle.canceled()
-        elif result.success:
-            goal_handle.succeed()
-        else:
-            goal_handle.abort()
+        end_goal(goal_handle, result.outcome, result.success)
         self.status(request.task_id, request.directive, result.outcome if result.outcome in (SUCCEEDED, CANCELED)
                     else "failed", len(result.steps), message=result.message)
         return ExecuteTask.Result(success=result.success, message=result.message, plan=result.plan,

@@ -17,9 +17,8 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from llm_planner.execution import CANCELED
 from llm_planner.ros.conversions import fill_result
-from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, declare_params, make_domain, run_node
+from llm_planner.ros.node_utils import ACTION_QOS, end_goal, SERVICE_QOS, declare_params, make_domain, run_node
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest
 from llm_planner_interfaces.action import ExecuteDirective
@@ -52,12 +51,7 @@ class PlannerNode(Node):
             PlanTaskRequest(goal.directive, goal.planner, True, goal.timeout_s),
             on_feedback=lambda fields: goal_handle.publish_feedback(ExecuteDirective.Feedback(**fields)),
             task_id=task_id_of(goal_handle))
-        if outcome == CANCELED and goal_handle.is_cancel_requested:
-            goal_handle.canceled()
-        elif result.success:
-            goal_handle.succeed()
-        else:
-            goal_handle.abort()
+        end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)
 
     def on_cancel_goal(self, goal_handle) -> CancelResponse:

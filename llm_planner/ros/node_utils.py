@@ -93,6 +93,17 @@ class StatusPublisher:
         self.pub.publish(msg)
 
 
+def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:
+    """Put an action goal in its final state: CANCELED when it was canceled on request, SUCCEEDED
+    when the task succeeded, ABORTED otherwise (failed, refused, canceled through cancel_task)."""
+    if outcome == "canceled" and goal_handle.is_cancel_requested:
+        goal_handle.canceled()
+    elif success:
+        goal_handle.succeed()
+    else:
+        goal_handle.abort()
+
+
 def wait_future(future: Any, timeout_s: float) -> Any:
     """Block this (worker) thread until an rclpy future completes; None on timeout."""
     done = threading.Event()

@@ -63,3 +63,10 @@ def test_goal_lists_round_trip_and_unknown_names(domain):
     with pytest.raises(Exception, match="must be"):
         domain.goal_from_lists([["ON", "salter", "table2"]])
     assert domain.ground("put the salter on table 2", "stalm").message.startswith("goal: the directive read as")
+
+
+def test_the_llm_backend_parameter_reaches_the_plan_source_of_the_llm_methods():
+    domain = GTampDomain({**load_params_file(config_dir() / "gtamp_nodes.yaml"), "llm_backend": "openai"})
+    stalm = domain.make_planner("stalm")
+    assert stalm._plan_source.backend is domain.language_model() and domain.language_model().name == "openai"
+    assert domain.make_planner("uct")._plan_source is None  # no language model in plain UCT

@@ -42,3 +42,12 @@ def test_skill_call_and_step_text():
     assert text.format_action(Action("walk", ("kitchen",))) == "walk(kitchen)"
     assert text.summarize(observation) == describe_observation(observation)
     assert text.summarize(observation).startswith(f"in {observation.room}")
+
+
+def test_the_llm_backend_parameter_reaches_every_planner_and_the_translation():
+    domain = HouseholdDomain({**load_params_file(), "llm_backend": "openai"})
+    lm = domain.language_model()
+    assert lm.name == "openai" and domain.language_model() is lm
+    for name in ("llm_mcts", "l_policy", "pddl", "saycanpay"):
+        planner = domain.make_planner(name)
+        assert planner.params["backend"] is lm, name

@@ -196,15 +196,21 @@ def test_saycanpay_planner_executes_through_the_executor(graph):
         assert not result["success"] and "llm-planner train saycanpay" in result["message"], result
 
 
-# ------------------------------------------------------------------ faults (last: restarts the simulator)
-def test_a_killed_simulator_fails_the_task_by_name_and_after_a_restart_the_next_task_succeeds(graph):
-    graph.client.execute("put one pillow on the sofa and a teddybear on the desk", planner="llm_mcts")
+# ------------------------------------------------------------------ faults (last: they kill and restart nodes)
+def _kill_during_a_task(graph, node: str, directive: str) -> tuple[dict, float]:
+    """Start an llm_mcts task, kill ``node`` after its first step: (the task's result, seconds it took to end)."""
+    graph.client.execute(directive, planner="llm_mcts")
     _wait_for_step(graph.client, 1)
     killed = time.monotonic()
-    graph.kill("simulator")
+    graph.kill(node)
     result = graph.client.result(timeout_s=120.0)
     took = time.monotonic() - killed
-    print(f"the task failed {took:.1f} s after the simulator was killed: {result['message']}")
+    print(f"the task failed {took:.1f} s after the {node} was killed: {result['message']}")
+    return result, took
+
+
+def test_a_killed_simulator_fails_the_task_by_name_and_after_a_restart_the_next_task_succeeds(graph):
+    result, took = _kill_during_a_task(graph, "simulator", "put one pillow on the sofa and a teddybear on the desk")
     assert result["status"] == "failed" and "the simulator node '/simulator'" in result["message"], result
     assert ("'/simulator' has left the ROS graph" in result["message"]  # DDS noticed within its 4 s lease
             or f"within {NODE_TIMEOUT_S:g} s (parameter node_timeout_s)" in result["message"])
@@ -221,14 +227,9 @@ def test_a_killed_executor_is_named_and_a_client_gives_up_on_a_killed_planner(gr
     from llm_planner.errors import LlmPlannerError
     from llm_planner.ros.client import PlannerClient
 
-    graph.client.execute("put one towel on the sofa and a cellphone on the bed", planner="llm_mcts")
-    _wait_for_step(graph.client, 1)
-    killed = time.monotonic()
-    graph.kill("executor")
-    result = graph.client.result(timeout_s=120.0)
-    print(f"the task failed {time.monotonic() - killed:.1f} s after the executor was killed: {result['message']}")
+    result, took = _kill_during_a_task(graph, "executor", "put one towel on the sofa and a cellphone on the bed")
     assert result["status"] == "failed" and "the executor node '/executor' left the ROS graph" in result["message"]
-    assert time.monotonic() - killed < NODE_TIMEOUT_S + 30.0
+    assert took < NODE_TIMEOUT_S + 30.0
     graph.restart("executor")
     with PlannerClient("test_orphan_client", graph.namespace, server_timeout_s=2.0) as orphan:
         orphan.execute("put one remote control on the bed", planner="llm_mcts")
