@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner.ros.environment import install_prefix
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 NODE_TIMEOUT_S = 5.0
+VENV_BIN = install_prefix() / "bin"
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +138,23 @@ def test_cancel_after_the_first_step_stops_the_robot_and_other_requests_are_refu
     assert mine[-1].state == "canceled", [(m.state, m.message) for m in mine]
     assert max(m.step for m in mine) == len(result["executed"]) >= 1
     assert any(m.state == "refused" and task_id in m.message for m in statuses)
+
+
+def test_ctrl_c_in_the_cli_cancels_the_task(graph):
+    import signal
+
+    cli = subprocess.Popen([str(VENV_BIN / "llm-planner"), "plan", "put one glasses on the sofa and a book on the bed",
+                            "--planner", "llm_mcts", "--execute"], env=graph.runner.env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in cli.stdout:
+        lines.append(line)
+        if " step 1: " in line:
+            cli.send_signal(signal.SIGINT)
+            break
+    out, _ = cli.communicate(timeout=120)
+    assert cli.returncode == 130, "".join(lines) + out
+    assert "success: False (canceled)" in out and "canceled after" in out
 
 
 def test_the_readme_examples_of_calling_it_from_a_node_run_against_the_graph(graph, tmp_path):
