@@ -176,14 +176,14 @@ def test_the_readme_examples_of_calling_it_from_a_node_run_against_the_graph(gra
 
 
 def test_cli_executes_through_the_action_and_prints_json(graph):
-    proc = graph.cli("plan", "put one apple inside the fridge", "--execute", "--json")
+    proc = graph.cli("plan", "put one banana inside the fridge", "--execute", "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["success"] is True and result["status"] == "succeeded", result
-    assert result["goal"] == [["inside", "apple", "fridge", 1]] and result["executed"]
-    assert any(step.startswith("putin(apple_") for step in result["plan"])
+    assert result["goal"] == [["inside", "banana", "fridge", 1]] and result["executed"]
+    assert any(step.startswith("putin(banana_") for step in result["plan"])
     inside = [args for name, args in graph.full_state() if name == "INSIDE" and args[1] == "fridge"]
-    assert any(obj.startswith("apple_") for obj, _ in inside), inside
+    assert any(obj.startswith("banana_") for obj, _ in inside), inside
     text = graph.cli("plan", "put one plate on the coffee table", "--execute")
     assert text.returncode == 0 and "step 1: " in text.stdout and "success: True (succeeded)" in text.stdout, text
 
