@@ -39,6 +39,8 @@ DISCOVERY_SETTLE_S = 0.5
 #: A plan-only request is re-sent when its answer is this late (growing per attempt).
 PLAN_ONLY_ANSWER_S = 45.0
 PLAN_ONLY_ATTEMPTS = 3
+#: How long to wait, after a result, for the feedback of its last steps (queued behind it).
+FEEDBACK_DRAIN_S = 2.0
 STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_CANCELED: "canceled",
                 GoalStatus.STATUS_ABORTED: "failed"}
 
@@ -202,7 +204,14 @@ class PlannerClient:
                                  float("inf") if timeout_s is None else timeout_s):
             raise LlmPlannerError(f"{what} sent no result within {timeout_s:g} s")
         response = self._result_future.result()
+        self._drain_feedback(len(response.result.executed))
         return {**result_to_dict(response.result), "status": STATUS_NAMES.get(response.status, "unknown")}
+
+    def _drain_feedback(self, steps: int, wait_s: float = FEEDBACK_DRAIN_S) -> None:
+        """Take the feedback still queued when the result came (one message per executed step)."""
+        deadline = time.monotonic() + wait_s
+        while steps and time.monotonic() < deadline and not any(f["step"] >= steps for f in self._feedback[-1:]):
+            self.executor.spin_once(timeout_sec=0.05)
 
     def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
             on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> dict[str, Any]:
