@@ -104,8 +104,8 @@ def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: 
     does not warn about "leaked semaphore objects" at exit as it does after ``Pool.terminate`` (the
     ``with Pool`` exit), which kills workers still starting up. A worker that dies (a crash in a
     native library) raises ``BrokenProcessPool`` here instead of leaving the caller waiting. On an
-    error or an interrupt the workers are stopped at once; tqdm in the workers uses a thread lock,
-    so even then no semaphore is left behind.
+    error or an interrupt the workers are stopped at once (tqdm in the workers uses a thread lock,
+    so at least its lock is not left behind).
     """
     import concurrent.futures as cf
     import multiprocessing
