@@ -326,14 +326,13 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
                 records.append(run_job(job))
                 bar.update(1)
         else:
-            import multiprocessing as mp
+            from llm_planner.bench.report import process_map
 
-            ctx = mp.get_context("spawn")  # torch and PyBullet do not survive fork well
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(settings,), maxtasksperchild=None) as pool:
-                for record in pool.imap_unordered(run_job, jobs, chunksize=1):
-                    records.append(record)
-                    bar.update(1)
-                    bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
+            # spawned workers: torch and PyBullet do not survive fork well
+            for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,)):
+                records.append(record)
+                bar.update(1)
+                bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
     finally:
         bar.close()
     records.sort(key=lambda r: (r["home"], r["method"], r["suite"], r["seed"], r["index"]))

@@ -182,7 +182,7 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
 
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.bench.nl2pddl import parallel_records
+    from llm_planner.bench.report import parallel_records
     from llm_planner.saycanpay.config import load_config, model_dir
 
     config = load_config(args.config)
