@@ -821,8 +821,9 @@ class HouseholdSim:
             except _SkillFailed:
                 continue
             return spot.aabb, spot.yaw
-        raise PlacementError(f"no free spot reachable by the robot {'in' if layout.is_container else 'on'} "
-                             f"{layout.name} for {obj} (too many or too large objects there)")
+        raise PlacementError(f"furniture.{layout.name}: no free spot reachable by the robot "
+                             f"{'in' if layout.is_container else 'on'} it for {obj} (too many or too large objects "
+                             f"there: lower the weight of '{layout.name}' in the places of some objects, or make it larger)")
 
     # ================================================================ doors
     def _plan_handle(self, layout: FurnitureLayout) -> list[ArmPose]:

@@ -36,6 +36,9 @@ APPROACH_COLOR: RGB = (0.35, 0.35, 0.35)
 WALL_COLOR: RGB = (0.3, 0.28, 0.26)
 DOORWAY_COLOR: RGB = (1.0, 1.0, 1.0)
 FADED_ALPHA = 0.3
+#: Notes under the plan: line height (inches) and the width of one character (pixels, 8 points).
+NOTE_LINE_INCHES = 0.18
+NOTE_CHAR_PIXELS = 6.2
 #: Inches per metre of the default picture (at DPI dots per inch), and its bounds.
 INCHES_PER_METRE = 1.0
 DPI = 100
@@ -101,7 +104,20 @@ class TopView:
         xmin, ymin, xmax, ymax = self.extent
         w = min(max((xmax - xmin) * INCHES_PER_METRE * scale, MIN_INCHES * scale), MAX_INCHES * scale)
         h = w * (ymax - ymin) / (xmax - xmin)
-        return w, h + (0.18 * len(self.notes) + 0.45) * scale
+        return w, h + notes_height(self.notes, w)
+
+
+def wrap_notes(notes: Sequence[str], width_inches: float) -> list[str]:
+    """The notes broken into lines that fit the figure's width (8-point text)."""
+    import textwrap
+
+    chars = max(40, int(width_inches * DPI / NOTE_CHAR_PIXELS))
+    return [part for note in notes for part in textwrap.wrap(note, chars, subsequent_indent="    ")]
+
+
+def notes_height(notes: Sequence[str], width_inches: float) -> float:
+    """Inches under the plan for the notes (and a margin)."""
+    return NOTE_LINE_INCHES * len(wrap_notes(notes, width_inches)) + 0.45
 
 
 @dataclass(frozen=True)
@@ -157,6 +173,9 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
     if view.path:
         xs, ys = zip(*view.path)
         ax.plot(xs, ys, color=PATH_COLOR, lw=1.6 if small else 2.4, alpha=0.9, zorder=7, solid_capstyle="round")
+    if view.robot_start is not None and view.robot is None:  # a plan without the robot: its footprint at the start
+        ax.add_patch(patches.Circle(view.robot_start, view.robot_radius, facecolor=(*START_COLOR, 0.12),
+                                    edgecolor=START_COLOR, lw=1.2, linestyle="--", zorder=8))
     if view.robot_start is not None:
         ax.plot([view.robot_start[0]], [view.robot_start[1]], marker="o", markersize=5 if small else 9,
                 color=START_COLOR, markeredgecolor="white", zorder=8)
@@ -239,11 +258,13 @@ def new_figure(width: float, height: float):  # noqa: ANN201 - matplotlib Figure
 def plan_axes(fig, view: TopView):  # noqa: ANN001, ANN201
     """Axes for the plan, leaving the bottom strip of the figure for the notes."""
     w, h = fig.get_size_inches()
-    notes = 0.18 * len(view.notes) + 0.45
+    notes = notes_height(view.notes, w)
     ax = fig.add_axes((0.01, notes / h, 0.98, 1.0 - notes / h - 0.35 / h))
-    for i, line in enumerate(view.notes):
-        fig.text(0.01, (notes - 0.2 - 0.18 * i) / h, line, fontsize=8, va="top", ha="left",
-                 color=PROBLEM_COLOR if line.startswith("error") else (0.1, 0.1, 0.1))
+    color = (0.1, 0.1, 0.1)
+    for i, line in enumerate(wrap_notes(view.notes, w)):
+        if not line.startswith("    "):
+            color = PROBLEM_COLOR if line.startswith("error") else (0.1, 0.1, 0.1)
+        fig.text(0.01, (notes - 0.2 - NOTE_LINE_INCHES * i) / h, line, fontsize=8, va="top", ha="left", color=color)
     return ax
 
 
