@@ -80,7 +80,8 @@ class LayoutCheck:
         """Raise :class:`SceneError` with one line per error (what the simulator does)."""
         errors = self.errors
         if errors:
-            lines = tuple(str(e) for e in errors)
+            source = self.scene.path or self.scene.name
+            lines = tuple(f"{source}: {e}" for e in errors)
             raise SceneError("\n".join(lines), problems=lines)
 
 
