@@ -36,6 +36,8 @@ APPROACH_COLOR: RGB = (0.35, 0.35, 0.35)
 WALL_COLOR: RGB = (0.3, 0.28, 0.26)
 DOORWAY_COLOR: RGB = (1.0, 1.0, 1.0)
 FADED_ALPHA = 0.3
+#: Pieces smaller than this (metres, half extent) get their label beside them, not on them.
+SMALL_PIECE = 0.25
 #: Notes under the plan: line height (inches) and the width of one character (pixels, 8 points).
 NOTE_LINE_INCHES = 0.18
 NOTE_CHAR_PIXELS = 6.2
@@ -98,11 +100,12 @@ class TopView:
     path: list[Point] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # lines under the plan (goal, legend)
+    inches_per_metre: float = INCHES_PER_METRE  # larger for small worlds with small objects
 
     def figure_size(self, scale: float = 1.0) -> tuple[float, float]:
         """Inches: one per metre, within bounds, plus room for the notes."""
         xmin, ymin, xmax, ymax = self.extent
-        w = min(max((xmax - xmin) * INCHES_PER_METRE * scale, MIN_INCHES * scale), MAX_INCHES * scale)
+        w = min(max((xmax - xmin) * self.inches_per_metre * scale, MIN_INCHES * scale), MAX_INCHES * scale)
         h = w * (ymax - ymin) / (xmax - xmin)
         return w, h + notes_height(self.notes, w)
 
@@ -157,14 +160,15 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
         ax.add_patch(_polygon(rect, facecolor=DOORWAY_COLOR, edgecolor="none", zorder=2))
     for piece in view.furniture:
         _draw_piece(ax, piece, font, zorder=3, names=not small or piece.style in ("goal", "problem"))
+    labels = _Labels(view, font * 0.9)
     for piece in view.ghosts:
-        _draw_piece(ax, piece, font * 0.9, zorder=4, names=not small)
+        _draw_piece(ax, piece, font * 0.9, zorder=4, names=not small, labels=labels)
     for arrow in view.moves:
         ax.annotate("", xy=arrow.end, xytext=arrow.start, zorder=5,
                     arrowprops={"arrowstyle": "->", "color": arrow.color, "lw": 1.0 if small else 1.4,
                                 "linestyle": (0, (3, 2))})
-    for piece in view.objects:
-        _draw_piece(ax, piece, font * 0.9, zorder=6, names=not small or piece.style == "goal")
+    for piece in sorted(view.objects, key=lambda p: p.style != "goal"):
+        _draw_piece(ax, piece, font * 0.9, zorder=6, names=not small or piece.style == "goal", labels=labels)
     for name, pose in view.approaches:
         ax.annotate("", xy=(pose.x + 0.22 * math.cos(pose.yaw), pose.y + 0.22 * math.sin(pose.yaw)),
                     xytext=(pose.x, pose.y), zorder=6, arrowprops={"arrowstyle": "-|>", "color": APPROACH_COLOR,
@@ -196,7 +200,38 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
     ax.set_title(view.title, fontsize=font * 1.25, loc="left")
 
 
-def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool) -> None:  # noqa: ANN001
+class _Labels:
+    """Places the labels of small pieces (objects) where they overlap no earlier label: above,
+    below, then further out, with a leader line when moved away from the piece."""
+
+    def __init__(self, view: TopView, font: float) -> None:
+        metres_per_point = 1.0 / (72.0 * view.inches_per_metre)
+        self.char_w = 0.6 * font * metres_per_point
+        self.line_h = 1.5 * font * metres_per_point
+        self.taken: list[tuple[float, float, float, float]] = []
+
+    def place(self, x: float, y: float, clear: float, text: str) -> tuple[float, float, bool]:
+        """Centre of the label box and whether it was moved off the first choice."""
+        w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
+        first = None
+        for k, (dx, dy) in enumerate(_LABEL_OFFSETS):
+            cx, cy = x + dx * (w + clear), y + dy * (clear + h + 0.02) + (dy * 1.2 * self.line_h * (k // 6))
+            box = (cx - w, cy - h, cx + w, cy + h)
+            first = first or (cx, cy, box)
+            if not any(a[0] < box[2] and box[0] < a[2] and a[1] < box[3] and box[1] < a[3] for a in self.taken):
+                self.taken.append(box)
+                return cx, cy, k > 1
+        cx, cy, box = first  # type: ignore[misc]
+        self.taken.append(box)
+        return cx, cy, False
+
+
+#: Label positions tried around a small piece, in units of (half label width + clearance, height).
+_LABEL_OFFSETS = [(0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] * 4
+
+
+def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa: ANN001
+                labels: _Labels | None = None) -> None:
     from matplotlib import patches
 
     face = (*piece.color, FADED_ALPHA if piece.style == "faded" else 0.95)
@@ -213,11 +248,14 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool) -> None
     if piece.label and names:
         bold = piece.style in ("goal", "problem")
         color = {"goal": GOAL_COLOR, "problem": PROBLEM_COLOR}.get(piece.style, (0.1, 0.1, 0.1))
-        small_piece = max(r.hx, r.hy) < 0.25
-        ax.text(r.cx, r.cy + (max(r.hx, r.hy) + 0.05 if small_piece else 0.0), piece.label,
-                ha="center", va="bottom" if small_piece else "center", fontsize=font, color=color,
+        x, y, moved = r.cx, r.cy, False
+        if labels is not None and max(r.hx, r.hy) < SMALL_PIECE:
+            x, y, moved = labels.place(r.cx, r.cy, max(r.hx, r.hy), piece.label)
+        if moved:
+            ax.plot([r.cx, x], [r.cy, y], color=color, lw=0.5, alpha=0.7, zorder=zorder + 4)
+        ax.text(x, y, piece.label, ha="center", va="center", fontsize=font, color=color,
                 fontweight="bold" if bold else "normal", alpha=0.55 if piece.style == "faded" else 1.0,
-                zorder=zorder + 5, bbox={"boxstyle": "round,pad=0.12", "facecolor": "white", "alpha": 0.6,
+                zorder=zorder + 5, bbox={"boxstyle": "round,pad=0.12", "facecolor": "white", "alpha": 0.7,
                                          "edgecolor": "none"})
 
 
