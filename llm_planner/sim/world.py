@@ -213,6 +213,7 @@ class HouseholdSim:
         """Run one skill; on failure nothing changes and the reason says why."""
         start = time.perf_counter()
         verb, args = action
+        self.last_path = []
         try:
             if VERB_ARITY.get(verb) != len(args):
                 raise _SkillFailed(f"unknown action {action}")

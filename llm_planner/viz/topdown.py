@@ -158,9 +158,9 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
         ax.add_patch(_polygon(rect, facecolor=WALL_COLOR, edgecolor="none", zorder=2))
     for rect in view.doorways:
         ax.add_patch(_polygon(rect, facecolor=DOORWAY_COLOR, edgecolor="none", zorder=2))
-    for piece in view.furniture:
-        _draw_piece(ax, piece, font, zorder=3, names=not small or piece.style in ("goal", "problem"))
     labels = _Labels(view, font * 0.9)
+    for piece in view.furniture:
+        _draw_piece(ax, piece, font, zorder=3, names=not small or piece.style in ("goal", "problem"), labels=labels)
     for piece in view.ghosts:
         _draw_piece(ax, piece, font * 0.9, zorder=4, names=not small, labels=labels)
     for arrow in view.moves:
@@ -210,6 +210,11 @@ class _Labels:
         self.line_h = 1.5 * font * metres_per_point
         self.taken: list[tuple[float, float, float, float]] = []
 
+    def reserve(self, x: float, y: float, text: str) -> None:
+        """A label drawn centred at (x, y) that later labels must avoid."""
+        w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
+        self.taken.append((x - w, y - h, x + w, y + h))
+
     def place(self, x: float, y: float, clear: float, text: str) -> tuple[float, float, bool]:
         """Centre of the label box and whether it was moved off the first choice."""
         w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
@@ -251,6 +256,8 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
         x, y, moved = r.cx, r.cy, False
         if labels is not None and max(r.hx, r.hy) < SMALL_PIECE:
             x, y, moved = labels.place(r.cx, r.cy, max(r.hx, r.hy), piece.label)
+        elif labels is not None:
+            labels.reserve(r.cx, r.cy, piece.label)
         if moved:
             ax.plot([r.cx, x], [r.cy, y], color=color, lw=0.5, alpha=0.7, zorder=zorder + 4)
         ax.text(x, y, piece.label, ha="center", va="center", fontsize=font, color=color,
