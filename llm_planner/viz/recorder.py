@@ -142,8 +142,9 @@ class GTampRecorder(EpisodeRecorder):
         self.problem = problem
 
     def on_step(self, step: int, action: str, ok: bool, reason: str) -> None:
-        """``run_gtamp(..., on_step=recorder.on_step)``."""
-        self.add(step, action, ok, reason)
+        """``run_gtamp(..., on_step=recorder.on_step)``; ``('pick', 'salter')`` is captioned ``pick(salter)``."""
+        words = [w.strip(" '\"") for w in action.strip().strip("()").split(",")]
+        self.add(step, f"{words[0]}({', '.join(words[1:])})" if action.startswith("(") else action, ok, reason)
 
     def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
         from llm_planner.viz.gtamp import problem_view
