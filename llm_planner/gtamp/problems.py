@@ -151,8 +151,12 @@ def _door(name: str, d: Mapping[str, Any], where: str) -> DoorSpec:
                     _floats(d.get("open_center"), 3, f"{w}.open_center"), sides)  # type: ignore[arg-type]
 
 
-def load_problem(name_or_path: str) -> ProblemSpec:
-    """Load and validate a problem file; errors name the file and the entry that is wrong."""
+def load_problem(name_or_path: str, check: bool = True) -> ProblemSpec:
+    """Load and validate a problem file; errors name the file and the entry that is wrong.
+
+    ``check`` also runs the geometric checks of :mod:`llm_planner.gtamp.check` (regions clear of
+    walls and each other, objects apart, the robot's start free), so the simulator, the nodes
+    and the benchmark refuse such a problem with the messages of ``llm-planner scene check``."""
     path = _resolve(name_or_path)
     data = _read(path)
     w = str(path)
@@ -179,7 +183,15 @@ def load_problem(name_or_path: str) -> ProblemSpec:
                           str(data.get("description", "")).strip(), str(data.get("challenge", "")).strip(),
                           float(data.get("time_budget_s", 300.0)))
     goal = parse_goal(problem, data.get("goal") or [], where=w)
-    return problem.with_goal(goal)
+    problem = problem.with_goal(goal)
+    if check:
+        from llm_planner.gtamp.check import check_problem
+
+        errors = check_problem(problem).errors
+        if errors:
+            lines = tuple(f"{w}: {e}" for e in errors)
+            raise SceneError("\n".join(lines), problems=lines)
+    return problem
 
 
 def _override_regions(layout: LayoutSpec, overrides: Mapping[str, Any], where: str) -> LayoutSpec:

@@ -11,12 +11,13 @@ file and the simulator's layout, so the two pictures of one apartment look alike
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Iterable, Sequence
 
 from llm_planner.sim.config import SimConfig, load_sim_config
 from llm_planner.sim.geometry import ROBOT, WALL, GeometrySnapshot
-from llm_planner.sim.layout import Frame2D, Rect, apartment_bounds, furniture_layouts, wall_layout
+from llm_planner.sim.layout import Frame2D, Rect, apartment_bounds, furniture_layouts, shared_edge, wall_layout
 from llm_planner.viz.topdown import Arrow, Piece, Problem, TopView, rect_of_box
 from llm_planner.world.scene import CONTAINER, FURNITURE_KINDS, Scene
 
@@ -46,16 +47,9 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
 
 
 def _walls(scene: Scene, cfg: SimConfig) -> list:
-    from llm_planner.errors import SceneError
-
-    try:
-        return wall_layout(scene, cfg)
-    except SceneError:  # a doorway off its wall: the scene check reports it; draw the walls without it
-        from llm_planner.sim.layout import shared_edge
-        import dataclasses
-
-        doors = tuple(d for d in scene.doorways if shared_edge(scene, d.rooms, *d.center) is not None)
-        return wall_layout(dataclasses.replace(scene, doorways=doors), cfg)
+    """The walls, leaving out doorways that are not on a wall (the scene check reports those)."""
+    doors = tuple(d for d in scene.doorways if shared_edge(scene, d.rooms, *d.center) is not None)
+    return wall_layout(dataclasses.replace(scene, doorways=doors), cfg)
 
 
 # ------------------------------------------------------------------------------ scene check

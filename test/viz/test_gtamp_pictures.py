@@ -82,3 +82,11 @@ def test_scene_check_command_on_problems(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "error: robot: its start [2.60, 2.20] overlaps regions.counter2" in out
     assert (tmp_path / "bad.png").is_file()
+
+
+def test_loading_a_faulty_problem_refuses_it_with_the_checks_message(tmp_path):
+    from llm_planner.errors import SceneError
+
+    bad = _problem(tmp_path, lambda d: d.update(robot={"pose": [2.6, 2.2, 90]}))
+    with pytest.raises(SceneError, match=r"mine\.yaml: robot: its start \[2\.60, 2\.20\] overlaps regions\.counter2"):
+        load_problem(str(bad))
