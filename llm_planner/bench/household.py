@@ -273,6 +273,11 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ConfigError(f"--pybullet needs llm_planner/sim/world.py (HouseholdSim) and "
                               f"llm_planner/sim/perception.py (perceive, perceive_full): {exc}") from None
+        from llm_planner.sim.check import check_layout
+        from llm_planner.sim.config import load_sim_config
+
+        for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
+            check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
     settings = {"episodes": args.episodes, "config": config, "llm_config": llm_overrides, "backend": backend,
                 "pybullet": bool(args.pybullet), "max_steps": args.max_steps}

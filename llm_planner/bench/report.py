@@ -53,10 +53,20 @@ class BenchReport:
         return {"benchmark": self.benchmark, "backend": self.backend, "config": self.config,
                 "rows": self.rows, "episodes": self.episodes}
 
-    def write_json(self, path: str | Path) -> Path:
+    def write_json(self, path: str | Path, plot: bool = True) -> Path:
+        """Write the results file and (``plot``) its plot next to it (``.png``, :mod:`llm_planner.viz.plots`)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1, default=str))
+        data = self.to_dict()
+        path.write_text(json.dumps(data, indent=1, default=str))
+        if plot:
+            from llm_planner.errors import ConfigError
+            from llm_planner.viz.plots import plot_path, plot_results
+
+            try:
+                print(f"plot: {plot_results(json.loads(json.dumps(data, default=str)), plot_path(path))}")
+            except ConfigError as exc:  # results without a figure to plot: the JSON is what matters
+                print(f"no plot: {exc}")
         return path
 
     def pivot(self, value: str = "success_rate", err: str | None = "stderr", scale: float = 100.0,
