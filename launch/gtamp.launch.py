@@ -2,7 +2,7 @@
 launch/llm_planner.launch.py, with the parameters of config/gtamp_nodes.yaml (problem P2 by default).
 
 With ROS 2 installed:   ros2 launch llm_planner gtamp.launch.py [params_file:=FILE] [namespace:=robot1]
-Here (PyPI wheels):     llm-planner launch gtamp [--arg params_file=FILE] [--arg namespace=robot1]
+Here (PyPI wheels):     llm-planner launch gtamp [params_file:=FILE] [namespace:=robot1]
 """
 import os
 import runpy

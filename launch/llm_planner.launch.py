@@ -1,7 +1,7 @@
 """The llm_planner node graph: simulator, perception, executor and planner, one process each.
 
 With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE] [namespace:=robot1]
-Here (PyPI wheels):     llm-planner launch [llm_planner] [--arg params_file=FILE] [--arg namespace=robot1]
+Here (PyPI wheels):     llm-planner launch [llm_planner] [params_file:=FILE] [namespace:=robot1]
 The world is the ``domain`` parameter of the parameter file (household apartments by default;
 launch/gtamp.launch.py is the same graph with config/gtamp_nodes.yaml). Every name is relative:
 with ``namespace:=robot1`` the graph serves /robot1/plan_task, /robot1/execute_directive, ...

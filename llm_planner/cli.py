@@ -24,7 +24,9 @@ COMMAND_MODULES = (
     "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
     "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief, issue 4)
     "dataset",     # llm-planner dataset household       (expert data D, issue 3)
-    "snapshot",    # llm-planner snapshot                (PNG of a scene, issue 3)
+    "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)
+    "scene",       # llm-planner scene check FILE        (what is wrong with a scene file, with a picture)
+    "plot",        # llm-planner plot FILE.json          (redraw a benchmark's plot)
     "train",       # llm-planner train saycanpay         (issue 7)
     "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
 )

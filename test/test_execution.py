@@ -54,7 +54,7 @@ def test_a_failed_gtamp_step_is_replanned_from_the_observed_state(p2, fail_op):
     assert any(s.reason == "injected: the gripper slipped" for s in result.steps)
     assert planner.plans_asked >= 2                      # a new plan after the failure
     assert [s.step for s in seen] == list(range(1, len(result.steps) + 1))
-    assert result.plan[-1].startswith("('place', 'salter'")
+    assert result.plan[-1].startswith("place(salter, ")
     assert "salter on" in result.steps[-1].observed and "hand empty" in result.steps[-1].observed
 
 

@@ -65,7 +65,7 @@ def test_gtamp_preview_and_a_goal_that_already_holds():
         percepts = perceiver.perceive(sim.geometry())
         solve = service.prepare(PlanTaskRequest("solve the problem"))
         result = service.preview(solve, percepts)
-        assert result.success and result.plan[-1] == "('place', 'salter', 'right_of', 'bottle1')", result
+        assert result.success and result.plan[-1] == "place(salter, right_of, bottle1)", result
         assert result.llm_requests >= 1 and "the goal of problem P2" in result.message
         already = service.prepare(PlanTaskRequest("put the bottle 1 on table 2", planner="stalm"))
         assert service.preview(already, percepts).message.endswith("the goal already holds; nothing to do")

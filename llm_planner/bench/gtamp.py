@@ -11,13 +11,11 @@ Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
-import multiprocessing
 import sys
 import time
 from typing import Any, Sequence
 
-from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.errors import ConfigError
 from llm_planner.gtamp.config import load_config
 from llm_planner.gtamp.episode import EpisodeResult, run_benchmark_episode
@@ -130,10 +128,8 @@ def _run_all(jobs: list[tuple], workers: int) -> list[dict[str, Any]]:
         for job in jobs:
             progress(_episode(job))
         return out
-    ctx = multiprocessing.get_context("fork")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for fut in cf.as_completed([pool.submit(_episode, j) for j in jobs]):
-            progress(fut.result())
+    for episode in process_map(_episode, jobs, workers, start_method="fork"):
+        progress(episode)
     return out
 
 

@@ -8,7 +8,7 @@ def test_stalm_solves_p2_end_to_end_within_its_budget():
     result = run_benchmark_episode("P2", "stalm", seed=0, budget_s=60.0)
     assert result.success, (result.stop, result.errors)
     assert result.planning_time_s < 60.0 and result.llm_requests >= 1 and result.mp_calls > 0
-    assert result.plan[-1] == "('place', 'salter', 'right_of', 'bottle1')"
+    assert result.plan[-1] == "place(salter, right_of, bottle1)"
     assert result.as_dict()["method"] == "stalm"
 
 

@@ -47,7 +47,7 @@ def test_preview_plans_on_the_perceived_state(gtamp_system):
     result = gtamp_system.plan_task("put the salter on table 2 and right of bottle 1", planner="stalm")
     assert result["success"] is True, result
     assert result["goal"] == GOAL
-    assert result["plan"][-1] == "('place', 'salter', 'right_of', 'bottle1')" and "not executed" in result["message"]
+    assert result["plan"][-1] == "place(salter, right_of, bottle1)" and "not executed" in result["message"]
     assert "executed" not in result
 
 
@@ -96,8 +96,8 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     result = gtamp_system.plan_task("solve the problem", planner="stalm", execute=True, timeout_s=120.0)
     assert result["success"] is True, result
     assert "the goal of problem P2" in result["message"]
-    assert "('pick', 'bottle3')" not in result["plan"], result["plan"]
-    assert result["plan"][-1].startswith("('place', 'salter'") and len(result["executed"]) == len(result["plan"])
+    assert "pick(bottle3)" not in result["plan"], result["plan"]
+    assert result["plan"][-1].startswith("place(salter, ") and len(result["executed"]) == len(result["plan"])
     facts = _perceived_facts(gtamp_system)
     assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
     again = gtamp_system.plan_task("solve the problem", planner="stalm")
