@@ -140,6 +140,22 @@ def test_cancel_after_the_first_step_stops_the_robot_and_other_requests_are_refu
     assert any(m.state == "refused" and task_id in m.message for m in statuses)
 
 
+def test_the_cancel_command_and_the_time_limit_stop_the_robot(graph):
+    graph.client.execute("put one magazine on the bed and a cellphone on the kitchen table", planner="llm_mcts")
+    task_id = _wait_for_step(graph.client, 1)["task_id"]
+    assert graph.client.cancel_task("0123456789ab") == (False, f"task 0123456789ab is not running (the running task "
+                                                             f"is {task_id})")
+    done, message = graph.client.cancel_task(task_id)  # what `llm-planner cancel TASK_ID` calls
+    assert done and message.startswith(f"canceling task {task_id}"), message
+    result = graph.client.result(timeout_s=120.0)
+    assert not result["success"] and "canceled after" in result["message"], result  # ABORTED: not the goal's cancel
+    proc = graph.cli("cancel")
+    assert proc.returncode == 1 and proc.stdout.strip() == "no task is running", proc.stdout + proc.stderr
+    timed = graph.client.run("put one magazine on the bed and a cellphone on the kitchen table", planner="llm_mcts",
+                             timeout_s=0.5)
+    assert timed["status"] == "failed" and "time limit reached after" in timed["message"], timed
+
+
 def test_ctrl_c_in_the_cli_cancels_the_task(graph):
     import signal
 
