@@ -16,7 +16,8 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
-from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, end_goal, WorkerPool, declare_params, make_domain, run_node
+from llm_planner.ros.node_utils import (ACTION_QOS, StatusPublisher, WorkerPool, declare_params, end_goal, make_domain,
+                                        run_node)
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner_interfaces.action import ExecuteTask
 
