@@ -15,11 +15,13 @@ from llm_planner.errors import LlmPlannerError
 #: Sub-command modules, in the order --help lists them. A missing module is skipped.
 COMMAND_MODULES = (
     "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
-    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of /plan_task)
+    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
+    "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
     "status",      # llm-planner status                  (watch /task_status)
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
     "translate",   # llm-planner translate "DIRECTIVE"   (goal translation, issue 4)
+    "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
     "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief, issue 4)
     "dataset",     # llm-planner dataset household       (expert data D, issue 3)
     "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)

@@ -125,8 +125,8 @@ def _run_household(args: argparse.Namespace) -> int:
 
 def _run_gtamp(args: argparse.Namespace) -> int:
     from llm_planner.gtamp.problems import load_problem
+    from llm_planner.execution import run_episode
     from llm_planner.gtamp.sim import GTampSim
-    from llm_planner.gtamp_execution import run_gtamp
     from llm_planner.planners.base import create
     from llm_planner.planners.stalm import GTampTask, registry_name
     from llm_planner.viz.recorder import GTampRecorder, PathTap
@@ -141,11 +141,12 @@ def _run_gtamp(args: argparse.Namespace) -> int:
         recorder.start()
         print(f"G-TAMP {problem.name} with {method}: {problem.description}", flush=True)
 
-        def on_step(step: int, action: str, ok: bool, reason: str) -> None:
-            recorder.on_step(step, action, ok, reason)
-            print(f"  {step}. {action} -> {'ok' if ok else 'failed: ' + reason}", flush=True)
+        def on_step(record) -> None:  # noqa: ANN001 - execution.StepRecord
+            recorder.on_step(record)
+            print(f"  {record.step}. {record.action_text} -> {'ok' if record.success else 'failed: ' + record.reason}",
+                  flush=True)
 
-        run = run_gtamp(planner, GTampTask(problem), tap, args.max_steps, on_step=on_step)
+        run = run_episode(planner, GTampTask(problem, max_steps=args.max_steps), tap, on_step=on_step)
         written = recorder.write(args.out_dir, gif=not args.no_gif)
     finally:
         sim.close()

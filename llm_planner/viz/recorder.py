@@ -1,10 +1,8 @@
 """Recorders: what a closed loop calls after each step to keep the geometry for the pictures.
 
-Both recorders are callbacks of the loops as they are: :class:`HouseholdRecorder.on_step` takes
-the ``StepRecord`` of :func:`llm_planner.execution.run_episode` (``step``, ``action``,
-``success``, ``reason``), :class:`GTampRecorder.on_step` the ``(step, action, ok, reason)`` of
-:func:`llm_planner.gtamp_execution.run_gtamp`. Each reads the world's geometry itself (a
-callable given once), so the loop stays unaware of pictures::
+Both recorders are callbacks of the one closed loop, :func:`llm_planner.execution.run_episode`:
+``on_step`` takes its ``StepRecord`` (``step``, ``action_text``, ``success``, ``reason``). Each
+reads the world's geometry itself (a callable given once), so the loop stays unaware of pictures::
 
     recorder = HouseholdRecorder.for_sim(sim, goal=task.goal)      # PyBullet world in process
     result = run_episode(planner, task, world, on_step=recorder.on_step)
@@ -20,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from llm_planner.domains.gtamp import GTampSimWorld
 from llm_planner.viz.strip import Frame, write_gif, write_strip
 from llm_planner.viz.topdown import TopView, save_png
 
@@ -91,15 +90,16 @@ class EpisodeRecorder:
             out["gif"] = write_gif(self.frames(), directory / "strip.gif")
         return out
 
+    def on_step(self, record) -> None:  # noqa: ANN001 - execution.StepRecord
+        """``run_episode(..., on_step=recorder.on_step)``."""
+        self.add(record.step, record.action_text or str(record.action), bool(record.success), str(record.reason))
+
     # ------------------------------------------------------------------------ per domain
     def view(self, world: Any, start: Any = None, path: Sequence[Point] = (), title: str = "") -> TopView:
         raise NotImplementedError
 
     @staticmethod
     def _robot_xy(world: Any) -> Point:
-        raise NotImplementedError
-
-    def on_step(self, *args: Any) -> None:
         raise NotImplementedError
 
 
@@ -117,10 +117,6 @@ class HouseholdRecorder(EpisodeRecorder):
     def for_sim(cls, sim, goal: Sequence | None = None, title: str = "") -> "HouseholdRecorder":  # noqa: ANN001
         """Record a :class:`~llm_planner.sim.world.HouseholdSim` in this process (with the paths it drives)."""
         return cls(sim.scene, sim.geometry, goal, lambda: sim.last_path, title, sim.cfg)
-
-    def on_step(self, record) -> None:  # noqa: ANN001 - execution.StepRecord
-        """``run_episode(..., on_step=recorder.on_step)``."""
-        self.add(record.step, str(record.action), bool(record.success), str(record.reason))
 
     def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
         from llm_planner.viz.household import snapshot_view
@@ -141,11 +137,6 @@ class GTampRecorder(EpisodeRecorder):
         super().__init__(observe, path, title or problem.name)
         self.problem = problem
 
-    def on_step(self, step: int, action: str, ok: bool, reason: str) -> None:
-        """``run_gtamp(..., on_step=recorder.on_step)``; ``('pick', 'salter')`` is captioned ``pick(salter)``."""
-        words = [w.strip(" '\"") for w in action.strip().strip("()").split(",")]
-        self.add(step, f"{words[0]}({', '.join(words[1:])})" if action.startswith("(") else action, ok, reason)
-
     def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
         from llm_planner.viz.gtamp import problem_view
 
@@ -156,21 +147,15 @@ class GTampRecorder(EpisodeRecorder):
         return (world.base.x, world.base.y)
 
 
-class PathTap:
-    """A G-TAMP world (``observe``, ``execute``, ``is_goal``) that remembers the base trajectory of
+class PathTap(GTampSimWorld):
+    """The G-TAMP simulator as a world of the closed loop that remembers the base trajectory of
     the last executed concrete action, for :class:`GTampRecorder`'s ``path``."""
 
-    def __init__(self, world) -> None:  # noqa: ANN001 - llm_planner.gtamp.sim.GTampSim
-        self.world = world
+    def __init__(self, sim) -> None:  # noqa: ANN001 - llm_planner.gtamp.sim.GTampSim
+        super().__init__(sim)
         self.last_path: list[Point] = []
-
-    def observe(self):  # noqa: ANN201
-        return self.world.observe()
-
-    def is_goal(self) -> bool:
-        return self.world.is_goal()
 
     def execute(self, action):  # noqa: ANN001, ANN201
         kappa = getattr(action, "kappa", None)
         self.last_path = [(q.x, q.y) for q in kappa.base_path] if kappa is not None else []
-        return self.world.execute(action)
+        return super().execute(action)
