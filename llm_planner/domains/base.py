@@ -158,6 +158,12 @@ class Domain(ABC):
     def make_perceiver(self) -> Perceiver:
         """Perception from geometry (the perception node owns it)."""
 
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        """The world in this geometry as RViz marker descriptions (:mod:`llm_planner.viz.markers`)."""
+        from llm_planner.viz.markers import markers_from_geometry
+
+        return markers_from_geometry(geometry)
+
     @abstractmethod
     def skill_call(self, action: Any) -> tuple[str, list[str]]:
         """A planner's action as a skill request: (name, args)."""

@@ -9,7 +9,6 @@ goal through the tiny grammar of :mod:`llm_planner.gtamp_directive` (no language
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 from llm_planner.domains.base import Domain, Fact, Percept, Translation
@@ -117,6 +116,11 @@ class GTampDomain(Domain):
 
     def make_perceiver(self) -> "GeometryPerceiver":
         return GeometryPerceiver(self.problem)
+
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        from llm_planner.viz.markers import markers_from_problem
+
+        return markers_from_problem(self.problem, geometry)
 
     def skill_call(self, action: ConcreteAction) -> tuple[str, list[str]]:
         return action.action.op, [encode(action)]
@@ -279,8 +283,7 @@ class GeometryPerceiver:
             pose = ObjPose(*body.position, body.yaw, "")
             region = region_under(self.problem, i, pose)
             poses.append(ObjPose(*body.position, body.yaw, region.name if region else ""))
-        doors = tuple(math.dist(_body(bodies, d.name).position, d.open_center)
-                      < math.dist(_body(bodies, d.name).position, d.closed_center) for d in self.problem.layout.doors)
+        doors = tuple(d.is_open_at(_body(bodies, d.name).position) for d in self.problem.layout.doors)
         base = Pose2D(geometry.robot_position[0], geometry.robot_position[1], geometry.robot_yaw)
         grasp = self._grasp(geometry, base, _body(bodies, geometry.held_object or "")) if held is not None else None
         return GState(base, tuple(poses), held, grasp, doors)

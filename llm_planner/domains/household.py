@@ -73,6 +73,11 @@ class HouseholdDomain(Domain):
     def make_perceiver(self) -> "HouseholdPerceiver":
         return HouseholdPerceiver(self.household)
 
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        from llm_planner.viz.markers import markers_from_geometry
+
+        return markers_from_geometry(geometry, self.scene)
+
     def skill_call(self, action: Action) -> tuple[str, list[str]]:
         return action.verb, list(action.args)
 

@@ -1,5 +1,5 @@
 """All conversions between the core's plain data and llm_planner_interfaces messages, for every
-domain: geometry, percepts, task results and feedback. The domains speak only plain data
+domain: geometry, RViz markers, percepts, task results and feedback. The domains speak only plain data
 (:mod:`llm_planner.domains.base`); this is the one place that knows the message types."""
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from typing import Any, Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
-from std_msgs.msg import Header
+from std_msgs.msg import ColorRGBA, Header
+from visualization_msgs.msg import Marker, MarkerArray
 
 from llm_planner.domains.base import Percept
 from llm_planner.service import PlanTaskResult
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
+from llm_planner.viz.markers import MarkerSpec
 from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
 
 
@@ -67,6 +69,21 @@ def geometry_from_msg(msg: GeometrySnapshot) -> CoreGeometry:
     return CoreGeometry(scene=msg.scene, robot_position=(p.x, p.y, p.z), robot_orientation=(o.x, o.y, o.z, o.w),
                         held_object=msg.held_object or None, bodies=[body_from_msg(b) for b in msg.bodies],
                         joints=joints)
+
+
+# ---------------------------------------------------------------------------- markers
+def markers_to_msg(specs: Sequence[MarkerSpec], stamp: Time) -> MarkerArray:
+    """RViz markers (:mod:`llm_planner.viz.markers`) as a MarkerArray, every marker an ADD stamped ``stamp``."""
+    array = MarkerArray()
+    for spec in specs:
+        marker = Marker(ns=spec.ns, id=spec.id, type=getattr(Marker, spec.type), action=Marker.ADD, text=spec.text,
+                        pose=make_pose(spec.position, spec.orientation), scale=make_vector(spec.scale),
+                        color=ColorRGBA(r=float(spec.color[0]), g=float(spec.color[1]), b=float(spec.color[2]),
+                                        a=float(spec.color[3])))
+        marker.header.stamp = stamp
+        marker.header.frame_id = spec.frame_id
+        array.markers.append(marker)
+    return array
 
 
 # --------------------------------------------------------------------------- percepts

@@ -106,6 +106,56 @@ def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph):
     assert mine[-1].state == "succeeded"
 
 
+def test_the_simulator_publishes_the_world_as_rviz_markers_after_every_skill(graph):
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    from llm_planner.ros.conversions import geometry_from_msg, time_to_ns
+    from llm_planner.ros.node_utils import GEOMETRY_QOS
+    from llm_planner.sim.geometry import ROBOT, yaw_of
+    from llm_planner_interfaces.msg import GeometrySnapshot
+
+    client = graph.client
+    arrays: list = []
+    geometries: dict = {}
+    subs = [client.node.create_subscription(MarkerArray, "markers", arrays.append, GEOMETRY_QOS),
+            client.node.create_subscription(GeometrySnapshot, "sim/geometry",
+                                            lambda m: geometries.setdefault(time_to_ns(m.header.stamp), m), GEOMETRY_QOS)]
+    client.spin_for(1.0)
+    assert len(arrays) == 1, "markers is latched: a late subscriber gets the current world at once"
+    result = client.run("put one bread slice inside the fridge", planner="classical")
+    client.spin_for(1.0)
+    for sub in subs:
+        client.node.destroy_subscription(sub)
+    assert result["success"] and result.get("executed"), result
+    assert len(arrays) - 1 == len(result["executed"]) >= 3, "one update after every skill and no other"
+    last = arrays[-1]
+    stamp = time_to_ns(last.markers[0].header.stamp)
+    assert stamp in geometries, "the markers carry the stamp of the geometry published after the skill"
+    geometry = geometry_from_msg(geometries[stamp])
+    by_ns: dict = {}
+    for m in last.markers:
+        assert m.header.frame_id == "map" and m.action == Marker.ADD
+        by_ns.setdefault(m.ns, []).append(m)
+    objects = {b.name: b for b in geometry.bodies if b.type not in ("wall", "container", "surface", ROBOT)}
+    labels = {m.text: m for m in by_ns["object_names"]}
+    assert set(labels) == set(objects) and all(m.type == Marker.TEXT_VIEW_FACING for m in labels.values())
+    for name, body in objects.items():
+        assert abs(labels[name].pose.position.x - body.aabb_center[0]) < 1e-6
+        assert abs(labels[name].pose.position.y - body.aabb_center[1]) < 1e-6
+    bread = next(a[0] for n, a in graph.full_state() if n == "INSIDE" and a[0].startswith("bread_slice_") and a[1] == "fridge")
+    fridge = next(b for b in geometry.bodies if b.name == "fridge")
+    assert all(fridge.aabb_min[i] <= objects[bread].aabb_center[i] <= fridge.aabb_max[i] for i in range(3))
+    opened = {j.body for j in geometry.joints if j.is_open}
+    furniture = [m.text for m in by_ns["furniture_names"]]
+    assert ("fridge (open)" if "fridge" in opened else "fridge (closed)") in furniture
+    assert len(by_ns["furniture"]) == len(furniture) == len([b for b in geometry.bodies if b.type in ("container", "surface")])
+    arrow = next(m for m in by_ns["robot"] if m.type == Marker.ARROW)
+    o = arrow.pose.orientation
+    assert abs(yaw_of((o.x, o.y, o.z, o.w)) - geometry.robot_yaw) < 1e-6
+    assert (arrow.pose.position.x, arrow.pose.position.y) == geometry.robot_position[:2]
+    assert len(by_ns["walls"]) == len([b for b in geometry.bodies if b.type == "wall"])
+
+
 def test_cancel_after_the_first_step_stops_the_robot_and_other_requests_are_refused_meanwhile(graph):
     from llm_planner.ros.client import PlannerClient
     from llm_planner.ros.conversions import time_to_ns

@@ -41,3 +41,23 @@ def test_the_executor_feedback_fields_are_the_action_feedback_fields():
     inner = ExecuteTask.Feedback(task_id="abc", state="executing", step=2, action="grab(apple_1)", outcome="ok",
                                  observation="in kitchen; holding apple_1", llm_requests=4)
     assert feedback_to_dict(ExecuteDirective.Feedback(**feedback_to_dict(inner))) == feedback_to_dict(inner)
+
+
+def test_markers_become_a_marker_array_field_by_field():
+    from visualization_msgs.msg import Marker
+
+    from llm_planner.ros.conversions import markers_to_msg
+    from llm_planner.viz.markers import MarkerSpec
+
+    specs = [MarkerSpec("furniture", 0, "CUBE", (0.5, 1.0, 0.9), (0.0, 0.0, 0.6, 0.8), (0.7, 0.8, 1.8),
+                        (0.55, 0.8, 0.55, 1.0)),
+             MarkerSpec("furniture_names", 0, "TEXT_VIEW_FACING", (0.5, 1.0, 1.95), (0.0, 0.0, 0.0, 1.0),
+                        (0.0, 0.0, 0.12), (1.0, 1.0, 1.0, 1.0), "fridge (open)")]
+    array = markers_to_msg(specs, Time(sec=4, nanosec=2))
+    cube, text = array.markers
+    assert (cube.ns, cube.id, cube.type, cube.action) == ("furniture", 0, Marker.CUBE, Marker.ADD)
+    assert (text.type, text.text) == (Marker.TEXT_VIEW_FACING, "fridge (open)")
+    assert (cube.pose.orientation.z, cube.pose.orientation.w) == (0.6, 0.8)
+    assert (cube.scale.x, cube.scale.y, cube.scale.z) == (0.7, 0.8, 1.8)
+    assert (cube.color.g, cube.color.a) == (0.8, 1.0)
+    assert cube.header.frame_id == "map" and (cube.header.stamp.sec, cube.header.stamp.nanosec) == (4, 2)
