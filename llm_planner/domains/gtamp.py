@@ -168,14 +168,19 @@ class GTampSimulator:
 
         self.problem = problem
         self.sim = GTampSim(problem)
+        self.last_path: list[tuple[float, float]] = []
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
+        self.last_path = []
         try:
             action = self.parse(name, args)
         except GTampCodecError as exc:
             return False, f"bad skill request: {exc}"
         try:
-            return self.sim.execute(action)
+            ok, reason = self.sim.execute(action)
+            if ok and action.kappa is not None:
+                self.last_path = [(q.x, q.y) for q in action.kappa.base_path]
+            return ok, reason
         except (KeyError, IndexError, TypeError, ValueError) as exc:  # names or values the problem lacks
             return False, f"bad skill request: {type(exc).__name__}: {exc}"
 

@@ -118,6 +118,10 @@ class HouseholdSimulator:
         result = self.sim.execute(Action(name.strip().lower(), tuple(a.strip() for a in args)))
         return bool(result.success), result.reason
 
+    @property
+    def last_path(self) -> list[tuple[float, float]]:
+        return list(self.sim.last_path)
+
     def geometry(self) -> GeometrySnapshot:
         return self.sim.geometry()
 

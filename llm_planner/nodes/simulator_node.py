@@ -2,7 +2,7 @@
 
 - serves ``robot/skill`` (RobotSkill): household walk, grab, open, close, putin, puton; G-TAMP pick,
   place, open with the JSON of the concrete action. A skill that cannot be done answers
-  success=false with the reason and changes nothing;
+  success=false with the reason and changes nothing; the answer carries the base path it drove;
 - serves ``sim/render`` (RenderSnapshot): a headless PNG of the world (household);
 - publishes ``sim/geometry`` (GeometrySnapshot): what the robot's sensors report, after every skill
   and at ``geometry_rate_hz``. A skill's response carries the stamp of the geometry published right
@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 
 from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Point
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
@@ -56,6 +57,7 @@ class SimulatorNode(Node):
     def on_skill(self, request: RobotSkill.Request, response: RobotSkill.Response) -> RobotSkill.Response:
         with self.lock:
             response.success, response.reason = self.sim.execute_skill(request.action, list(request.args))
+            response.path = [Point(x=float(x), y=float(y)) for x, y in self.sim.last_path]
         response.stamp = self.publish_geometry(with_markers=True)
         if response.success:  # one severity per call site (rclpy)
             self.get_logger().info(f"{request.action}: ok")

@@ -7,7 +7,7 @@ import faulthandler
 import signal
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
@@ -17,6 +17,8 @@ from rclpy.task import Future
 
 from llm_planner.config import PARAMS, default_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.planners.base import ObjectBelief
+from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner_interfaces.msg import TaskStatus
 
@@ -86,11 +88,18 @@ class StatusPublisher:
         self.pub = node.create_publisher(TaskStatus, "task_status", STATUS_QOS)
 
     def __call__(self, task_id: str, directive: str, state: str, step: int = 0, action: str = "",
-                 result: str = "", message: str = "") -> None:
+                 result: str = "", message: str = "", llm_requests: int = 0, decision_llm_requests: int = 0,
+                 belief: Sequence[ObjectBelief] = ()) -> None:
         msg = TaskStatus(task_id=task_id, directive=directive[:200], state=state, step=step, action=action,
-                         result=result, message=message)
+                         result=result, message=message, llm_requests=llm_requests,
+                         decision_llm_requests=decision_llm_requests, belief=belief_to_msg(belief))
         msg.header.stamp = self.node.get_clock().now().to_msg()
         self.pub.publish(msg)
+
+    def step(self, directive: str, fields: dict[str, Any]) -> None:
+        """The ``executing`` status of one step, from its feedback fields."""
+        self(fields["task_id"], directive, "executing", fields["step"], fields["action"], fields["outcome"],
+             fields["observation"], fields["llm_requests"], fields["decision_llm_requests"], fields["belief"])
 
 
 def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:

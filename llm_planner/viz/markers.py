@@ -108,7 +108,7 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str 
                 orientation, scale = quat_from_yaw(furniture.yaw), furniture.size
                 center = (furniture.position[0], furniture.position[1], furniture.size[2] / 2.0)
             is_open = body.name in open_bodies
-            color = (CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA) if body.type == CONTAINER else SURFACE_RGBA
+            color = SURFACE_RGBA if body.type != CONTAINER else CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA
             markers.add("furniture", CUBE, center, orientation, scale, color)
             label = body.name + ((" (open)" if is_open else " (closed)") if body.type == CONTAINER else "")
             markers.label("furniture_names", center[0], center[1], body.aabb_max[2] + TEXT_LIFT, label)
@@ -120,7 +120,8 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str 
     return markers.out
 
 
-def markers_from_problem(problem, geometry: GeometrySnapshot, frame_id: str = "map") -> list[MarkerSpec]:  # noqa: ANN001
+def markers_from_problem(problem, geometry: GeometrySnapshot,  # noqa: ANN001 - gtamp.domain.ProblemSpec
+                         frame_id: str = "map") -> list[MarkerSpec]:
     """A G-TAMP problem (:class:`~llm_planner.gtamp.domain.ProblemSpec`) in the state the geometry
     shows: walls and named regions of its layout, doors open or closed, named objects, the robot."""
     markers = _Markers(frame_id)

@@ -108,7 +108,9 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     assert mine[-1].state == "succeeded", [m.state for m in mine]
 
 
-def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_step(gtamp_system):
+def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_step(gtamp_system, tmp_path):
+    from llm_planner.viz.report import write_report
+
     feedback: list = []
     result = gtamp_system.run("put the salter on table 2 and left of bottle 1", planner="stalm",
                               on_feedback=feedback.append)
@@ -117,6 +119,15 @@ def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_s
     assert [f["step"] for f in steps] == list(range(1, len(result["executed"]) + 1))
     assert [f["action"] for f in steps] == result["plan"] and steps[-1]["observation"].startswith("hand empty")
     assert ("AtPosition", "salter", "left_of", "bottle1") in _perceived_facts(gtamp_system)
+    assert all(f["belief"] == () for f in steps)  # STaLM keeps no belief over object places
+    record = gtamp_system.task_record(result["task_id"])  # what the executor kept, drawn as for the household
+    assert record.domain == "gtamp" and [s.action for s in record.steps] == result["plan"]
+    assert any(len(s.path) > 1 for s in record.steps)  # the base paths driven
+    picks = [s for s in record.steps if s.action.startswith("pick(salter")]
+    assert picks and all(s.geometry.held_object == "salter" for s in picks)
+    assert record.steps[-1].geometry.held_object is None
+    written = write_report(record, tmp_path, gif=False)
+    assert sorted(p.name for p in written.values()) == ["after.png", "before.png", "report.md", "strip.png"]
 
 
 def test_voice_directive_is_executed_and_reported(gtamp_system):

@@ -7,6 +7,7 @@ the tests run in file order and share it, and the last one kills and restarts it
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -83,7 +84,9 @@ def test_a_hundred_concurrent_plan_only_calls_from_four_processes_are_all_answer
 
 
 # ------------------------------------------------------------------ execute_directive
-def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph):
+def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph, tmp_path):
+    from llm_planner.ros.conversions import belief_from_msg
+
     statuses: list = []
     graph.client.watch_status(statuses.append)
     feedback: list = []
@@ -100,10 +103,57 @@ def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph):
     predicates = graph.full_state()
     assert any(n == "ON" and a[0].startswith("book_") and a[1] == "coffee_table" for n, a in predicates)
     assert any(n == "INSIDE" and a[0].startswith("mug_") and a[1] == "fridge" for n, a in predicates)
+    for f in steps:  # per step: the LLM requests of the decision, the belief about the goal's objects
+        assert sorted(b.obj.rsplit("_", 1)[0] for b in f["belief"]) == ["book"] * 2 + ["mug"] * 2, f["belief"]
+        for b in f["belief"]:
+            probabilities = [p for _, p in b.places]
+            assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1 + 1e-9
+    assert sum(f["decision_llm_requests"] for f in steps) > 0
+    assert any(len(b.places) > 1 for b in steps[0]["belief"])  # not everything seen after the first step
     graph.client.spin_for(0.5)
     mine = [m for m in statuses if m.task_id == result["task_id"]]
     assert [m.step for m in mine if m.action] == list(range(1, len(result["executed"]) + 1))
+    assert [belief_from_msg(m.belief) for m in mine if m.action] == [f["belief"] for f in steps]
     assert mine[-1].state == "succeeded"
+    _check_the_task_record_and_its_report(graph, result, steps, tmp_path)
+
+
+def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
+    """The executor's record of the task (task_record) holds every step with the world after it; the
+    report drawn from it shows the robot's start and end, the path it drove and the goal."""
+    from llm_planner.viz.report import recorder_of, write_report
+    from llm_planner.viz.topdown import GOAL_COLOR, PATH_COLOR, ROBOT_COLOR, START_COLOR, save_png
+    from llm_planner.world.scene import load_scene
+    from test.viz.conftest import colour_near, read_rgb
+
+    record = graph.client.task_record(result["task_id"])
+    assert (record.task_id, record.state, record.planner) == (result["task_id"], "succeeded", "llm_mcts")
+    assert [s.action for s in record.steps] == result["plan"]
+    assert [(s.belief, s.decision_llm_requests) for s in record.steps] == [
+        (f["belief"], f["decision_llm_requests"]) for f in steps]
+    book = next(s for s in record.steps if s.action.startswith("puton(book_")).action[len("puton("):].split(",")[0]
+    on_table = next(b for b in record.steps[-1].geometry.bodies if b.name == book).aabb_center
+    scene = load_scene(record.world)
+    table = scene.furniture["coffee_table"]
+    assert abs(on_table[0] - table.position[0]) < 1.0 and abs(on_table[1] - table.position[1]) < 1.0
+    written = write_report(record, tmp_path / "report", gif=False)
+    report = written["report"].read_text()
+    assert f"| 1 | `{record.steps[0].action}` | ok | {steps[0]['decision_llm_requests']} (" in report
+    assert steps[0]["belief"][0].describe() in report
+    picture = save_png(recorder_of(record).after_view(), tmp_path / "again.png")
+    image = read_rgb(written["after"])
+    start, end = record.start.robot_position, record.steps[-1].geometry.robot_position
+    assert colour_near(image, picture.pixel(start[0], start[1]), START_COLOR)
+    assert colour_near(image, picture.pixel(end[0], end[1]), ROBOT_COLOR)
+    walk = next(s for s in record.steps if s.action.startswith("walk") and len(s.path) > 4)
+    assert colour_near(image, picture.pixel(*walk.path[len(walk.path) // 2]), PATH_COLOR, radius=4)
+    assert colour_near(image, picture.pixel(table.position[0] + table.size[0] / 2 * math.cos(table.yaw),
+                                            table.position[1] + table.size[0] / 2 * math.sin(table.yaw)),
+                       GOAL_COLOR, radius=5)
+    proc = graph.cli("snapshot", "--task", "last", "--out-dir", str(tmp_path / "cli"), "--no-gif")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"task {record.task_id} (llm_mcts, succeeded" in proc.stdout
+    assert {p.name for p in (tmp_path / "cli").iterdir()} == {"before.png", "after.png", "strip.png", "report.md"}
 
 
 def test_the_simulator_publishes_the_world_as_rviz_markers_after_every_skill(graph):
