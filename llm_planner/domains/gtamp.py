@@ -198,7 +198,7 @@ class GTampSimulator:
 
     def geometry(self) -> GeometrySnapshot:
         """The sensors' report of the world as it is now."""
-        import pybullet as p
+        from llm_planner.sim.bullet import pybullet as p
 
         w = self.sim.world
         observed = self.sim.observe()  # syncs the bodies; only held/grasp (gripper sensors) are read from it
@@ -296,7 +296,7 @@ class GeometryPerceiver:
     def _grasp(self, geometry: GeometrySnapshot, base: Pose2D, held: BodyGeometry) -> Grasp:
         """The held object's transform in the tool frame (tool pose by forward kinematics with the
         arm at home), with the gripper orientation the robot reports as its grasp joints."""
-        import pybullet as p
+        from llm_planner.sim.bullet import pybullet as p
 
         joints = {j.name: j.position for j in geometry.joints}
         if any(j not in joints for j in GRASP_JOINTS):

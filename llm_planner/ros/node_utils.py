@@ -124,6 +124,19 @@ def wait_future(future: Any, timeout_s: float) -> Any:
     return future.result()
 
 
+def stop_executor(executor: SingleThreadedExecutor | MultiThreadedExecutor, timeout_s: float = 2.0) -> None:
+    """Shut an executor down once the callbacks it handed to its threads have run.
+
+    rclpy's MultiThreadedExecutor.shutdown destroys its guard condition before it waits for its
+    thread pool; a callback that starts in between fails ("cannot use Destroyable because
+    destruction was requested") and the failure is printed as "The following exception was never
+    retrieved" at exit. Waiting for the pool first (its ``_executor``) closes that window."""
+    pool = getattr(executor, "_executor", None)
+    if pool is not None:
+        pool.shutdown(wait=True)
+    executor.shutdown(timeout_sec=timeout_s)
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     """Init rclpy, build the node, spin it until SIGINT/SIGTERM, shut down cleanly; return an exit code.
 
@@ -144,7 +157,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
-        executor.shutdown(timeout_sec=2.0)
+        stop_executor(executor)
     except (ConfigError, LlmPlannerError) as exc:
         print(f"[{getattr(node, 'get_name', lambda: 'node')()}] fatal: {exc}", file=sys.stderr, flush=True)
         code = 2
