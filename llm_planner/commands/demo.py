@@ -74,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
     if record is not None:
         from llm_planner.viz.report import write_report
 
-        written = write_report(record, log_dir / "report", gif=not args.no_gif)
-        pictures = ", ".join(p.name for name, p in written.items() if name != "report")
-        print(f"report: {written['report']} (pictures: {pictures})")
+        try:
+            written = write_report(record, log_dir / "report", gif=not args.no_gif)
+            pictures = ", ".join(p.name for name, p in written.items() if name != "report")
+            print(f"report: {written['report']} (pictures: {pictures})")
+        except LlmPlannerError as exc:
+            print(f"no report: {exc}")
     else:
         print(f"no report: {no_record}")
     print(f"\nresult: {'SUCCESS' if result['success'] else 'FAILURE'} - {result['message']}")

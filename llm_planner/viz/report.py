@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, describe_beliefs
 from llm_planner.sim.geometry import GeometrySnapshot
 
@@ -54,7 +55,11 @@ class TaskRecord:
 
 def recorder_of(record: TaskRecord) -> Any:
     """A recorder (:mod:`llm_planner.viz.recorder`) holding the record's worlds: the start and the
-    world after every step, with the paths driven."""
+    world after every step, with the paths driven. A step whose geometry did not reach the executor
+    shows the world before it; LlmPlannerError when the record holds no geometry at all."""
+    if not record.start.bodies:
+        raise LlmPlannerError(f"task {record.task_id} has no pictures: the executor received no geometry on "
+                              "sim/geometry when it started (is the simulator node running?)")
     title = f"{record.directive} ({record.planner})"
     if record.domain == "gtamp":
         recorder, world_of = _gtamp_recorder(record, title)
@@ -63,10 +68,12 @@ def recorder_of(record: TaskRecord) -> Any:
         from llm_planner.world.scene import load_scene
 
         recorder = HouseholdRecorder(load_scene(record.world), lambda: record.start, record.goal, title=title)
-        world_of = lambda geometry: geometry  # noqa: E731 - the household recorder draws geometry
+        world_of = _same  # the household recorder draws geometry
     recorder.start()
+    latest = record.start
     for s in record.steps:
-        recorder.add(s.step, s.action, s.success, s.reason, world=world_of(s.geometry), path=list(s.path))
+        latest = s.geometry if s.geometry.bodies else latest
+        recorder.add(s.step, s.action, s.success, s.reason, world=world_of(latest), path=list(s.path))
     return recorder
 
 
@@ -85,9 +92,8 @@ def _gtamp_recorder(record: TaskRecord, title: str) -> tuple[Any, Any]:
         return states[id(geometry)]
 
     try:
-        state_of(record.start)
-        for s in record.steps:
-            state_of(s.geometry)
+        for geometry in (record.start, *(s.geometry for s in record.steps if s.geometry.bodies)):
+            state_of(geometry)
     finally:
         perceiver.close()
     return GTampRecorder(problem, lambda: states[id(record.start)], title=title), state_of
@@ -120,6 +126,10 @@ def report_markdown(record: TaskRecord, pictures: dict[str, str]) -> str:
         lines.append("| - | no step was executed | | | |")
     lines += ["", f"![execution strip]({pictures['strip']})", ""]
     return "\n".join(lines)
+
+
+def _same(world: Any) -> Any:
+    return world
 
 
 def _cell(text: str) -> str:
