@@ -3,6 +3,9 @@ the pictures show the robot's start and end and the path it drove, report.md the
 LLM requests and belief of each decision."""
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from llm_planner.errors import LlmPlannerError
@@ -43,6 +46,13 @@ def test_the_report_draws_the_recorded_worlds_and_tables_the_steps(seen_sim, tmp
     assert colour_near(image, picture.pixel(e[0], e[1]), ROBOT_COLOR)
     middle = steps[0].path[len(steps[0].path) // 2]
     assert colour_near(image, picture.pixel(*middle), PATH_COLOR, radius=4)
+    view = recorder_of(record).after_view()  # the goal's destination is named: its text is drawn there
+    bare = dataclasses.replace(view, furniture=[dataclasses.replace(p, label=None) for p in view.furniture])
+    dishwasher = next(p for p in view.furniture if p.name == "dishwasher")
+    assert dishwasher.style == "goal" and dishwasher.label.startswith("dishwasher")
+    col, row = picture.pixel(dishwasher.rect.cx, dishwasher.rect.cy)
+    box = (slice(row - 8, row + 8), slice(col - 40, col + 40))
+    assert (np.abs(image[box] - read_rgb(save_png(bare, tmp_path / "bare.png").path)[box]).max(axis=2) > 60).sum() > 40
     report = written["report"].read_text()
     assert "| 1 | `walk(kitchen)` | ok | 11 (11) | cutlery_fork_1: kitchen_cabinet 0.71, dishwasher 0.28 |" in report
     assert f"| 2 | `grab(cutlery_fork_1)` | failed: {steps[1].reason} | 11 (22) |" in report
