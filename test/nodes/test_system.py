@@ -83,6 +83,30 @@ def test_a_hundred_concurrent_plan_only_calls_from_four_processes_are_all_answer
     assert len({a["task_id"] for a in answers}) == 100
 
 
+# ------------------------------------------------------------------ other planners (before the LLM-MCTS tasks:
+# a task canceled while the robot holds something leaves it to the next task where to put it)
+def test_pddl_planner_takes_a_mixed_directive_through_plan_task(graph):
+    result = graph.client.plan_task("go to the bedroom through the kitchen and bring the book to the sofa",
+                                    planner="pddl", execute=True, timeout_s=300)
+    assert result["success"], result
+    assert result["goal"] == [["on", "book", "sofa", 1]]
+    assert "Levy-Karpas" in result["message"]
+    assert result["plan"][-1].startswith("puton(book_") and result["plan"][-1].endswith(", sofa)")
+
+
+def test_saycanpay_planner_executes_through_the_executor(graph):
+    from llm_planner.saycanpay.config import load_config, model_dir
+
+    trained = (model_dir(load_config()) / "models.npz").is_file()
+    result = graph.client.plan_task("put one candle on the nightstand", planner="saycanpay", execute=True,
+                                    timeout_s=300)
+    if trained:  # the executor process reads the same model directory
+        assert result["success"], result
+        assert result["plan"][-1].startswith("puton(candle_")
+    else:
+        assert not result["success"] and "llm-planner train saycanpay" in result["message"], result
+
+
 # ------------------------------------------------------------------ execute_directive
 def test_execute_directive_with_llm_mcts_gives_feedback_for_every_step(graph, tmp_path):
     from llm_planner.ros.conversions import belief_from_msg
@@ -308,28 +332,6 @@ def test_voice_topic_directive_is_executed_and_reported(graph):
     proc = graph.cli("say", "put one candle on the sofa", "--follow", "120")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "succeeded" in proc.stdout and "executing step 1" in proc.stdout
-
-
-def test_pddl_planner_takes_a_mixed_directive_through_plan_task(graph):
-    result = graph.client.plan_task("go to the bedroom through the kitchen and bring the book to the sofa",
-                                    planner="pddl", execute=True, timeout_s=300)
-    assert result["success"], result
-    assert result["goal"] == [["on", "book", "sofa", 1]]
-    assert "Levy-Karpas" in result["message"]
-    assert result["plan"][-1].startswith("puton(book_") and result["plan"][-1].endswith(", sofa)")
-
-
-def test_saycanpay_planner_executes_through_the_executor(graph):
-    from llm_planner.saycanpay.config import load_config, model_dir
-
-    trained = (model_dir(load_config()) / "models.npz").is_file()
-    result = graph.client.plan_task("put one candle on the nightstand", planner="saycanpay", execute=True,
-                                    timeout_s=300)
-    if trained:  # the executor process reads the same model directory
-        assert result["success"], result
-        assert result["plan"][-1].startswith("puton(candle_")
-    else:
-        assert not result["success"] and "llm-planner train saycanpay" in result["message"], result
 
 
 # ------------------------------------------------------------------ faults (last: they kill and restart nodes)
