@@ -289,3 +289,18 @@ def test_levy_karpas_prompt_is_answered_with_goal_or_template(served, offline, s
     _kind, samples = served.answer(channels.prompt("go to the bedroom through the bathroom and bring the towel to "
                                                    "the wardrobe", None), 1)
     assert samples[0].data == {"goal": "(INSIDE, towel, wardrobe, 1)", "template": "partial: walk(bathroom), walk(bedroom)"}
+
+
+def test_a_client_config_file_points_every_process_at_the_server(server, tmp_path, monkeypatch, seen, embedder, dataset):
+    """What a launched node graph does: ``$LLM_PLANNER_LLM_CONFIG`` names the file the server wrote."""
+    from llm_planner.llm.config import CONFIG_ENV, load_llm_config
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.llm.translate import translate_directive
+
+    s = server(style="markdown")
+    monkeypatch.setenv(CONFIG_ENV, s.write_client_config(tmp_path / "llm.yaml"))
+    config = load_llm_config().with_overrides({"cache": {"enabled": False}})
+    assert config.backend == "openai" and config.get("openai.base_url") == s.base_url
+    lm = make_backend(config, embedder=embedder, dataset=dataset)
+    assert translate_directive("put the milk in the fridge", seen, lm).to_json()["goal"] == [["inside", "milk", "fridge", 1]]
+    assert s.stats()["answered"] == {"translate": 1}
