@@ -44,7 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="override a key of config/llm.yaml (repeatable)")
     p.add_argument("--show", choices=("wrong", "refused", "all"), default="wrong",
                    help="which directives to list after the table (default: wrong goals)")
-    p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-directive records (DESIGN.md format)")
+    p.add_argument("--json", default=None, metavar="FILE",
+                   help="write rows and per-directive records (DESIGN.md format); - prints them")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)
     p.set_defaults(func=run)
 
@@ -157,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"translation benchmark: {len(cases)} directives ({', '.join(homes)}); backend {label}", flush=True)
     households = {h: Household(load_scene(HOMES[h])) for h in homes}
     records = [evaluate(c, households[c.scene], backend)
-               for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True)]
+               for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
+                            disable=args.no_progress)]
 
     report = BenchReport("translate", described["backend"], config={"backend": described, "homes": homes,
                                                                      "eval_set": str(args.eval_set or "config/translate_eval.yaml")})
