@@ -1,7 +1,7 @@
 """ament_python package ``llm_planner``: the plain-Python core, the ROS nodes and the CLI.
 
 The custom messages live in the sibling package ``llm_planner_interfaces`` (``interfaces/``),
-generated from ``msg/`` and ``srv/`` of this repository.
+generated from ``msg/``, ``srv/`` and ``action/`` of this repository.
 """
 from glob import glob
 
@@ -36,10 +36,6 @@ setup(
             "executor_node = llm_planner.nodes.executor_node:main",
             "simulator_node = llm_planner.nodes.simulator_node:main",
             "perception_node = llm_planner.nodes.perception_node:main",
-            "gtamp_simulator_node = llm_planner.nodes.gtamp_simulator_node:main",
-            "gtamp_perception_node = llm_planner.nodes.gtamp_perception_node:main",
-            "gtamp_executor_node = llm_planner.nodes.gtamp_executor_node:main",
-            "gtamp_planner_node = llm_planner.nodes.gtamp_planner_node:main",
         ],
     },
 )

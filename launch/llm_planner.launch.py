@@ -1,7 +1,10 @@
-"""The llm_planner node graph: simulator, perception, planner and executor, one process each.
+"""The llm_planner node graph: simulator, perception, executor and planner, one process each.
 
-With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE]
-Here (PyPI wheels):     llm-planner launch [llm_planner] [--arg params_file=FILE]
+With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE] [namespace:=robot1]
+Here (PyPI wheels):     llm-planner launch [llm_planner] [params_file:=FILE] [namespace:=robot1]
+The world is the ``domain`` parameter of the parameter file (household apartments by default;
+launch/gtamp.launch.py is the same graph with config/gtamp_nodes.yaml). Every name is relative:
+with ``namespace:=robot1`` the graph serves /robot1/plan_task, /robot1/execute_directive, ...
 """
 import os
 
@@ -11,27 +14,30 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 
-def _default_params_file() -> str:
+def _default_params_file(name: str) -> str:
     try:
         from ament_index_python.packages import get_package_share_directory
 
         share = get_package_share_directory("llm_planner")
     except Exception:  # run from a source checkout
         share = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(share, "config", "llm_planner.yaml")
+    return os.path.join(share, "config", name)
+
+
+def graph(params_file_name: str):
+    """The four nodes with a parameter file of config/ (the only thing the two launch files change)."""
+    params_file = LaunchConfiguration("params_file")
+    namespace = LaunchConfiguration("namespace")
+    return LaunchDescription(
+        [DeclareLaunchArgument("params_file", default_value=_default_params_file(params_file_name),
+                               description="ROS 2 parameter file for all llm_planner nodes"),
+         DeclareLaunchArgument("namespace", default_value="",
+                               description="namespace of the whole graph (one robot per namespace)")]
+        + [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
+                parameters=[params_file], output="screen")
+           for role in ("simulator", "perception", "executor", "planner")]
+    )
 
 
 def generate_launch_description():
-    params_file = LaunchConfiguration("params_file")
-    nodes = [
-        ("simulator_node", "simulator"),
-        ("perception_node", "perception"),
-        ("executor_node", "executor"),
-        ("planner_node", "planner"),
-    ]
-    return LaunchDescription(
-        [DeclareLaunchArgument("params_file", default_value=_default_params_file(),
-                               description="ROS 2 parameter file for all llm_planner nodes")]
-        + [Node(package="llm_planner", executable=exe, name=name, parameters=[params_file], output="screen")
-           for exe, name in nodes]
-    )
+    return graph("llm_planner.yaml")

@@ -15,7 +15,8 @@ from llm_planner.errors import LlmPlannerError
 #: Sub-command modules, in the order --help lists them. A missing module is skipped.
 COMMAND_MODULES = (
     "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
-    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of /plan_task)
+    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
+    "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
     "status",      # llm-planner status                  (watch /task_status)
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
@@ -23,7 +24,9 @@ COMMAND_MODULES = (
     "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
     "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief, issue 4)
     "dataset",     # llm-planner dataset household       (expert data D, issue 3)
-    "snapshot",    # llm-planner snapshot                (PNG of a scene, issue 3)
+    "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)
+    "scene",       # llm-planner scene check FILE        (what is wrong with a scene file, with a picture)
+    "plot",        # llm-planner plot FILE.json          (redraw a benchmark's plot)
     "train",       # llm-planner train saycanpay         (issue 7)
     "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
 )

@@ -10,7 +10,12 @@ class LlmPlannerError(Exception):
 
 
 class SceneError(LlmPlannerError):
-    """A scene file is malformed; the message names the file and the entry."""
+    """A scene file is malformed; the message names the file and the entry. ``problems`` holds one
+    line per problem when several were found at once."""
+
+    def __init__(self, message: str = "", problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
 
 
 class ConfigError(LlmPlannerError):

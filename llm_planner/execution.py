@@ -1,21 +1,28 @@
-"""The closed loop that runs a planner on a world, step by step (no ROS here).
+"""The one closed loop that runs a planner on a world, step by step (no ROS here).
 
-The executor node runs it against the robot (skill service + perception topic); benchmarks run it
-against the symbolic model or the PyBullet world directly. One loop, so a planner behaves the same
-everywhere: ask for the next action, do it, take the observation after it, let the planner update
-its belief, stop when the goal holds, the planner gives up, the step limit or the deadline is hit.
+The executor node runs it against the robot (skills over a service, observations from perception,
+:class:`RobotWorld`); the benchmarks run it against the symbolic model, the PyBullet apartment or
+the G-TAMP simulator. One loop for every domain and every caller, so a benchmark measures exactly
+what the robot does: ask for the next action, do it, take the observation after it, let the planner
+update its belief, stop when the goal holds, the planner gives up, the step limit or the deadline
+is reached, or the caller asks to stop (cancel). Stop requests and the deadline are checked between
+skills: a skill that started always finishes, none starts after a stop.
 
 Success is judged by the world (like VirtualHome's own goal check in the LLM-MCTS seed), never by
 the planner's belief.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
-from llm_planner.planners.base import Planner, PlannerStats, Task
+from llm_planner.errors import LlmPlannerError
+from llm_planner.planners.base import Planner, PlannerStats
 from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
+
+SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
 
 
 @dataclass(frozen=True)
@@ -27,26 +34,33 @@ class SkillOutcome:
 class World(Protocol):
     """What the loop needs from a world: do an action, observe, and judge the goal."""
 
-    def execute(self, action: Action) -> SkillOutcome: ...
+    def execute(self, action: Any) -> SkillOutcome: ...
 
-    def observe(self) -> Observation: ...
+    def observe(self) -> Any: ...
 
-    def full_state(self) -> State: ...
+    def full_state(self) -> Any: ...
 
-    def goal_reached(self, goal: Goal) -> bool: ...
+    def goal_reached(self, goal: Any) -> bool: ...
 
 
 @dataclass(frozen=True)
 class StepRecord:
     step: int
-    action: Action
+    action: Any
     success: bool
     reason: str
-    observation: Observation
+    observation: Any
+    action_text: str = ""      # the action as the domain writes it, e.g. walk(kitchen)
+    observed: str = ""         # a short summary of the observation after the step
+    llm_requests: int = 0      # the planner's LLM requests so far
+
+    @property
+    def outcome(self) -> str:
+        return "ok" if self.success else self.reason
 
     def describe(self) -> str:
         outcome = "ok" if self.success else f"failed: {self.reason}"
-        return f"{self.action} -> {outcome}; observed: {describe_observation(self.observation)}"
+        return f"{self.action_text} -> {outcome}; observed: {self.observed}"
 
 
 @dataclass
@@ -55,40 +69,71 @@ class EpisodeResult:
     message: str
     steps: list[StepRecord] = field(default_factory=list)
     stats: PlannerStats = field(default_factory=PlannerStats)
+    outcome: str = FAILED      # succeeded | failed | canceled | timed_out
 
     @property
     def plan(self) -> list[str]:
-        return [str(s.action) for s in self.steps]
+        return [s.action_text for s in self.steps]
 
 
 StepCallback = Callable[[StepRecord], None]
 
 
-def run_episode(planner: Planner, task: Task, world: World, *, on_step: StepCallback | None = None,
-                deadline: float | None = None) -> EpisodeResult:
-    """Run ``planner`` on ``world`` until the goal holds, it gives up, or the limits are reached."""
+def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallback | None = None,
+                deadline: float | None = None, should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
+    """Run ``planner`` on ``world`` until the goal holds, it gives up, or a limit is reached.
+
+    ``task`` is the planner's task (``goal`` and ``max_steps``; a step limit of None leaves it to the
+    planner); ``deadline`` a ``time.monotonic()`` value; ``should_stop`` is asked before every
+    decision and every skill (a cancel request). A robot fault (LlmPlannerError from the world, e.g.
+    a node that stopped answering) ends the episode failed with the steps done so far.
+    """
+    from llm_planner.domains import get_domain
+
+    text = get_domain(planner.domain).step_text(task)
     steps: list[StepRecord] = []
-    observation = world.observe()
-    if world.goal_reached(task.goal):
-        return EpisodeResult(True, "the goal already holds; nothing to do", steps, planner.stats)
-    full = world.full_state() if planner.needs_full_state else None
-    planner.start(task, observation, full)
-    for step in range(1, task.max_steps + 1):
+
+    def end(outcome: str, message: str) -> EpisodeResult:
+        return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome)
+
+    def interrupted() -> EpisodeResult | None:
+        if should_stop is not None and should_stop():
+            return end(CANCELED, f"canceled after {len(steps)} step(s)")
         if deadline is not None and time.monotonic() > deadline:
-            return EpisodeResult(False, f"time limit reached after {step - 1} steps", steps, planner.stats)
-        decision = planner.decide(observation, world.full_state() if planner.needs_full_state else None)
-        if decision.action is None:
-            return EpisodeResult(False, decision.message or "the planner gave up", steps, planner.stats)
-        outcome = world.execute(decision.action)
+            return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s)")
+        return None
+
+    try:
         observation = world.observe()
-        record = StepRecord(step, decision.action, outcome.success, outcome.reason, observation)
-        steps.append(record)
-        if on_step:
-            on_step(record)
-        planner.record(decision.action, outcome.success, outcome.reason, observation)
         if world.goal_reached(task.goal):
-            return EpisodeResult(True, f"goal reached in {step} steps", steps, planner.stats)
-    return EpisodeResult(False, f"goal not reached within {task.max_steps} steps", steps, planner.stats)
+            return end(SUCCEEDED, "the goal already holds; nothing to do")
+        planner.start(task, observation, world.full_state() if planner.needs_full_state else None)
+        step = 0
+        while task.max_steps is None or step < task.max_steps:
+            step += 1
+            stop = interrupted()
+            if stop:
+                return stop
+            decision = planner.decide(observation, world.full_state() if planner.needs_full_state else None)
+            if decision.action is None:
+                return end(FAILED, decision.message or "the planner gave up")
+            stop = interrupted()
+            if stop:
+                return stop
+            outcome = world.execute(decision.action)
+            observation = world.observe()
+            record = StepRecord(step, decision.action, outcome.success, outcome.reason, observation,
+                                text.format_action(decision.action), text.summarize(observation),
+                                planner.stats.llm_requests)
+            steps.append(record)
+            if on_step:
+                on_step(record)
+            planner.record(decision.action, outcome.success, outcome.reason, observation)
+            if world.goal_reached(task.goal):
+                return end(SUCCEEDED, f"goal reached in {step} steps")
+    except LlmPlannerError as exc:
+        return end(FAILED, f"{exc} (after {len(steps)} step(s))")
+    return end(FAILED, f"goal not reached within {task.max_steps} steps")
 
 
 class SymbolicWorld:
@@ -115,18 +160,62 @@ class SymbolicWorld:
         return self.household.satisfied(self.state, goal)
 
 
-def describe_observation(observation: Observation, limit: int = 12) -> str:
-    """A short human-readable summary of an observation (for status messages and the demo)."""
-    parts = [f"in {observation.room}"]
-    if observation.near:
-        parts.append(f"near {observation.near}")
-    parts.append(f"holding {observation.holding}" if observation.holding else "hand empty")
-    if observation.open_containers:
-        parts.append("open: " + ", ".join(sorted(observation.open_containers)))
-    relations = sorted(observation.relations, key=lambda r: (r[2], r[1]))
-    shown = [f"{o} {rel} {f}" for rel, o, f in relations[:limit]]
-    if len(relations) > limit:
-        shown.append(f"... {len(relations) - limit} more")
-    if shown:
-        parts.append("sees " + ", ".join(shown))
-    return "; ".join(parts)
+class RobotLink(Protocol):
+    """The robot as the executor node reaches it: one skill call, and the latest percept of a
+    perception topic. Both raise LlmPlannerError naming the node that did not answer in time."""
+
+    def skill(self, name: str, args: list[str]) -> tuple[bool, str, int]:
+        """(success, reason, stamp in ns of the geometry published right after the skill)."""
+
+    def percept(self, topic: str, after_ns: int) -> Any:
+        """The latest :class:`~llm_planner.domains.base.Percept` of ``topic`` stamped at or after ``after_ns``."""
+
+
+class RobotWorld:
+    """The robot as a :class:`World` of any domain: a planner's action becomes a skill call; what it
+    observes is the first percept computed from geometry at or after the skill's outcome."""
+
+    def __init__(self, domain: Any, link: RobotLink, after_ns: int = 0) -> None:
+        self.domain = domain
+        self.link = link
+        self.after_ns = after_ns  # perception must be at least this recent
+        self._percepts: tuple[int, Mapping[str, Any]] | None = None
+
+    def percepts(self) -> Mapping[str, Any]:
+        if self._percepts is None or self._percepts[0] != self.after_ns:
+            self._percepts = (self.after_ns, {t: self.link.percept(t, self.after_ns)
+                                              for t in self.domain.perception_topics})
+        return self._percepts[1]
+
+    def execute(self, action: Any) -> SkillOutcome:
+        success, reason, self.after_ns = self.link.skill(*self.domain.skill_call(action))
+        return SkillOutcome(success, reason)
+
+    def observe(self) -> Any:
+        return self.domain.observation(self.percepts())
+
+    def full_state(self) -> Any:
+        return self.domain.full_state(self.percepts())
+
+    def goal_reached(self, goal: Any) -> bool:
+        return self.domain.goal_reached(self.percepts(), goal)
+
+
+def run_task(domain: Any, link: RobotLink, directive: str, goal_json: str, planner_name: str, timeout_s: float,
+             *, start_ns: int = 0, on_step: StepCallback | None = None,
+             should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
+    """The executor's task: the domain's goal from its JSON, a fresh planner, and :func:`run_episode`
+    on the robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for
+    none). A goal or planner the domain refuses ends the task failed with the reason."""
+    try:
+        goal = domain.goal_from_lists(json.loads(goal_json))
+        planner = domain.make_planner(planner_name)
+    except (LlmPlannerError, ValueError) as exc:
+        return EpisodeResult(False, f"cannot run the task: {exc}")
+    task = domain.make_task(directive, goal, timeout_s)
+    deadline = time.monotonic() + timeout_s if timeout_s > 0 else None
+    try:
+        return run_episode(planner, task, RobotWorld(domain, link, start_ns), on_step=on_step, deadline=deadline,
+                           should_stop=should_stop)
+    finally:
+        domain.close_planner(planner)

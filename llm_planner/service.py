@@ -1,33 +1,21 @@
-"""The logic behind ``/plan_task``, free of ROS: check the request, translate the directive into a
-grounded goal, and either preview a plan on the current state or hand the goal to execution.
+"""The logic behind ``/plan_task`` and ``execute_directive``, free of ROS and of any one world:
+check the request, ground the directive into the domain's goal, preview a plan on the perceived
+state, and keep the rule that one robot runs one task at a time.
 
-The planner node only converts messages and calls :class:`PlanningService`; tests and the CLI can
-call it directly.
+The planner node only converts messages and calls :class:`PlanningService`; tests can call it
+directly with a domain (:mod:`llm_planner.domains`) and percepts.
 """
 from __future__ import annotations
 
+import threading
 import time
 import unicodedata
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Mapping
 
-from llm_planner.errors import ConfigError, GoalError, LlmPlannerError
-from llm_planner.planners.base import Task, available, create
-from llm_planner.world.symbolic import Goal, Household, Observation, State, goal_to_lists
-
-
-@dataclass(frozen=True)
-class Translation:
-    """A directive grounded in the scene."""
-
-    goal: Goal
-    message: str = ""
-    llm_requests: int = 0
-
-
-class Translator(Protocol):
-    def __call__(self, directive: str, planner: str = "") -> Translation: ...
+from llm_planner.domains.base import Domain, Percept, Translation
+from llm_planner.errors import GoalError, PlanningError
 
 
 @dataclass
@@ -40,7 +28,8 @@ class PlanTaskRequest:
 
 @dataclass
 class PlanTaskResult:
-    """The fields of the /plan_task response (and of ``llm-planner plan --json``)."""
+    """The fields of the /plan_task response and the execute_directive result (and of
+    ``llm-planner plan --json``)."""
 
     success: bool
     message: str
@@ -55,6 +44,26 @@ class PlanTaskResult:
         return {"success": self.success, "message": self.message, "goal": self.goal, "plan": self.plan,
                 "task_id": self.task_id, "llm_requests": self.llm_requests,
                 "planning_time_s": round(self.planning_time_s, 4), "executed": self.executed}
+
+
+@dataclass(frozen=True)
+class PreparedTask:
+    """A checked request with its grounded goal."""
+
+    task_id: str
+    directive: str
+    planner: str
+    translation: Translation
+    timeout_s: float
+    seconds: float = 0.0  # spent grounding
+
+    def result(self, domain: Domain, success: bool, message: str, **fields: Any) -> PlanTaskResult:
+        """A result for this task: the grounding's message first, its LLM requests counted."""
+        fields["llm_requests"] = fields.get("llm_requests", 0) + self.translation.llm_requests
+        fields.setdefault("planning_time_s", self.seconds)
+        text = f"{self.translation.message}; {message}" if self.translation.message else message
+        return PlanTaskResult(success, text, goal=domain.goal_lists(self.translation.goal), task_id=self.task_id,
+                              **fields)
 
 
 def new_task_id() -> str:
@@ -78,53 +87,85 @@ def check_directive(text: str, max_chars: int) -> str:
     return cleaned
 
 
-def resolve_planner(name: str, default: str) -> str:
-    name = (name or default).strip()
-    known = available("household")
-    if name not in known:
-        raise ConfigError(f"unknown planner '{name}' (available: {', '.join(known)})")
-    return name
-
-
 @dataclass
 class PlanningService:
-    """Request checking, translation and plan preview for one scene."""
+    """Request checking, grounding and plan preview for one domain (its configured default planner
+    and time limit from the node parameters)."""
 
-    household: Household
-    translate: Translator
-    default_planner: str = "classical"
-    max_directive_chars: int = 2000
-    planner_params: Callable[[str], dict] = lambda name: {}
+    domain: Domain
 
-    def prepare(self, request: PlanTaskRequest) -> tuple[str, str, Translation]:
-        """Check the request and ground its directive: (directive, planner name, translation)."""
-        directive = check_directive(request.directive, self.max_directive_chars)
-        planner = resolve_planner(request.planner, self.default_planner)
-        translation = self.translate(directive, planner)
-        self.household.check_goal(translation.goal)
-        return directive, planner, translation
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return self.domain.params
 
-    def preview(self, directive: str, planner_name: str, goal: Goal, observation: Observation,
-                full_state: State | None) -> tuple[list[str], int, float, str]:
-        """Plan without executing: (plan steps, LLM requests, seconds, message)."""
-        if full_state is not None and self.household.satisfied(full_state, goal):
-            return [], 0, 0.0, "the goal already holds; nothing to do"
-        planner = create(planner_name, **self.planner_params(planner_name))
-        task = Task(directive=directive, goal=goal, household=self.household)
+    def prepare(self, request: PlanTaskRequest, task_id: str = "") -> PreparedTask:
+        """Check the request and ground its directive; LlmPlannerError saying what was wrong."""
         started = time.perf_counter()
-        planner.start(task, observation, full_state if planner.needs_full_state else None)
-        steps = [str(a) for a in planner.preview()]
-        if not steps:
-            first = planner.decide(observation, full_state if planner.needs_full_state else None)
-            if first.action is None:
-                raise LlmPlannerError(first.message or f"{planner_name} found no plan")
-            steps = [str(first.action)]
-        seconds = time.perf_counter() - started
-        return steps, planner.stats.llm_requests, seconds, getattr(planner, "describe", lambda: "")()
+        directive = check_directive(request.directive, self.params["max_directive_chars"])
+        planner = self.domain.resolve_planner((request.planner or self.params["planner"]).strip())
+        translation = self.domain.ground(directive, planner)
+        timeout_s = request.timeout_s if request.timeout_s > 0 else self.params["plan_timeout_s"]
+        return PreparedTask(task_id or new_task_id(), directive, planner, translation, float(timeout_s),
+                            time.perf_counter() - started)
 
-    def failure(self, exc: Exception, task_id: str = "") -> PlanTaskResult:
-        return PlanTaskResult(success=False, message=str(exc), task_id=task_id)
+    def preview(self, task: PreparedTask, percepts: Mapping[str, Percept]) -> PlanTaskResult:
+        """Plan without executing, on the perceived state: the steps the planner would start with."""
+        domain, goal = self.domain, task.translation.goal
+        if domain.goal_reached(percepts, goal):
+            return task.result(domain, True, "the goal already holds; nothing to do")
+        planner = domain.make_planner(task.planner)
+        episode = domain.make_task(task.directive, goal, task.timeout_s)
+        started = time.perf_counter()
+        try:
+            observation = domain.observation(percepts)
+            full = domain.full_state(percepts) if planner.needs_full_state else None
+            planner.start(episode, observation, full)
+            steps = list(planner.preview())
+            if not steps:  # planners that plan when asked to decide (STaLM) or per step (LLM-MCTS)
+                first = planner.decide(observation, full)
+                if first.action is None:
+                    raise PlanningError(first.message or f"{task.planner} found no plan")
+                steps = list(planner.preview()) or [first.action]
+        finally:
+            domain.close_planner(planner)
+        text = domain.step_text(episode)
+        description = getattr(planner, "describe", lambda: "")()
+        message = f"planner {task.planner} plans {len(steps)} step(s) (not executed)"
+        return task.result(domain, True, message + (f"; {description}" if description else ""),
+                           plan=[text.format_action(a) for a in steps], llm_requests=planner.stats.llm_requests,
+                           planning_time_s=task.seconds + time.perf_counter() - started)
 
-    @staticmethod
-    def goal_lists(goal: Goal) -> list:
-        return goal_to_lists(goal)
+
+class RobotSlot:
+    """One robot runs one task at a time: :meth:`claim` refuses at once, naming the running task."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: tuple[str, str, threading.Event] | None = None
+
+    def claim(self, task_id: str, directive: str) -> tuple[threading.Event | None, str]:
+        """(the task's cancel event, "") when the robot was free; (None, why not) when it is busy."""
+        with self._lock:
+            if self._running is not None:
+                running_id, running_directive, _ = self._running
+                return None, (f"refused: the robot is busy with task {running_id} ({running_directive[:80]!r}); "
+                              f"cancel it (llm-planner cancel {running_id}) or send this again when it ends")
+            event = threading.Event()
+            self._running = (task_id, directive, event)
+            return event, ""
+
+    def release(self, task_id: str) -> None:
+        with self._lock:
+            if self._running is not None and self._running[0] == task_id:
+                self._running = None
+
+    def cancel(self, task_id: str = "") -> tuple[bool, str]:
+        """Ask the running task to stop (any task when ``task_id`` is empty): (done, message)."""
+        with self._lock:
+            if self._running is None:
+                return False, "no task is running"
+            running_id, directive, event = self._running
+            if task_id and task_id != running_id:
+                return False, f"task {task_id} is not running (the running task is {running_id})"
+            event.set()
+            return True, f"canceling task {running_id} ({directive[:80]!r}): the robot stops before its next skill"

@@ -1,5 +1,5 @@
-"""Directive -> grounded goal for the planner node, behind the :class:`llm_planner.service.Translator`
-signature. The backend is built on first use (the embedding model loads once per process).
+"""Directive -> grounded goal for the household domain (:class:`Translator`). The backend is built
+on first use (the embedding model loads once per process).
 
 Most planners take the LLM layer's goal translation (LLM-MCTS §2.2 "Goal"). The ``pddl`` planner
 (Levy-Karpas) reads directives its own way: its goal channel also understands step-by-step and
@@ -10,34 +10,42 @@ together with Fast Downward).
 from __future__ import annotations
 
 import threading
+from typing import Any, Callable
 
+from llm_planner.domains.base import Translation
 from llm_planner.errors import GoalError
-from llm_planner.service import Translation, Translator
 from llm_planner.world.symbolic import Household
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
 OWN_GOAL_CHANNEL = ("pddl",)
 
 
-def make_translator(household: Household, backend_name: str) -> Translator:
-    """A translator using the configured LLM backend (``offline`` or ``openai``, config/llm.yaml)."""
-    lock = threading.Lock()  # one backend per process; its embedding caches are not shared across threads
+Translator = Callable[[str, str], Translation]
+
+
+def make_translator(household: Household, backend: str | Callable[[], Any]) -> Translator:
+    """A translator on an LLM backend: a name (``offline`` or ``openai``, config/llm.yaml) or a
+    function returning the process's LanguageModel (the one its planners use)."""
+    lock = threading.Lock()  # translations one at a time: the backend's embedding caches are not thread-safe
     state: dict = {}
 
-    def backend():
+    def language_model() -> Any:
         if "backend" not in state:
-            from llm_planner.llm import make_backend
+            if callable(backend):
+                state["backend"] = backend()
+            else:
+                from llm_planner.llm import make_backend
 
-            state["backend"] = make_backend(backend=backend_name)
+                state["backend"] = make_backend(backend=backend)
         return state["backend"]
 
     def translate(directive: str, planner: str = "") -> Translation:
         with lock:
             if planner in OWN_GOAL_CHANNEL:
-                return _levy_karpas_goal(directive, household, backend(), state)
+                return _levy_karpas_goal(directive, household, language_model(), state)
             from llm_planner.llm.translate import translate_directive
 
-            result = translate_directive(directive, household, backend())
+            result = translate_directive(directive, household, language_model())
         return Translation(goal=result.goal, message=result.message, llm_requests=result.info.requests)
 
     return translate

@@ -1,27 +1,37 @@
-"""Parameters: the shipped file is valid; an invalid value is refused naming the parameter."""
+"""Parameters: one schema for both worlds; the shipped files are valid; an invalid value is refused
+naming the parameter."""
 from __future__ import annotations
 
 import pytest
 
-from llm_planner.config import load_params_file, validate_params
+from llm_planner.config import PARAMS, load_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError
+from llm_planner.paths import config_dir
 
 
-def test_shipped_parameter_file_is_valid():
-    params = load_params_file()
-    assert params["planner"] in ("classical", "llm_mcts", "stalm", "pddl", "saycanpay")
-    assert params["max_steps"] == 30
+def test_the_two_parameter_files_are_the_same_schema_with_other_values():
+    household, gtamp = load_params_file(), load_params_file(config_dir() / "gtamp_nodes.yaml")
+    assert set(household) == set(gtamp) == set(PARAMS)
+    assert (household["domain"], household["planner"], household["max_steps"]) == ("household", "classical", 30)
+    assert (gtamp["domain"], gtamp["planner"], gtamp["problem"]) == ("gtamp", "stalm", "P2")
 
 
 @pytest.mark.parametrize("name, value", [("seed", -1), ("planner", "teleport"), ("max_steps", 0),
-                                         ("plan_timeout_s", "soon"), ("llm_backend", "gpt")])
+                                         ("plan_timeout_s", "soon"), ("llm_backend", "gpt"), ("domain", "mars"),
+                                         ("node_timeout_s", 0.0), ("planning_workers", 0)])
 def test_invalid_value_names_the_parameter(name, value):
     with pytest.raises(ConfigError, match=f"parameter '{name}'"):
         validate_params({name: value})
+
+
+def test_the_planner_is_checked_against_the_domain():
+    assert validate_params({"domain": "gtamp", "planner": "uct"})["planner"] == "gtamp_uct"
+    with pytest.raises(ConfigError, match="parameter 'planner' = 'stalm'.*household domain"):
+        validate_params({"domain": "household", "planner": "stalm"})
 
 
 def test_unwrapped_file_is_a_clear_error(tmp_path):
     bad = tmp_path / "p.yaml"
     bad.write_text("scene: apartment_seen\n")
     with pytest.raises(ConfigError, match="ros__parameters"):
-        load_params_file(bad)
+        read_params_file(bad)

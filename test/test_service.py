@@ -1,10 +1,16 @@
-"""The /plan_task logic without ROS: directive checks and planner names."""
+"""The /plan_task logic without ROS: directive checks, planner names, grounding and plan preview on
+percepts of either world, and one task at a time on the robot."""
 from __future__ import annotations
 
 import pytest
 
+from llm_planner.config import load_params_file
+from llm_planner.domains import get_domain
+from llm_planner.domains.base import Percept
+from llm_planner.domains.household import state_predicates
 from llm_planner.errors import ConfigError, GoalError
-from llm_planner.service import check_directive, resolve_planner
+from llm_planner.service import PlanningService, PlanTaskRequest, RobotSlot, check_directive
+from llm_planner.sim.perception import predicates
 
 
 def test_directive_is_cleaned():
@@ -18,7 +24,63 @@ def test_bad_directives_say_what_is_wrong(text, fragment):
         check_directive(text, 100)
 
 
-def test_planner_names():
-    assert resolve_planner("", "classical") == "classical"
+def test_planner_names_per_domain():
+    household, gtamp = get_domain("household"), get_domain("gtamp")
+    assert household.resolve_planner("llm_mcts") == "llm_mcts"
+    assert gtamp.resolve_planner("uct") == "gtamp_uct" and gtamp.resolve_planner("stalm") == "stalm"
     with pytest.raises(ConfigError, match="available"):
-        resolve_planner("teleport", "classical")
+        household.resolve_planner("stalm")
+    with pytest.raises(ConfigError, match="unknown planner 'teleport' for the gtamp domain"):
+        gtamp.resolve_planner("teleport")
+
+
+@pytest.fixture(scope="module")
+def household_service():
+    return PlanningService(get_domain("household")(load_params_file()))
+
+
+def _percepts(domain, state):
+    observation = domain.household.observe(state)
+    return {"state": Percept("s", observation.room, tuple(predicates(observation))),
+            "full_state": Percept("s", state.room, tuple(state_predicates(domain.household, state)),
+                                  full_observation=True)}
+
+
+def test_household_preview_grounds_the_directive_and_plans_on_the_percepts(household_service):
+    domain = household_service.domain
+    task = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical"))
+    assert task.planner == "classical" and task.timeout_s == 300.0
+    result = household_service.preview(task, _percepts(domain, domain.household.sample_initial_state(0)))
+    assert result.success and result.goal == [["on", "plate", "sofa", 1]], result
+    assert result.plan[-1].startswith("puton(plate_") and "not executed" in result.message
+
+
+def test_gtamp_preview_and_a_goal_that_already_holds():
+    from llm_planner.domains.gtamp import GeometryPerceiver, GTampSimulator
+
+    params = load_params_file("config/gtamp_nodes.yaml")
+    service = PlanningService(get_domain("gtamp")(params))
+    sim, perceiver = GTampSimulator(service.domain.problem), GeometryPerceiver(service.domain.problem)
+    try:
+        percepts = perceiver.perceive(sim.geometry())
+        solve = service.prepare(PlanTaskRequest("solve the problem"))
+        result = service.preview(solve, percepts)
+        assert result.success and result.plan[-1] == "place(salter, right_of, bottle1)", result
+        assert result.llm_requests >= 1 and "the goal of problem P2" in result.message
+        already = service.prepare(PlanTaskRequest("put the bottle 1 on table 2", planner="stalm"))
+        assert service.preview(already, percepts).message.endswith("the goal already holds; nothing to do")
+    finally:
+        sim.close()
+        perceiver.close()
+
+
+def test_one_robot_runs_one_task_and_a_second_is_refused_naming_the_first():
+    slot = RobotSlot()
+    cancel, _ = slot.claim("task1", "put one apple inside the fridge")
+    assert cancel is not None
+    refused, why = slot.claim("task2", "put one plate on the sofa")
+    assert refused is None and "busy with task task1" in why and "llm-planner cancel task1" in why
+    assert slot.cancel("other") == (False, "task other is not running (the running task is task1)")
+    assert slot.cancel("")[0] and cancel.is_set()
+    slot.release("task1")
+    assert slot.claim("task2", "put one plate on the sofa")[0] is not None

@@ -1,8 +1,8 @@
 """``llm-planner bench gtamp``: STaLM and its baselines on P1-P6 (seed 003, Tables 2-4).
 
-Every (problem, method, trial) is one closed-loop episode (:func:`run_episode`) with the
-problem's time budget (300 s for P1, P2, P4 and 600 s for P3, P5, P6 in the seed), scaled by
-``--budget-scale`` or set per problem with ``--budget P3=60``. The table shows the success rate
+Every (problem, method, trial) is one episode of the closed loop the executor node runs
+(:func:`run_benchmark_episode`) with the problem's time budget (300 s for P1, P2, P4 and 600 s
+for P3, P5, P6 in the seed), scaled by ``--budget-scale`` or set per problem with ``--budget P3=60``. The table shows the success rate
 (mean +- standard error over trials) and the mean planning time of the successful episodes,
 like the seed's Table 2; further tables give LLM requests and motion-planner calls per episode.
 Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
@@ -11,16 +11,14 @@ Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
-import multiprocessing
 import sys
 import time
 from typing import Any, Sequence
 
-from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.errors import ConfigError
 from llm_planner.gtamp.config import load_config
-from llm_planner.gtamp.episode import EpisodeResult, run_episode
+from llm_planner.gtamp.episode import EpisodeResult, run_benchmark_episode
 from llm_planner.gtamp.problems import load_problem, problem_names
 from llm_planner.planners.stalm import POLICIES
 
@@ -68,7 +66,7 @@ def _budgets(problems: Sequence[str], scale: float, overrides: Sequence[str]) ->
 def _episode(job: tuple[str, str, int, float, str, str | None, str]) -> dict[str, Any]:
     problem, method, seed, budget, backend, config_path, clock = job
     try:
-        result = run_episode(problem, method, seed=seed, budget_s=budget, backend=backend,
+        result = run_benchmark_episode(problem, method, seed=seed, budget_s=budget, backend=backend,
                              config=load_config(config_path), clock=clock)
         return result.as_dict()
     except Exception as exc:  # noqa: BLE001 - one broken episode is recorded, the benchmark goes on
@@ -130,10 +128,8 @@ def _run_all(jobs: list[tuple], workers: int) -> list[dict[str, Any]]:
         for job in jobs:
             progress(_episode(job))
         return out
-    ctx = multiprocessing.get_context("fork")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for fut in cf.as_completed([pool.submit(_episode, j) for j in jobs]):
-            progress(fut.result())
+    for episode in process_map(_episode, jobs, workers, start_method="fork"):
+        progress(episode)
     return out
 
 

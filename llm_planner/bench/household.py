@@ -276,6 +276,11 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ConfigError(f"--pybullet needs llm_planner/sim/world.py (HouseholdSim) and "
                               f"llm_planner/sim/perception.py (perceive, perceive_full): {exc}") from None
+        from llm_planner.sim.check import check_layout
+        from llm_planner.sim.config import load_sim_config
+
+        for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
+            check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
     settings = {"episodes": args.episodes, "config": config, "llm_config": llm_overrides, "backend": backend,
                 "pybullet": bool(args.pybullet), "max_steps": args.max_steps}
@@ -329,14 +334,13 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
                 records.append(run_job(job))
                 bar.update(1)
         else:
-            import multiprocessing as mp
+            from llm_planner.bench.report import process_map
 
-            ctx = mp.get_context("spawn")  # torch and PyBullet do not survive fork well
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(settings,), maxtasksperchild=None) as pool:
-                for record in pool.imap_unordered(run_job, jobs, chunksize=1):
-                    records.append(record)
-                    bar.update(1)
-                    bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
+            # spawned workers: torch and PyBullet do not survive fork well
+            for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,)):
+                records.append(record)
+                bar.update(1)
+                bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
     finally:
         bar.close()
     records.sort(key=lambda r: (r["home"], r["method"], r["suite"], r["seed"], r["index"]))

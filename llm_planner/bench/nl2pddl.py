@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import multiprocessing
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
 
 INPUTS = ("directive", "directive+state")
 INPUT_LABEL = {"directive": "D", "directive+state": "D+S"}
@@ -184,28 +183,6 @@ def print_tables(report: BenchReport) -> None:
 
 
 # --------------------------------------------------------------------------------- run
-def parallel_records(jobs: Sequence[Any], run_job: Callable[[Any], dict], init: Callable[..., None],
-                     initargs: tuple, workers: int, desc: str, progress: bool) -> list[dict]:
-    """``run_job`` over ``jobs`` in ``workers`` spawned processes (each set up by ``init``), with a
-    progress bar; also used by ``bench saycanpay``."""
-    from tqdm import tqdm
-
-    records: list[dict] = []
-    bar = tqdm(total=len(jobs), unit="job", desc=desc, disable=not progress, leave=False)
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=init, initargs=initargs) as pool:
-            for record in pool.imap_unordered(run_job, jobs, chunksize=4):
-                records.append(record)
-                bar.update(1)
-    else:
-        init(*initargs)
-        for job in jobs:
-            records.append(run_job(job))
-            bar.update(1)
-    bar.close()
-    return records
-
-
 def run(args: argparse.Namespace) -> int:
     from llm_planner.errors import ConfigError
     from llm_planner.nl2pddl.dataset import build_splits

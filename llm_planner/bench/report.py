@@ -11,7 +11,10 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+
+Job = TypeVar("Job")
+Result = TypeVar("Result")
 
 
 def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
@@ -50,10 +53,20 @@ class BenchReport:
         return {"benchmark": self.benchmark, "backend": self.backend, "config": self.config,
                 "rows": self.rows, "episodes": self.episodes}
 
-    def write_json(self, path: str | Path) -> Path:
+    def write_json(self, path: str | Path, plot: bool = True) -> Path:
+        """Write the results file and (``plot``) its plot next to it (``.png``, :mod:`llm_planner.viz.plots`)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1, default=str))
+        data = self.to_dict()
+        path.write_text(json.dumps(data, indent=1, default=str))
+        if plot:
+            from llm_planner.errors import ConfigError
+            from llm_planner.viz.plots import plot_path, plot_results
+
+            try:
+                print(f"plot: {plot_results(json.loads(json.dumps(data, default=str)), plot_path(path))}")
+            except ConfigError as exc:  # results without a figure to plot: the JSON is what matters
+                print(f"no plot: {exc}")
         return path
 
     def pivot(self, value: str = "success_rate", err: str | None = "stderr", scale: float = 100.0,
@@ -87,3 +100,66 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
 
 def describe_config(config: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in config.items())
+
+
+# ------------------------------------------------------------------ parallel episodes
+def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: int, *,
+                init: Callable[..., None] | None = None, initargs: tuple = (),
+                start_method: str = "spawn") -> Iterator[Result]:
+    """``run_job`` over ``jobs`` in up to ``workers`` processes (each set up once by ``init``), the
+    results in the order they finish; the one process pool of every benchmark.
+
+    The pool ends with ``shutdown(wait=True)``: every worker leaves through its own shutdown, so
+    the semaphores a worker made (tqdm's lock is one) are released, and Python's resource tracker
+    does not warn about "leaked semaphore objects" at exit as it does after ``Pool.terminate`` (the
+    ``with Pool`` exit), which kills workers still starting up. A worker that dies (a crash in a
+    native library) raises ``BrokenProcessPool`` here instead of leaving the caller waiting. On an
+    error or an interrupt the workers are stopped at once (tqdm in the workers uses a thread lock,
+    so at least its lock is not left behind).
+    """
+    import concurrent.futures as cf
+    import multiprocessing
+
+    pool = cf.ProcessPoolExecutor(max(1, min(workers, len(jobs))), mp_context=multiprocessing.get_context(start_method),
+                                  initializer=_init_pool_worker, initargs=(init, initargs))
+    try:
+        for future in cf.as_completed([pool.submit(run_job, job) for job in jobs]):
+            yield future.result()
+    except BaseException:
+        running = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in running:
+            process.terminate()  # the executor has no public way to stop a running job
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
+def _init_pool_worker(init: Callable[..., None] | None, initargs: tuple) -> None:
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())  # tqdm's default multiprocessing lock would be a named semaphore
+    if init is not None:
+        init(*initargs)
+
+
+def parallel_records(jobs: Sequence[Any], run_job: Callable[[Any], dict], init: Callable[..., None],
+                     initargs: tuple, workers: int, desc: str, progress: bool) -> list[dict]:
+    """``run_job`` over ``jobs`` in ``workers`` spawned processes (each set up by ``init``; in this
+    process when ``workers`` is 1), with a progress bar."""
+    from tqdm import tqdm
+
+    records: list[dict] = []
+    bar = tqdm(total=len(jobs), unit="job", desc=desc, disable=not progress, leave=False)
+    if workers > 1:
+        results: Iterable[dict] = process_map(run_job, jobs, workers, init=init, initargs=initargs)
+    else:
+        init(*initargs)
+        results = map(run_job, jobs)
+    for record in results:
+        records.append(record)
+        bar.update(1)
+    bar.close()
+    return records

@@ -180,9 +180,46 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
     print(_table(report, splits, "planning_time_s", None, "planning seconds per plan", scale=1.0, digits=2))
 
 
+# ---------------------------------------------------------------------------- training
+def train_on_first_use(config: dict[str, Any], directory, progress: bool = True) -> None:  # noqa: ANN001 - Path
+    """Train the Can and Pay models (seed 004, §6) with ``config["training"]`` and save them in
+    ``directory``, with progress bars: what ``llm-planner train saycanpay`` does, done on first use."""
+    import sys
+
+    from tqdm import tqdm
+
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.saycanpay.training import train_models
+    from llm_planner.world.expert import build_dataset
+
+    opts = config["training"]
+    epochs = int(opts["epochs"])
+    print(f"no trained SayCanPay Can/Pay models in {directory}: training them now, once ({opts['trajectories']} "
+          f"expert trajectories of {opts['scene']}, {epochs} epochs; `llm-planner train saycanpay` does this alone)",
+          flush=True)
+    started = time.perf_counter()
+    summary = build_dataset(str(opts["scene"]), int(opts["trajectories"]), int(opts["seed"]), tuple(opts["suites"]),
+                            workers=int(opts["workers"]), progress=progress)
+    bar = tqdm(total=1 + 2 * epochs, desc="Can/Pay training", unit="stage", disable=not progress, file=sys.stderr,
+               dynamic_ncols=True)
+
+    def step(message: str) -> None:
+        bar.update(1)
+        bar.set_postfix_str(message[:70])
+
+    try:
+        embedder = make_backend(backend="offline").resources.embedder
+        models, metrics = train_models(config, embedder, trajectories=summary.trajectories, progress=step)
+    finally:
+        bar.close()
+    where = models.save(directory)
+    print(f"trained in {time.perf_counter() - started:.0f} s and saved to {where}; validation: can group accuracy "
+          f"{metrics['can_group_accuracy']:.3f}, pay MSE {metrics['pay_mse']:.4f}", flush=True)
+
+
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.bench.nl2pddl import parallel_records
+    from llm_planner.bench.report import parallel_records
     from llm_planner.saycanpay.config import load_config, model_dir
 
     config = load_config(args.config)
@@ -196,9 +233,16 @@ def run(args: argparse.Namespace) -> int:
     if need_models:
         from pathlib import Path
 
+        from llm_planner.errors import ConfigError
         from llm_planner.planners.saycanpay import load_models
 
-        load_models(Path(models_dir))  # fails here, with the training command, when missing
+        try:
+            load_models(Path(models_dir))
+        except ConfigError:
+            if args.models:  # a directory the user named: never train into it unasked
+                raise
+            train_on_first_use(config, Path(models_dir), progress=not args.no_progress)
+            load_models(Path(models_dir))
     started = time.perf_counter()
     jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
     records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models),

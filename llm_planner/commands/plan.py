@@ -1,40 +1,59 @@
-"""``llm-planner plan "DIRECTIVE"``: call /plan_task (stands in for ``ros2 service call``)."""
+"""``llm-planner plan "DIRECTIVE"``: plan with ``plan_task``, or execute with the
+``execute_directive`` action (stands in for ``ros2 service call`` / ``ros2 action send_goal``)."""
 from __future__ import annotations
 
 import argparse
 import json
 
+from llm_planner.ros import SERVER_TIMEOUT_S
+
+
+def add_graph_options(p: argparse.ArgumentParser) -> None:
+    """--namespace and --server-timeout, shared by the commands that talk to a running graph."""
+    p.add_argument("--namespace", default="", help="namespace of the robot's graph (launch argument namespace)")
+    p.add_argument("--server-timeout", type=float, default=SERVER_TIMEOUT_S, metavar="SECONDS",
+                   help=f"give up when the planner node has left the ROS graph this long (default {SERVER_TIMEOUT_S:g})")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="send a directive to /plan_task and print the answer",
-                       description="Calls the /plan_task service of a running system (start it with "
-                       "`llm-planner launch`). Exit code 0 when the planner succeeded, 1 otherwise.")
+    p = sub.add_parser("plan", help="plan a directive (plan_task), or execute it with --execute (execute_directive)",
+                       description="Plans a directive on a running system (start it with `llm-planner launch`). "
+                       "With --execute the robot carries it out through the execute_directive action: feedback "
+                       "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
+                       "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
     p.add_argument("--planner", default="", help="household graph: classical, llm_mcts (and its baselines uct, l_policy, ...), pddl, saycanpay; G-TAMP graph (llm-planner launch gtamp): stalm and its baselines (default: the configured one)")
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
-    p.add_argument("--json", action="store_true", help="print the response as one JSON object")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for /plan_task to appear")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the planner node to appear")
+    add_graph_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.ros.client import PlannerClient
+    from llm_planner.ros.client import PlannerClient, format_feedback
 
-    with PlannerClient("llm_planner_plan_cli") as client:
-        result = client.plan_task(args.directive, args.planner, args.execute, args.timeout, wait_s=args.wait)
+    with PlannerClient("llm_planner_plan_cli", args.namespace, args.server_timeout) as client:
+        if args.execute:
+            show = None if args.json else lambda fields: print(format_feedback(fields), flush=True)
+            result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait)
+        else:
+            result = client.plan(args.directive, args.planner, args.timeout, wait_s=args.wait)
     if args.json:
         print(json.dumps(result))
     else:
         print_result(result)
+    if result.get("status") == "canceled":
+        return 130
     return 0 if result["success"] else 1
 
 
 def print_result(result: dict) -> None:
-    print(f"success: {result['success']}")
+    print(f"success: {result['success']}" + (f" ({result['status']})" if "status" in result else ""))
     print(f"message: {result['message']}")
     if result.get("goal"):
-        print("goal:    " + ", ".join(f"({r}, {o}, {d}, {c})" for r, o, d, c in result["goal"]))
+        print("goal:    " + ", ".join(f"({', '.join(str(x) for x in item)})" for item in result["goal"]))
     if result.get("plan"):
         print("plan:")
         for i, step in enumerate(result["plan"], 1):

@@ -1,16 +1,21 @@
-"""``llm-planner say "DIRECTIVE"``: publish a directive on /directive, as a voice frontend does."""
+"""``llm-planner say "DIRECTIVE"``: publish a directive on the topic directive, as a voice frontend does."""
 from __future__ import annotations
 
 import argparse
 
+from llm_planner.commands.plan import add_graph_options
+
+FINAL_STATES = ("succeeded", "failed", "canceled", "refused")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("say", help="publish a directive on the voice topic /directive",
-                       description="The planner plans and executes it; progress appears on /task_status "
+    p = sub.add_parser("say", help="publish a directive on the voice topic directive",
+                       description="The planner plans and executes it; progress appears on task_status "
                        "(`llm-planner status`). --follow prints that progress until the task ends.")
     p.add_argument("directive")
     p.add_argument("--follow", type=float, default=0.0, metavar="SECONDS",
-                   help="print /task_status until the task ends or SECONDS pass")
+                   help="print task_status until the task ends or SECONDS pass")
+    add_graph_options(p)
     p.set_defaults(func=run)
 
 
@@ -24,11 +29,11 @@ def run(args: argparse.Namespace) -> int:
 
     def on_status(msg) -> None:
         print(format_status(msg), flush=True)
-        if msg.state in ("succeeded", "failed") and msg.directive.strip() == args.directive.strip()[:200]:
+        if msg.state in FINAL_STATES and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
             outcome["ok"] = msg.state == "succeeded"
             done.set()
 
-    with PlannerClient("llm_planner_say_cli") as client:
+    with PlannerClient("llm_planner_say_cli", args.namespace, args.server_timeout) as client:
         if args.follow > 0:
             client.watch_status(on_status)
         client.say(args.directive)

@@ -245,6 +245,12 @@ class TaskAction(NamedTuple):
         return cls(op, tuple(args))
 
     def __str__(self) -> str:
+        """``place(salter, on, counter2)``: the step format of every graph, message and report."""
+        return f"{self.op}({', '.join(self.args)})"
+
+    def literal(self) -> str:
+        """The step as the seed's prompts write plans, a tuple literal: ``('pick', 'bottle3')``
+        (seed 003, §4.1 and the prompt examples); only prompts use it."""
         return "(" + ", ".join(repr(x) for x in (self.op, *self.args)) + ")"
 
 

@@ -1,12 +1,16 @@
-"""One closed-loop G-TAMP episode: a registered planner decides, :class:`GTampSim` executes,
-until the goal holds, the time budget is spent, or the step limit is reached (seed §4.1: success
-is a plan found within the time budget; the robot executes what the planner returns)."""
+"""One G-TAMP benchmark episode: a registered planner in the closed loop of
+:func:`llm_planner.execution.run_episode` (the loop the executor node runs) on :class:`GTampSim`,
+until the goal holds, the time budget is spent, or the step limit is reached (seed §4.1: success is
+a plan found within the time budget; the robot executes what the planner returns), and the record
+the benchmark tables are built from."""
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from llm_planner.domains.gtamp import GTampSimWorld
+from llm_planner.execution import run_episode
 from llm_planner.gtamp.config import GTampConfig, load_config
 from llm_planner.gtamp.domain import ProblemSpec
 from llm_planner.gtamp.llm_source import PlanSource
@@ -42,9 +46,10 @@ class EpisodeResult:
         return asdict(self)
 
 
-def run_episode(problem: ProblemSpec | str, method: str, seed: int = 0, budget_s: float | None = None,
-                backend: str = "offline", config: GTampConfig | None = None,
-                plan_source: PlanSource | None = None, max_errors: int = 20, clock: str = "wall") -> EpisodeResult:
+def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0, budget_s: float | None = None,
+                          backend: str = "offline", config: GTampConfig | None = None,
+                          plan_source: PlanSource | None = None, max_errors: int = 20,
+                          clock: str = "wall") -> EpisodeResult:
     """Run ``method`` (``stalm``, ``uct``, ...) on ``problem`` with a time budget (default: the
     problem's), planning time measured on ``clock`` (wall | cpu), and return what happened."""
     spec = load_problem(problem) if isinstance(problem, str) else problem
@@ -55,23 +60,10 @@ def run_episode(problem: ProblemSpec | str, method: str, seed: int = 0, budget_s
                                    plan_source=plan_source, clock=clock)
     sim = GTampSim(spec)
     try:
-        task = GTampTask(spec, time_budget_s=budget)
-        planner.start(task, sim.observe())
-        stop = ""
-        executed: list[str] = []
-        while not sim.is_goal():
-            decision = planner.decide(sim.observe())
-            if decision.action is None:
-                stop = decision.message
-                break
-            ok, reason = sim.execute(decision.action)
-            executed.append(str(decision.action.action) + ("" if ok else f" [failed: {reason}]"))
-            planner.record(decision.action, ok, reason, sim.observe())
-        success = sim.is_goal() and planner.stats.planning_time_s <= budget
-        if success:
-            stop = "goal reached"
-        elif sim.is_goal():
-            stop = "goal reached after the time budget"
+        result = run_episode(planner, GTampTask(spec, time_budget_s=budget), GTampSimWorld(sim))
+        success = result.success and planner.stats.planning_time_s <= budget
+        stop = "goal reached" if success else "goal reached after the time budget" if result.success else result.message
+        executed = [s.action_text + ("" if s.success else f" [failed: {s.reason}]") for s in result.steps]
         return EpisodeResult(
             spec.name, method, seed, success, planner.stats.planning_time_s, budget, len(executed),
             planner.stats.llm_requests, planner.stats.llm_seconds, planner.mp_calls,

@@ -38,6 +38,12 @@ from llm_planner.gtamp.geometry import make_grasp
 from llm_planner.paths import config_dir
 
 SHAPES = ("box", "cylinder")
+#: Keys each entry of a problem / layout file may have (YAML 1.1 reads a bare key `on` as true).
+PROBLEM_KEYS = ("name", "layout", "description", "challenge", "time_budget_s", "robot", "doors", "objects", "holding",
+                "region_overrides", "goal")
+OBJECT_KEYS = ("shape", "size", "color", "on", True, "at", "yaw", "grasp_offset")
+LAYOUT_KEYS = ("name", "rooms", "walls", "regions", "doors", "waypoints", "robot")
+REGION_KEYS = ("room", "center", "heading_deg", "depth", "width", "height", "standoff", "color")
 #: gap left between a placed object and its supporting surface
 SUPPORT_GAP = 0.002
 
@@ -81,6 +87,14 @@ def _floats(value: Any, n: int, where: str) -> tuple[float, ...]:
         raise SceneError(f"{where}: expected numbers, got {value!r}") from exc
 
 
+def _known_keys(spec: Mapping[Any, Any], allowed: tuple, where: str) -> None:
+    """Refuse a key the schema does not have (a typo would otherwise be ignored silently)."""
+    for key in spec:
+        if key not in allowed:
+            names = ", ".join("on" if k is True else str(k) for k in allowed)
+            raise SceneError(f"{where}: unknown key '{key}' (expected: {names})")
+
+
 def _pose(value: Any, where: str) -> Pose2D:
     x, y, deg = _floats(value, 3, where)
     return Pose2D(x, y, math.radians(deg))
@@ -91,6 +105,7 @@ def load_layout(name_or_path: str) -> LayoutSpec:
     path = _resolve(name_or_path)
     data = _read(path)
     w = str(path)
+    _known_keys(data, LAYOUT_KEYS, w)
     rooms = tuple(RoomSpec(n, *_floats(r, 4, f"{w}: rooms.{n}")) for n, r in (data.get("rooms") or {}).items())
     walls = tuple(WallSpec(_floats(x.get("center"), 2, f"{w}: walls[{i}].center"),  # type: ignore[arg-type]
                            _floats(x.get("size"), 2, f"{w}: walls[{i}].size"),  # type: ignore[arg-type]
@@ -114,6 +129,7 @@ def _region(name: str, r: Mapping[str, Any], where: str, rooms: set[str]) -> Reg
     w = f"{where}: regions.{name}"
     if not isinstance(r, Mapping):
         raise SceneError(f"{w}: expected a mapping")
+    _known_keys(r, REGION_KEYS, w)
     if r.get("room") not in rooms:
         raise SceneError(f"{w}: unknown room {r.get('room')!r} (rooms: {', '.join(sorted(rooms))})")
     try:
@@ -135,11 +151,16 @@ def _door(name: str, d: Mapping[str, Any], where: str) -> DoorSpec:
                     _floats(d.get("open_center"), 3, f"{w}.open_center"), sides)  # type: ignore[arg-type]
 
 
-def load_problem(name_or_path: str) -> ProblemSpec:
-    """Load and validate a problem file; errors name the file and the entry that is wrong."""
+def load_problem(name_or_path: str, check: bool = True) -> ProblemSpec:
+    """Load and validate a problem file; errors name the file and the entry that is wrong.
+
+    ``check`` also runs the geometric checks of :mod:`llm_planner.gtamp.check` (regions clear of
+    walls and each other, objects apart, the robot's start free), so the simulator, the nodes
+    and the benchmark refuse such a problem with the messages of ``llm-planner scene check``."""
     path = _resolve(name_or_path)
     data = _read(path)
     w = str(path)
+    _known_keys(data, PROBLEM_KEYS, w)
     layout = _override_regions(load_layout(str(data.get("layout", "kitchen_hall"))),
                                data.get("region_overrides") or {}, w)
     objects, poses = _objects(data.get("objects") or {}, layout, w)
@@ -162,7 +183,15 @@ def load_problem(name_or_path: str) -> ProblemSpec:
                           str(data.get("description", "")).strip(), str(data.get("challenge", "")).strip(),
                           float(data.get("time_budget_s", 300.0)))
     goal = parse_goal(problem, data.get("goal") or [], where=w)
-    return problem.with_goal(goal)
+    problem = problem.with_goal(goal)
+    if check:
+        from llm_planner.gtamp.check import check_problem
+
+        errors = check_problem(problem).errors
+        if errors:
+            lines = tuple(f"{w}: {e}" for e in errors)
+            raise SceneError("\n".join(lines), problems=lines)
+    return problem
 
 
 def _override_regions(layout: LayoutSpec, overrides: Mapping[str, Any], where: str) -> LayoutSpec:
@@ -186,6 +215,7 @@ def _objects(spec: Mapping[str, Any], layout: LayoutSpec, where: str) -> tuple[l
         w = f"{where}: objects.{name}"
         if not isinstance(o, Mapping):
             raise SceneError(f"{w}: expected a mapping")
+        _known_keys(o, OBJECT_KEYS, w)
         if o.get("shape") not in SHAPES:
             raise SceneError(f"{w}: shape must be one of {SHAPES}, got {o.get('shape')!r}")
         shape = Shape(o["shape"], _floats(o.get("size"), 3 if o["shape"] == "box" else 2, f"{w}.size"))

@@ -100,7 +100,7 @@ def create_prompt(problem: ProblemSpec, literals: Literals, options: PromptOptio
 
 
 def history_block(history: Sequence[TaskAction]) -> str:
-    return HISTORY_HEADER + "\n[" + ", ".join(str(a) for a in history) + "]"
+    return HISTORY_HEADER + "\n[" + ", ".join(a.literal() for a in history) + "]"
 
 
 def saycan_prompt(problem: ProblemSpec, history: Sequence[TaskAction]) -> str:
@@ -120,7 +120,7 @@ def failed_plans_block(failed: Sequence[tuple[Sequence[TaskAction], str]]) -> st
     """Previously failed plans with the feedback of the step that failed (Iterative-Replanning)."""
     parts = [FAILED_HEADER]
     for k, (plan, feedback) in enumerate(failed, 1):
-        steps = ", ".join(str(a) for a in plan)
+        steps = ", ".join(a.literal() for a in plan)
         parts.append(f"Failed plan {k}: plan = [{steps}]\nFeedback {k}: {feedback}")
     return "\n".join(parts)
 

@@ -80,7 +80,7 @@ class ConcretePlan:
         """Feedback for replanning: the step that failed and why ('' if none failed)."""
         for k, st in enumerate(self.steps, 1):
             if not st.action.feasible:
-                return f"step {k} {st.action.action} was infeasible: {st.action.reason}"
+                return f"step {k} {st.action.action.literal()} was infeasible: {st.action.reason}"
         if not self.success:
             return "the plan ended without achieving the goal"
         return ""

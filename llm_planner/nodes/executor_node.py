@@ -1,85 +1,82 @@
 """Executor node: runs a planner on the robot, step by step, closing the loop through perception.
 
-Serves ``/execute_task`` (ExecuteTask): for a grounded goal and a planner name it runs
-:func:`llm_planner.execution.run_episode` against the robot: each action goes to ``/robot/skill``,
-the observation after it is the first ``/perception/state`` message stamped at or after the skill's
-outcome, and the planner updates its belief from it. Progress goes to ``/task_status``. One task
-runs at a time (one robot); later requests wait for the robot.
+Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
+and a planner name it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
+goes to ``robot/skill``; the observation after it is the first perception message stamped at or
+after the skill's outcome. Feedback and ``task_status`` report every step. Cancel stops the robot
+before its next skill; one robot runs one task at a time (a second goal is aborted at once).
 """
 from __future__ import annotations
 
-import time
+import threading
+import traceback
 
-from llm_planner_interfaces.msg import PerceivedState
-from llm_planner_interfaces.srv import ExecuteTask
-from llm_planner.errors import LlmPlannerError
-from llm_planner.execution import SkillOutcome, StepRecord, run_episode
-from llm_planner.planners.base import Task, create
-from llm_planner.ros.conversions import goal_from_json, observation_from_msg, state_from_msg
-from llm_planner.ros.executor_base import ExecutorBase
-from llm_planner.ros.node_utils import declare_params, run_node
-from llm_planner.world.scene import load_scene
-from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
 
-
-class RobotWorld:
-    """The robot as a :class:`llm_planner.execution.World`: skills over a service, observations from topics."""
-
-    def __init__(self, node: "ExecutorNode") -> None:
-        self.node = node
-        self.after_ns = 0  # perception must be at least this recent (stamp of the last skill's outcome)
-
-    def execute(self, action: Action) -> SkillOutcome:
-        success, reason, self.after_ns = self.node.call_skill(action.verb, list(action.args))
-        return SkillOutcome(success, reason)
-
-    def _latest(self, full: bool) -> PerceivedState:
-        msg = self.node.wait_perception(full, self.after_ns)
-        if msg is None:
-            raise LlmPlannerError("no perception message arrived in time; is the perception node running?")
-        return msg
-
-    def observe(self) -> Observation:
-        return observation_from_msg(self._latest(False), self.node.household)
-
-    def full_state(self) -> State:
-        return state_from_msg(self._latest(True), self.node.household)
-
-    def goal_reached(self, goal: Goal) -> bool:
-        return self.node.household.satisfied(self.full_state(), goal)
+from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
+from llm_planner.ros.node_utils import (ACTION_QOS, StatusPublisher, WorkerPool, declare_params, end_goal, make_domain,
+                                        run_node)
+from llm_planner.ros.robot_link import RosRobotLink
+from llm_planner_interfaces.action import ExecuteTask
 
 
-class ExecutorNode(ExecutorBase):
+class ExecutorNode(Node):
     def __init__(self) -> None:
-        super().__init__("executor", {False: "/perception/state", True: "/perception/full_state"})
-        self.params = declare_params(self, ("scene", "max_steps", "perception_wait_s", "llm_backend"))
-        self.household = Household(load_scene(self.params["scene"]))
-        self.serve()
-        self.get_logger().info("serving /execute_task")
+        super().__init__("executor")
+        self.params = declare_params(self)
+        self.domain = make_domain(self.params)
+        self.robot = RosRobotLink(self, self.domain)
+        self.status = StatusPublisher(self)
+        self.worker = WorkerPool(self, 1, "episode")
+        self.running: ExecuteTask.Goal | None = None  # one robot: one task at a time
+        self.lock = threading.Lock()
+        ActionServer(self, ExecuteTask, "execute_task", self.execute, cancel_callback=lambda _: CancelResponse.ACCEPT,
+                     callback_group=ReentrantCallbackGroup(), **ACTION_QOS)
+        self.get_logger().info(f"{self.domain.world_name}: serving execute_task")
 
-    def execute_task(self, request: ExecuteTask.Request, response: ExecuteTask.Response) -> None:
-        goal = self.household.check_goal(goal_from_json(request.goal))
-        planner = create(request.planner)
-        task = Task(directive=request.directive, goal=goal, household=self.household,
-                    max_steps=self.params["max_steps"])
-        deadline = time.monotonic() + request.timeout_s if request.timeout_s > 0 else None
-        self.publish_status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
+    async def execute(self, goal_handle) -> ExecuteTask.Result:
+        request = goal_handle.request
+        with self.lock:
+            running, self.running = self.running, self.running or request
+        if running is not None:
+            goal_handle.abort()
+            return ExecuteTask.Result(message=f"refused: the robot is busy with task {running.task_id}")
+        try:
+            result = await self.worker.run(self.run, goal_handle)
+        finally:
+            self.running = None
+        end_goal(goal_handle, result.outcome, result.success)
+        self.status(request.task_id, request.directive, result.outcome if result.outcome in (SUCCEEDED, CANCELED)
+                    else "failed", len(result.steps), message=result.message)
+        return ExecuteTask.Result(success=result.success, message=result.message, plan=result.plan,
+                                  executed=[s.describe() for s in result.steps],
+                                  llm_requests=result.stats.llm_requests,
+                                  planning_time_s=result.stats.planning_time_s)
+
+    def run(self, goal_handle) -> EpisodeResult:
+        request = goal_handle.request
+        self.status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
 
         def on_step(record: StepRecord) -> None:
-            self.publish_status(request.task_id, request.directive, "executing", record.step, str(record.action),
-                                "ok" if record.success else record.reason, record.describe())
+            feedback = ExecuteTask.Feedback(task_id=request.task_id, state="executing", step=record.step,
+                                            action=record.action_text, outcome=record.outcome,
+                                            observation=record.observed, llm_requests=record.llm_requests)
+            goal_handle.publish_feedback(feedback)
+            self.status(request.task_id, request.directive, "executing", record.step, record.action_text,
+                        record.outcome, record.observed)
 
-        world = RobotWorld(self)
-        world.after_ns = self.get_clock().now().nanoseconds  # start from a fresh observation
-        result = run_episode(planner, task, world, on_step=on_step, deadline=deadline)
-        response.success = result.success
-        response.message = result.message
-        response.plan = result.plan
-        response.executed = [s.describe() for s in result.steps]
-        response.llm_requests = result.stats.llm_requests
-        response.planning_time_s = result.stats.planning_time_s
-        self.publish_status(request.task_id, request.directive, "succeeded" if result.success else "failed",
-                            len(result.steps), message=result.message)
+        try:
+            return run_task(self.domain, self.robot, request.directive, request.goal, request.planner,
+                            request.timeout_s, start_ns=self.get_clock().now().nanoseconds, on_step=on_step,
+                            should_stop=lambda: goal_handle.is_cancel_requested)
+        except Exception as exc:  # noqa: BLE001 - a planner bug must not take the executor down
+            self.get_logger().error(f"internal error in execute_task: {traceback.format_exc()}")
+            return EpisodeResult(False, f"execution failed with an internal error ({type(exc).__name__}: {exc})")
+
+    def close(self) -> None:
+        self.worker.shutdown()
 
 
 def main() -> int:

@@ -36,7 +36,7 @@ from typing import Any, Callable, ClassVar
 from llm_planner.errors import ConfigError
 from llm_planner.gtamp.baselines import IterativeReplanningPolicy, LlmMctsPolicy, SayCanPolicy, UctPolicy
 from llm_planner.gtamp.config import GTampConfig, load_config
-from llm_planner.gtamp.domain import ConcreteAction, GState, ProblemSpec, TaskAction
+from llm_planner.gtamp.domain import ConcreteAction, GoalAtom, GState, ProblemSpec, TaskAction
 from llm_planner.gtamp.llm_source import PlanSource, make_plan_source
 from llm_planner.gtamp.prompt import PromptOptions
 from llm_planner.gtamp.search import CLOCKS, Deadline
@@ -53,6 +53,11 @@ class GTampTask:
     time_budget_s: float | None = None      # default: the problem's
     max_steps: int | None = None            # default: the horizon H
     directive: str = ""
+
+    @property
+    def goal(self) -> tuple[GoalAtom, ...]:
+        """The problem's goal (what the closed loop checks in the world)."""
+        return self.problem.goal
 
 
 PolicyFactory = Callable[[Context, GTampConfig], Policy]

@@ -1,48 +1,73 @@
-"""A small facade over the llm_planner ROS interfaces for scripts and the CLI (like
-nav2_simple_commander's BasicNavigator): it hides node, executor and future plumbing.
+"""A small facade over the llm_planner ROS interfaces for scripts, the CLI and your own nodes (like
+nav2_simple_commander's BasicNavigator): it hides node, executor, goal and future plumbing.
 
-    with PlannerClient() as client:
-        result = client.plan_task("put one apple inside the fridge", execute=True)
-        print(result["success"], result["plan"])
+    with PlannerClient() as client:                      # namespace="robot1" for a namespaced graph
+        print(client.plan("put one apple inside the fridge")["plan"])       # plan only (/plan_task)
+        client.execute("put one apple inside the fridge", planner="llm_mcts")  # the action
+        while not client.is_task_complete():
+            print(client.feedback())                     # step, action, outcome, observation
+        print(client.result())                           # the /plan_task fields, and "status"
+
+Every wait is bounded: a server that leaves the ROS graph for ``server_timeout_s`` makes the call
+give up with an LlmPlannerError that says so (DDS notices a killed process after its lease, about
+20 s with Fast DDS's defaults, so the bound is that plus ``server_timeout_s``).
 """
 from __future__ import annotations
 
-import json
 import threading
 import time
 from typing import Any, Callable
 
 import rclpy
+from action_msgs.msg import GoalStatus
+from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
+from llm_planner.ros import SERVER_TIMEOUT_S
+from llm_planner.ros.conversions import feedback_to_dict, result_to_dict
 from llm_planner.ros.environment import apply_ros_environment
+from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
+from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import PlanTask, RenderSnapshot
+from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot
 
-
-#: Seconds to let DDS discovery complete in both directions after a service appears.
+#: Seconds to let DDS discovery complete in both directions after a server appears.
 DISCOVERY_SETTLE_S = 0.5
 #: A plan-only request is re-sent when its answer is this late (growing per attempt).
 PLAN_ONLY_ANSWER_S = 45.0
 PLAN_ONLY_ATTEMPTS = 3
+#: How long to wait, after a result, for the feedback of its last steps (queued behind it).
+FEEDBACK_DRAIN_S = 2.0
+STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_CANCELED: "canceled",
+                GoalStatus.STATUS_ABORTED: "failed"}
 
 
 class PlannerClient:
-    """Client of /plan_task, /directive and /task_status; one rclpy context of its own."""
+    """Client of plan_task, execute_directive, cancel_task, directive and task_status; one rclpy
+    context of its own. ``namespace`` selects the graph of one robot (empty: the root namespace)."""
 
-    def __init__(self, node_name: str = "llm_planner_client") -> None:
+    def __init__(self, node_name: str = "llm_planner_client", namespace: str = "",
+                 server_timeout_s: float = SERVER_TIMEOUT_S) -> None:
         apply_ros_environment()
+        self.server_timeout_s = server_timeout_s
         self.context = rclpy.Context()
         rclpy.init(context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-        self.node = Node(node_name, context=self.context)
+        self.node = Node(node_name, namespace=namespace.strip("/"), context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self.plan_client = self.node.create_client(PlanTask, "/plan_task")
+        self.plan_client = self.node.create_client(PlanTask, "plan_task", qos_profile=SERVICE_QOS)
+        self.cancel_client = self.node.create_client(CancelTask, "cancel_task", qos_profile=SERVICE_QOS)
+        self.action_client = ActionClient(self.node, ExecuteDirective, "execute_directive", **ACTION_QOS)
+        self._goal: Any = None
+        self._result_future: Any = None
+        self._feedback: list[dict[str, Any]] = []
+        self._on_feedback: Callable[[dict[str, Any]], None] | None = None
 
     def close(self) -> None:
+        self.action_client.destroy()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         if self.context.ok():
@@ -54,12 +79,11 @@ class PlannerClient:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def wait_for_planner(self, timeout_s: float = 30.0) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.plan_client.wait_for_service(timeout_sec=0.5):
-                return True
-        return False
+    # ------------------------------------------------------------------ waiting, bounded
+    def spin_for(self, seconds: float, stop: threading.Event | None = None) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not (stop and stop.is_set()):
+            self.executor.spin_once(timeout_sec=0.1)
 
     def spin_until(self, future: Any, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s
@@ -67,33 +91,153 @@ class PlannerClient:
             self.executor.spin_once(timeout_sec=0.1)
         return future.done()
 
+    def _wait_served(self, future: Any, is_served: Callable[[], bool], what: str, limit_s: float) -> bool:
+        """Spin until ``future`` is done (True), ``limit_s`` passes (False), or the server has been
+        absent from the graph for ``server_timeout_s`` (LlmPlannerError)."""
+        deadline = time.monotonic() + limit_s
+        absent_since = None
+        while not future.done() and time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.1)
+            now = time.monotonic()
+            absent_since = None if is_served() else absent_since or now
+            if absent_since is not None and now - absent_since > self.server_timeout_s and not future.done():
+                raise LlmPlannerError(f"{what} left the ROS graph and has not come back for "
+                                      f"{self.server_timeout_s:g} s; giving up (is the planner node running?)")
+        return future.done()
+
+    def _wait_for(self, is_ready: Callable[[], bool], timeout_s: float) -> bool:
+        """Wait for a server; once it appears, let discovery settle (a response sent before the
+        server's writer knows this client is lost: a known ROS 2 race)."""
+        deadline = time.monotonic() + timeout_s
+        while not is_ready():
+            if time.monotonic() > deadline:
+                return False
+            self.executor.spin_once(timeout_sec=0.1)
+        self.spin_for(DISCOVERY_SETTLE_S)
+        return True
+
+    def wait_for_planner(self, timeout_s: float = 30.0) -> bool:
+        """Wait until the planner node serves plan_task and execute_directive."""
+        return self._wait_for(lambda: self.plan_client.service_is_ready() and self.action_client.server_is_ready(),
+                              timeout_s)
+
+    def _name(self, relative: str) -> str:
+        return self.node.resolve_service_name(relative)
+
+    # ------------------------------------------------------------------ plan_task (service)
+    def plan(self, directive: str, planner: str = "", timeout_s: float = 0.0, wait_s: float = 30.0) -> dict[str, Any]:
+        """Plan without executing (``plan_task``): the response as a dict (the ``--json`` fields)."""
+        return self.plan_task(directive, planner, execute=False, timeout_s=timeout_s, wait_s=wait_s)
+
     def plan_task(self, directive: str, planner: str = "", execute: bool = False, timeout_s: float = 0.0,
                   wait_s: float = 30.0) -> dict[str, Any]:
-        """Call /plan_task and return the response as a dict (the ``--json`` fields).
+        """Call ``plan_task`` and return the response as a dict.
 
-        Right after discovery a service's response writer may not yet know this client, and DDS then
-        drops the response (a known ROS 2 race). So the client lets discovery settle before the first
-        call, and re-sends a plan-only request (it changes nothing) that got no answer in time.
-        An executing request is never re-sent: it would run the task twice.
+        A plan-only request whose answer is late is re-sent (it changes nothing; DDS can drop a
+        response right after discovery); an executing request is never re-sent.
         """
-        if not self.wait_for_planner(wait_s):
-            raise LlmPlannerError("/plan_task is not available: start the system first (llm-planner launch)")
-        self.spin_for(DISCOVERY_SETTLE_S)
+        if not self.plan_client.service_is_ready() and not self._wait_for(self.plan_client.service_is_ready, wait_s):
+            raise LlmPlannerError(f"{self._name('plan_task')} is not available: start the system first "
+                                  "(llm-planner launch)")
         request = PlanTask.Request(directive=directive, planner=planner, execute=execute, timeout_s=float(timeout_s))
         budget = (timeout_s or 600.0) * 2 + 60.0
         attempts = 1 if execute else PLAN_ONLY_ATTEMPTS
         for attempt in range(attempts):
             wait = budget if execute else min(budget, PLAN_ONLY_ANSWER_S * (attempt + 1))
             future = self.plan_client.call_async(request)
-            if self.spin_until(future, wait):
-                return response_to_dict(future.result())
+            if self._wait_served(future, self.plan_client.service_is_ready, self._name("plan_task"), wait):
+                return result_to_dict(future.result())
             self.plan_client.remove_pending_request(future)
-        raise LlmPlannerError(f"/plan_task did not answer (waited {budget if execute else wait:.0f} s, "
+        raise LlmPlannerError(f"{self._name('plan_task')} did not answer (waited {budget if execute else wait:.0f} s, "
                               f"{attempts} attempt(s)); is the planner node busy or gone?")
 
+    # ------------------------------------------------------------------ execute_directive (action)
+    def execute(self, directive: str, planner: str = "", timeout_s: float = 0.0,
+                on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> None:
+        """Send the directive to ``execute_directive`` and return once the goal is accepted; then
+        poll :meth:`is_task_complete` and :meth:`feedback`, or wait with :meth:`result`."""
+        what = self._name("execute_directive")
+        if not self.action_client.server_is_ready() and not self._wait_for(self.action_client.server_is_ready, wait_s):
+            raise LlmPlannerError(f"{what} is not available: start the system first (llm-planner launch)")
+        self._feedback, self._on_feedback = [], on_feedback
+        goal = ExecuteDirective.Goal(directive=directive, planner=planner, timeout_s=float(timeout_s))
+        sent = self.action_client.send_goal_async(goal, feedback_callback=self._store_feedback)
+        if not self._wait_served(sent, self.action_client.server_is_ready, what, self.server_timeout_s * 3):
+            raise LlmPlannerError(f"{what} did not answer the goal request within {self.server_timeout_s * 3:g} s")
+        self._goal = sent.result()
+        if not self._goal.accepted:
+            raise LlmPlannerError(f"{what} rejected the goal")
+        self._result_future = self._goal.get_result_async()
+
+    def _store_feedback(self, msg: Any) -> None:
+        fields = feedback_to_dict(msg.feedback)
+        self._feedback.append(fields)
+        if self._on_feedback is not None:
+            self._on_feedback(fields)
+
+    def feedback(self) -> dict[str, Any] | None:
+        """The latest feedback of the running goal (task_id, state, step, action, outcome,
+        observation, llm_requests), or None before the first."""
+        return self._feedback[-1] if self._feedback else None
+
+    def is_task_complete(self, spin_s: float = 0.1) -> bool:
+        if self._result_future is None:
+            return True
+        self.spin_for(spin_s)
+        return self._result_future.done()
+
+    def cancel(self, wait_s: float = 10.0) -> bool:
+        """Ask the planner to stop the robot before its next skill; True when the cancel was accepted."""
+        if self._goal is None or (self._result_future is not None and self._result_future.done()):
+            return False
+        future = self._goal.cancel_goal_async()
+        if not self.spin_until(future, wait_s):
+            return False
+        return bool(future.result().goals_canceling)
+
+    def result(self, timeout_s: float | None = None) -> dict[str, Any]:
+        """Wait for the goal's result: the /plan_task fields plus ``status`` (succeeded, failed, canceled)."""
+        if self._result_future is None:
+            raise LlmPlannerError("no goal was sent (call execute first)")
+        what = self._name("execute_directive")
+        if not self._wait_served(self._result_future, self.action_client.server_is_ready, what,
+                                 float("inf") if timeout_s is None else timeout_s):
+            raise LlmPlannerError(f"{what} sent no result within {timeout_s:g} s")
+        response = self._result_future.result()
+        self._drain_feedback(len(response.result.executed))
+        return {**result_to_dict(response.result), "status": STATUS_NAMES.get(response.status, "unknown")}
+
+    def _drain_feedback(self, steps: int, wait_s: float = FEEDBACK_DRAIN_S) -> None:
+        """Take the feedback still queued when the result came (one message per executed step)."""
+        deadline = time.monotonic() + wait_s
+        while steps and time.monotonic() < deadline and not any(f["step"] >= steps for f in self._feedback[-1:]):
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
+            on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> dict[str, Any]:
+        """Execute and wait for the result; Ctrl-C (KeyboardInterrupt) cancels the goal and returns
+        the result once the robot has stopped (status ``canceled``)."""
+        self.execute(directive, planner, timeout_s, on_feedback, wait_s)
+        try:
+            return self.result()
+        except KeyboardInterrupt:
+            self.cancel()
+            return self.result(timeout_s=self.server_timeout_s * 3)
+
+    def cancel_task(self, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
+        """``cancel_task``: stop the running task (by id, or whatever runs); (done, message)."""
+        if not self.cancel_client.service_is_ready() and not self._wait_for(self.cancel_client.service_is_ready,
+                                                                            wait_s):
+            raise LlmPlannerError(f"{self._name('cancel_task')} is not available: is the planner node running?")
+        future = self.cancel_client.call_async(CancelTask.Request(task_id=task_id))
+        if not self._wait_served(future, self.cancel_client.service_is_ready, self._name("cancel_task"), wait_s):
+            raise LlmPlannerError(f"{self._name('cancel_task')} did not answer within {wait_s:g} s")
+        return bool(future.result().success), future.result().message
+
+    # ------------------------------------------------------------------ topics and the simulator
     def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
         """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
-        client = self.node.create_client(RenderSnapshot, "/sim/render")
+        client = self.node.create_client(RenderSnapshot, "sim/render")
         try:
             if not client.wait_for_service(timeout_sec=wait_s):
                 return None
@@ -105,36 +249,19 @@ class PlannerClient:
             self.node.destroy_client(client)
 
     def say(self, directive: str, wait_s: float = 5.0) -> None:
-        """Publish a directive on /directive, as a voice frontend does (waits for a subscriber)."""
-        pub = self.node.create_publisher(String, "/directive", 10)
+        """Publish a directive on ``directive``, as a voice frontend does (waits for a subscriber)."""
+        pub = self.node.create_publisher(String, "directive", 10)
         deadline = time.monotonic() + wait_s
         while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
             self.executor.spin_once(timeout_sec=0.1)
         if pub.get_subscription_count() == 0:
-            raise LlmPlannerError("nobody listens on /directive: start the system first (llm-planner launch)")
+            raise LlmPlannerError(f"nobody listens on {self.node.resolve_topic_name('directive')}: start the "
+                                  "system first (llm-planner launch)")
         pub.publish(String(data=directive))
         self.executor.spin_once(timeout_sec=0.2)
 
     def watch_status(self, on_status: Callable[[TaskStatus], None]) -> None:
-        self.node.create_subscription(TaskStatus, "/task_status", on_status, 50)
-
-    def spin_for(self, seconds: float, stop: threading.Event | None = None) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and not (stop and stop.is_set()):
-            self.executor.spin_once(timeout_sec=0.1)
-
-
-def response_to_dict(response: PlanTask.Response) -> dict[str, Any]:
-    try:
-        goal = json.loads(response.goal) if response.goal else []
-    except json.JSONDecodeError:
-        goal = response.goal
-    out = {"success": bool(response.success), "message": response.message, "goal": goal,
-           "plan": list(response.plan), "task_id": response.task_id, "llm_requests": int(response.llm_requests),
-           "planning_time_s": float(response.planning_time_s)}
-    if response.executed:
-        out["executed"] = list(response.executed)
-    return out
+        self.node.create_subscription(TaskStatus, "task_status", on_status, STATUS_QOS)
 
 
 def format_status(msg: TaskStatus, details: bool = True) -> str:
@@ -147,3 +274,11 @@ def format_status(msg: TaskStatus, details: bool = True) -> str:
     if msg.message and (details or not msg.action):
         return f"{head}  {msg.message}"
     return head
+
+
+def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
+    """One line per feedback message of execute_directive."""
+    if fields["state"] == "planning":
+        return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
+    line = f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"
+    return f"{line}  observed: {fields['observation']}" if details and fields["observation"] else line

@@ -1,17 +1,19 @@
-"""All conversions between the core's plain data and llm_planner_interfaces messages, in one place."""
+"""All conversions between the core's plain data and llm_planner_interfaces messages, for every
+domain: geometry, percepts, task results and feedback. The domains speak only plain data
+(:mod:`llm_planner.domains.base`); this is the one place that knows the message types."""
 from __future__ import annotations
 
 import json
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
-from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
+from std_msgs.msg import Header
 
+from llm_planner.domains.base import Percept
+from llm_planner.service import PlanTaskResult
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
-from llm_planner.world.symbolic import Action, Goal, Household, Observation, State, goal_from_lists, goal_to_lists
-
-ROBOT = "robot"
+from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
 
 
 # ------------------------------------------------------------------------------ time
@@ -67,74 +69,52 @@ def geometry_from_msg(msg: GeometrySnapshot) -> CoreGeometry:
                         joints=joints)
 
 
-# ------------------------------------------------------------------------ predicates
-def predicates_to_msgs(predicates: Iterable[tuple[str, tuple[str, ...]]]) -> list[Predicate]:
-    return [Predicate(name=name, args=list(args)) for name, args in predicates]
+# --------------------------------------------------------------------------- percepts
+def percept_to_msg(percept: Percept, header: Header) -> PerceivedState:
+    return PerceivedState(header=header, scene=percept.scene, robot_room=percept.room,
+                          full_observation=percept.full_observation,
+                          predicates=[Predicate(name=name, args=list(args)) for name, args in percept.predicates],
+                          objects=[body_to_msg(b) for b in percept.bodies])
 
 
-def state_predicates(household: Household, state: State) -> list[tuple[str, tuple[str, ...]]]:
-    """The full state as predicates (the privileged topic): every relation and container state."""
-    preds: list[tuple[str, tuple[str, ...]]] = [("IN_ROOM", (ROBOT, state.room))]
-    if state.near:
-        preds.append(("CLOSE", (ROBOT, state.near)))
-    if state.holding:
-        preds.append(("HOLDING", (ROBOT, state.holding)))
-    for c in household.furniture:
-        if household.is_container[c]:
-            preds.append(("OPEN" if c in state.opened else "CLOSED", (c,)))
-    preds += [(rel.upper(), (o, f)) for rel, o, f in sorted(household.facts(state))]
-    return preds
+def percept_from_msg(msg: PerceivedState) -> Percept:
+    return Percept(scene=msg.scene, room=msg.robot_room,
+                   predicates=tuple((p.name, tuple(p.args)) for p in msg.predicates),
+                   bodies=tuple(body_from_msg(b) for b in msg.objects), full_observation=msg.full_observation,
+                   stamp_ns=time_to_ns(msg.header.stamp))
 
 
-def _split(predicates: Iterable[Predicate], furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
-    """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
-    room, near, holding = "", None, None
-    relations: set[tuple[str, str, str]] = set()
-    opened: set[str] = set()
-    closed: set[str] = set()
-    for p in predicates:
-        args = list(p.args)
-        if p.name == "IN_ROOM" and args[:1] == [ROBOT]:
-            room = args[1]
-        elif p.name == "CLOSE" and args[:1] == [ROBOT] and args[1] in furniture:
-            near = args[1]
-        elif p.name == "HOLDING":
-            holding = args[-1]
-        elif p.name in ("INSIDE", "ON") and len(args) == 2:
-            relations.add((p.name.lower(), args[0], args[1]))
-        elif p.name == "OPEN":
-            opened.add(args[0])
-        elif p.name == "CLOSED":
-            closed.add(args[0])
-    return room, near, holding, relations, opened, closed
+# ------------------------------------------------------------------------ task results
+def fill_result(msg: Any, result: PlanTaskResult) -> Any:
+    """Set the /plan_task response fields of ``msg`` (PlanTask.Response or ExecuteDirective.Result)."""
+    msg.success = bool(result.success)
+    msg.message = result.message
+    msg.goal = json.dumps(result.goal)
+    msg.plan = list(result.plan)
+    msg.task_id = result.task_id
+    msg.llm_requests = int(result.llm_requests)
+    msg.planning_time_s = float(result.planning_time_s)
+    msg.executed = list(result.executed)
+    return msg
 
 
-def observation_from_msg(msg: PerceivedState, household: Household) -> Observation:
-    room, near, holding, relations, opened, closed = _split(msg.predicates, household.furniture_room)
-    room = room or msg.robot_room
-    seen = household.room_surfaces.get(room, frozenset()) | frozenset(opened)
-    return Observation(room=room, near=near, holding=holding,
-                       relations=frozenset(relations), open_containers=frozenset(opened),
-                       closed_containers=frozenset(closed), seen_places=seen)
+def result_to_dict(msg: Any) -> dict[str, Any]:
+    """The /plan_task response fields of a message as the ``--json`` dict (``executed`` when any)."""
+    try:
+        goal = json.loads(msg.goal) if msg.goal else []
+    except json.JSONDecodeError:
+        goal = msg.goal
+    out = {"success": bool(msg.success), "message": msg.message, "goal": goal, "plan": list(msg.plan),
+           "task_id": msg.task_id, "llm_requests": int(msg.llm_requests),
+           "planning_time_s": float(msg.planning_time_s)}
+    if msg.executed:
+        out["executed"] = list(msg.executed)
+    return out
 
 
-def state_from_msg(msg: PerceivedState, household: Household) -> State:
-    """The full state from the privileged full-observation topic."""
-    room, near, holding, relations, opened, _ = _split(msg.predicates, household.furniture_room)
-    where = {o: f for _, o, f in relations}
-    placement = tuple(where.get(o) for o in household.objects)
-    return State(room=room or msg.robot_room, near=near, holding=holding, placement=placement,
-                 opened=frozenset(opened))
+FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests")
 
 
-# ---------------------------------------------------------------------------- goals
-def goal_to_json(goal: Goal) -> str:
-    return json.dumps(goal_to_lists(goal))
-
-
-def goal_from_json(text: str) -> Goal:
-    return goal_from_lists(json.loads(text))
-
-
-def action_from_request(action: str, args: Sequence[str]) -> Action:
-    return Action(action.strip().lower(), tuple(a.strip() for a in args))
+def feedback_to_dict(msg: Any) -> dict[str, Any]:
+    """The fields of an ExecuteTask or ExecuteDirective feedback message (they are the same)."""
+    return {name: getattr(msg, name) for name in FEEDBACK_FIELDS}

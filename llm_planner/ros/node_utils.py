@@ -1,37 +1,107 @@
-"""What every llm_planner node shares: validated parameters, a clean spin loop, waiting on futures."""
+"""What every llm_planner node shares: validated parameters, QoS profiles, a worker pool that keeps
+long work off the executor's threads, task status, and a clean spin loop."""
 from __future__ import annotations
 
+import concurrent.futures as cf
+import faulthandler
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, TypeVar
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import QoSDurabilityPolicy, QoSProfile, QoSReliabilityPolicy
+from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
+from rclpy.task import Future
 
-from llm_planner.config import PARAMS, load_params_file, validate_param
+from llm_planner.config import PARAMS, default_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.ros.environment import apply_ros_environment
+from llm_planner_interfaces.msg import TaskStatus
 
+T = TypeVar("T")
 
 #: Latched state topics (geometry, perception): a late subscriber gets the current message at once.
 GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
                           durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
+#: Services and action services, on servers and clients alike: the default (keep last 10) drops
+#: requests beyond the tenth while the server is busy and their callers wait forever
+#: (../shared/notes/ros2-from-pypi.md); 1000 queued requests are never dropped.
+SERVICE_QOS = QoSProfile(depth=1000, history=QoSHistoryPolicy.KEEP_LAST, reliability=QoSReliabilityPolicy.RELIABLE)
+#: The keyword arguments that give an ActionServer or ActionClient deep, reliable service queues.
+ACTION_QOS = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profile": SERVICE_QOS,
+              "cancel_service_qos_profile": SERVICE_QOS}
+STATUS_QOS = QoSProfile(depth=100, reliability=QoSReliabilityPolicy.RELIABLE)
 
 
-def declare_params(node: Node, names: Iterable[str]) -> dict[str, Any]:
-    """Declare the named parameters with the defaults of config/llm_planner.yaml and validate them.
+def declare_params(node: Node) -> dict[str, Any]:
+    """Declare every parameter of the schema (:mod:`llm_planner.config`) and validate them together;
+    a parameter not given takes the default of the domain's file (config/llm_planner.yaml or
+    config/gtamp_nodes.yaml). ConfigError names an invalid parameter."""
+    domain = node.declare_parameter("domain", read_params_file()["domain"]).value
+    defaults = read_params_file(default_params_file(domain))
+    values = {name: node.declare_parameter(name, defaults[name]).value for name in PARAMS if name != "domain"}
+    return validate_params({"domain": domain, **values}, source=f"node '{node.get_name()}'")
 
-    Raises ConfigError naming the parameter when a value is invalid.
-    """
-    defaults = load_params_file()
-    values: dict[str, Any] = {}
-    for name in names:
-        param = node.declare_parameter(name, defaults[name])
-        values[name] = validate_param(name, param.value, source=f"node '{node.get_name()}'")
-    return values
+
+def make_domain(params: dict[str, Any]) -> Any:
+    """The domain adapter the ``domain`` parameter names, built from the parameters."""
+    from llm_planner.domains import get_domain
+
+    return get_domain(params["domain"])(params)
+
+
+class WorkerPool:
+    """A bounded pool of threads for blocking work (LLM calls, tree search, waits on the robot).
+
+    An ``async`` callback awaits :meth:`run`: rclpy suspends the coroutine without holding an
+    executor thread, so feedback, cancel requests and new calls are served meanwhile."""
+
+    def __init__(self, node: Node, size: int, name: str) -> None:
+        self.node = node
+        self.pool = cf.ThreadPoolExecutor(max_workers=size, thread_name_prefix=name)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        future: Future = Future(executor=self.node.executor)
+
+        def work() -> None:
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting callback
+                future.set_exception(exc)
+
+        self.pool.submit(work)
+        return await future  # type: ignore[misc]
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class StatusPublisher:
+    """``task_status``: one TaskStatus message per state change and executed step."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.pub = node.create_publisher(TaskStatus, "task_status", STATUS_QOS)
+
+    def __call__(self, task_id: str, directive: str, state: str, step: int = 0, action: str = "",
+                 result: str = "", message: str = "") -> None:
+        msg = TaskStatus(task_id=task_id, directive=directive[:200], state=state, step=step, action=action,
+                         result=result, message=message)
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        self.pub.publish(msg)
+
+
+def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:
+    """Put an action goal in its final state: CANCELED when it was canceled on request, SUCCEEDED
+    when the task succeeded, ABORTED otherwise (failed, refused, canceled through cancel_task)."""
+    if outcome == "canceled" and goal_handle.is_cancel_requested:
+        goal_handle.canceled()
+    elif success:
+        goal_handle.succeed()
+    else:
+        goal_handle.abort()
 
 
 def wait_future(future: Any, timeout_s: float) -> Any:
@@ -41,7 +111,6 @@ def wait_future(future: Any, timeout_s: float) -> Any:
     if future.done():
         done.set()
     if not done.wait(timeout_s):
-        future.cancel()
         return None
     return future.result()
 
@@ -50,9 +119,10 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     """Init rclpy, build the node, spin it until SIGINT/SIGTERM, shut down cleanly; return an exit code.
 
     A ``while rclpy.ok(): spin_once`` loop (not ``spin()``) stops promptly on a signal
-    (../shared/notes/ros2-from-pypi.md).
+    (../shared/notes/ros2-from-pypi.md). One thread: a SingleThreadedExecutor.
     """
     apply_ros_environment()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID` prints where a hung node is
     rclpy.init(args=sys.argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -61,7 +131,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     code = 0
     try:
         node = make_node()
-        executor = MultiThreadedExecutor(num_threads=threads)
+        executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
@@ -81,5 +151,3 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
             rclpy.shutdown()
     return code
 
-
-__all__ = ["GEOMETRY_QOS", "PARAMS", "declare_params", "run_node", "wait_future"]

@@ -203,6 +203,19 @@ def footprint_radius(cfg: SimConfig, scene: Scene) -> float:
     return max(r.base.half_diagonal, mast, abs(r.mast.offset) + max(gripper, carry_extent(scene, cfg)))
 
 
+def drive_radius(cfg: SimConfig, scene: Scene) -> float:
+    """Clearance the base planner keeps between the robot's centre and any wall or furniture: the
+    footprint radius (carrying the scene's largest object) plus the configured margin."""
+    return footprint_radius(cfg, scene) + cfg.motion.footprint_margin
+
+
+def apartment_bounds(scene: Scene, margin: float = 1.0) -> tuple[float, float, float, float]:
+    """The rooms' bounding box grown by ``margin`` (the extent of the base planner's grid)."""
+    rects = [r.rect for r in scene.rooms.values()]
+    return (min(r[0] for r in rects) - margin, min(r[1] for r in rects) - margin,
+            max(r[2] for r in rects) + margin, max(r[3] for r in rects) + margin)
+
+
 def standoff(kind: str, size: Vec3, cfg: SimConfig, sweep: float) -> float:
     """Distance from the face the robot works at to its base centre.
 
@@ -261,13 +274,27 @@ def scene_layout(scene: Scene, cfg: SimConfig,
     """Layout of every furniture (at its declared pose, or at ``frames`` as measured), with each
     approach pose chosen clear of walls, other furniture and other approach poses.
 
-    Raises SceneError naming the furniture when no approach pose is free. Cached per poses."""
+    Raises SceneError naming the furniture, and what stands where the robot would, when no
+    approach pose is free. Cached per poses."""
     key = (scene.name, str(scene.path), id(cfg),
            tuple(sorted((n, round(f.x, 3), round(f.y, 3), round(f.yaw, 3)) for n, f in (frames or {}).items())))
     cached = _LAYOUT_CACHE.get(key)
     if cached is not None:
         return dict(cached)
-    carried = object_half_diagonal(scene)
+    layouts = furniture_layouts(scene, cfg, frames)
+    layouts, failures = choose_approaches(scene, layouts, wall_layout(scene, cfg), cfg)
+    if failures:
+        raise SceneError("\n".join(f.message for f in failures.values()),
+                         problems=tuple(f.message for f in failures.values()))
+    if len(_LAYOUT_CACHE) > 64:
+        _LAYOUT_CACHE.clear()
+    _LAYOUT_CACHE[key] = layouts
+    return dict(layouts)
+
+
+def furniture_layouts(scene: Scene, cfg: SimConfig,
+                      frames: Mapping[str, Frame2D] | None = None) -> dict[str, FurnitureLayout]:
+    """Each furniture's layout working from the middle of its front (approach poses not yet chosen)."""
     sweep = sweep_radius(cfg, scene)
     layouts: dict[str, FurnitureLayout] = {}
     for f in scene.furniture.values():
@@ -275,18 +302,89 @@ def scene_layout(scene: Scene, cfg: SimConfig,
         try:
             layouts[f.name] = furniture_layout(f, frame, cfg, sweep)
         except SceneError as exc:
-            raise SceneError(f"furniture.{f.name}: {exc}") from None
-    layouts = _choose_approaches(scene, layouts, wall_layout(scene, cfg), cfg, carried)
-    if len(_LAYOUT_CACHE) > 64:
-        _LAYOUT_CACHE.clear()
-    _LAYOUT_CACHE[key] = layouts
-    return dict(layouts)
+            raise SceneError(f"furniture.{f.name}.size: {exc}") from None
+    return layouts
 
 
 _LAYOUT_CACHE: dict[tuple, dict[str, FurnitureLayout]] = {}
 
 
 # ---------------------------------------------------------------------- approach selection
+@dataclass(frozen=True)
+class Obstacle:
+    """A named footprint the robot must keep clear of: a furniture or a wall piece."""
+
+    name: str  # "furniture.sofa" or "the wall at x = 6.00 (y 0.00 to 1.90)"
+    rect: Rect
+    height: float
+
+    def describe(self) -> str:
+        """The name with where it stands, for messages."""
+        if self.name.startswith("furniture."):
+            return f"{self.name} at [{self.rect.cx:.2f}, {self.rect.cy:.2f}]"
+        return self.name
+
+
+@dataclass(frozen=True)
+class ApproachFailure:
+    """No free place to work at a furniture: the preferred pose, why it is not free, what blocks it."""
+
+    furniture: str
+    pose: Frame2D
+    reason: str
+    blocker: Obstacle | None
+    needed: float  # metres to keep free in front of the furniture
+
+    @property
+    def message(self) -> str:
+        return (f"furniture.{self.furniture}: no free place for the robot to stand and work at it (in front of it, "
+                f"at [{self.pose.x:.2f}, {self.pose.y:.2f}]: {self.reason}); keep about {self.needed:.2f} m "
+                f"free in front of it")
+
+
+def obstacles_of(layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall], cfg: SimConfig) -> list[Obstacle]:
+    """Every furniture footprint and wall piece as a named obstacle."""
+    out = [Obstacle(f"furniture.{n}", l.footprint, l.top) for n, l in layouts.items()]
+    return out + [Obstacle(describe_wall(w), w.rect, cfg.world.wall_height) for w in walls]
+
+
+def describe_wall(wall: Wall) -> str:
+    r = wall.rect
+    if r.hx >= r.hy:  # runs along x
+        return f"the wall at y = {r.cy:.2f} (x {r.cx - r.hx:.2f} to {r.cx + r.hx:.2f})"
+    return f"the wall at x = {r.cx:.2f} (y {r.cy - r.hy:.2f} to {r.cy + r.hy:.2f})"
+
+
+def choose_approaches(scene: Scene, layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall],
+                      cfg: SimConfig) -> tuple[dict[str, FurnitureLayout], dict[str, ApproachFailure]]:
+    """Pick each furniture's approach pose: the first candidate clear of the room's walls, other
+    furniture and the approach poses already chosen. A furniture without one keeps its preferred
+    pose and gets an :class:`ApproachFailure` naming what blocks that pose."""
+    carried = object_half_diagonal(scene)
+    gripper = math.hypot(cfg.robot.gripper.size[0], cfg.robot.gripper.size[1]) / 2.0
+    sweep = max(gripper, carried) + cfg.placement.margin  # radius of the load about the gripper
+    obstacles = obstacles_of(layouts, walls, cfg)
+    chosen: dict[str, FurnitureLayout] = {}
+    failures: dict[str, ApproachFailure] = {}
+    for name, layout in layouts.items():
+        room = scene.rooms[layout.room]
+        others = [o for o in obstacles if o.name != f"furniture.{name}"]
+        taken = [(n, c.approach) for n, c in chosen.items()]
+        first: tuple[str, Obstacle | None] | None = None
+        for pose in approach_candidates(layout.frame, layout.size, layout.standoff, layout.kind, cfg):
+            why = _approach_problem(pose, room.rect, layout, others, taken, sweep, cfg)
+            if why is None:
+                chosen[name] = dataclasses.replace(layout, approach=pose)
+                break
+            first = first or why
+        else:
+            reason, blocker = first if first else ("no candidate pose", None)
+            failures[name] = ApproachFailure(name, layout.approach, reason, blocker,
+                                             layout.standoff + cfg.robot.base.size[0] / 2)
+            chosen[name] = layout
+    return chosen, failures
+
+
 def robot_rects(pose: Frame2D, cfg: SimConfig) -> list[Rect]:
     """Footprint of the robot (base and mast) at a base pose."""
     r = cfg.robot
@@ -322,72 +420,53 @@ def _dot(a: tuple[float, float], b: tuple[float, float]) -> float:
     return a[0] * b[0] + a[1] * b[1]
 
 
-def _turn_clear(pose: Frame2D, side: float, obstacles: list[Rect], load: float, cfg: SimConfig) -> bool:
-    """The retracted gripper with a load of radius ``load`` can turn from behind the robot to its
-    front on one side (``side`` +1: left, -1: right) without touching the obstacles."""
+def _turn_blocker(pose: Frame2D, side: float, obstacles: Sequence[Obstacle], load: float,
+                  cfg: SimConfig) -> Obstacle | None:
+    """What the retracted gripper with a load of radius ``load`` hits first when it turns from behind
+    the robot to its front on one side (``side`` +1: left, -1: right); None when the turn is free."""
     r0 = cfg.robot.arm.retracted_length
     mx, my = pose.to_world(cfg.robot.mast.offset, 0.0)
     steps = max(2, int(math.ceil(math.pi / cfg.motion.yaw_step)))
     for k in range(steps + 1):
         a = pose.yaw + side * math.pi * k / steps
         tx, ty = mx + r0 * math.cos(a), my + r0 * math.sin(a)
-        if any(point_rect_distance(tx, ty, ob) < load for ob in obstacles):
-            return False
-    return True
+        for ob in obstacles:
+            if point_rect_distance(tx, ty, ob.rect) < load:
+                return ob
+    return None
 
 
-def _corners(r: Rect) -> list[tuple[float, float]]:
+def corners(r: Rect) -> list[tuple[float, float]]:
+    """The four corners of an oriented rectangle."""
     f = Frame2D(r.cx, r.cy, r.yaw)
     return [f.to_world(sx * r.hx, sy * r.hy) for sx in (-1, 1) for sy in (-1, 1)]
 
 
-def _choose_approaches(scene: Scene, layouts: dict[str, FurnitureLayout], walls: list[Wall], cfg: SimConfig,
-                       carried: float) -> dict[str, FurnitureLayout]:
-    gripper = math.hypot(cfg.robot.gripper.size[0], cfg.robot.gripper.size[1]) / 2.0
-    sweep = max(gripper, carried) + cfg.placement.margin  # radius of the load about the gripper
-    wall_h = cfg.world.wall_height
-    chosen: dict[str, FurnitureLayout] = {}
-    for name, layout in layouts.items():
-        room = scene.rooms[layout.room]
-        others = [(l.footprint, l.top) for n, l in layouts.items() if n != name] + [(w.rect, wall_h) for w in walls]
-        taken = [c.approach for c in chosen.values()]
-        first_reason = ""
-        for pose in approach_candidates(layout.frame, layout.size, layout.standoff, layout.kind, cfg):
-            why = _approach_problem(pose, room.rect, layout, others, taken, sweep, cfg)
-            if why is None:
-                chosen[name] = dataclasses.replace(layout, approach=pose)
-                break
-            first_reason = first_reason or why
-        else:
-            raise SceneError(f"furniture.{name}: no free place for the robot to stand and work at it "
-                             f"(in front of it: {first_reason}); keep about "
-                             f"{layout.standoff + cfg.robot.base.size[0] / 2:.2f} m free in front of it")
-    return chosen
-
-
 def _approach_problem(pose: Frame2D, room_rect: tuple[float, float, float, float], layout: FurnitureLayout,
-                      others: list[tuple[Rect, float]], taken: list[Frame2D], sweep: float,
-                      cfg: SimConfig) -> str | None:
+                      others: Sequence[Obstacle], taken: Sequence[tuple[str, Frame2D]], sweep: float,
+                      cfg: SimConfig) -> tuple[str, Obstacle | None] | None:
+    """Why the robot cannot work at ``layout`` from ``pose`` and what is in the way (None: it can)."""
     clearance = cfg.approach_clearance
     inset = cfg.world.wall_thickness / 2.0 + clearance / 2.0
     xmin, ymin, xmax, ymax = room_rect
     for rect in robot_rects(pose, cfg):
-        for cx, cy in _corners(rect):
+        for cx, cy in corners(rect):
             if not (xmin + inset <= cx <= xmax - inset and ymin + inset <= cy <= ymax - inset):
-                return "the robot would stand outside the room"
-        for ob, _ in others:
-            if rects_overlap(rect, ob, clearance / 2.0):
-                return "the robot would touch other furniture or a wall"
+                return f"the robot would stand outside room '{layout.room}'", None
+        for ob in others:
+            if rects_overlap(rect, ob.rect, clearance / 2.0):
+                return f"the robot would touch {ob.describe()}", ob
         if rects_overlap(rect, layout.footprint, clearance / 2.0 - 1e-6):
-            return "the robot would touch the furniture"
+            return "the robot would touch the furniture itself", None
     # Over a surface the arm turns above its top: what is lower than that top cannot be hit.
     floor = 0.0 if layout.is_container else layout.top
-    tall = [ob for ob, height in others if height > floor]
-    if not any(_turn_clear(pose, side, tall, sweep, cfg) for side in (1.0, -1.0)):
-        return "the arm could not turn there"
-    for t in taken:
+    tall = [ob for ob in others if ob.height > floor]
+    blockers = [_turn_blocker(pose, side, tall, sweep, cfg) for side in (1.0, -1.0)]
+    if all(b is not None for b in blockers):
+        return f"the arm could not turn there without hitting {blockers[0].describe()}", blockers[0]
+    for other, t in taken:
         if math.hypot(t.x - pose.x, t.y - pose.y) < 2.0 * cfg.perception.near_tolerance + clearance:
-            return "too close to where the robot works at another furniture"
+            return f"too close to where the robot works at furniture.{other}", None
     return None
 
 
@@ -447,7 +526,7 @@ def _is_cut_end(v: float, cuts: list[tuple[float, float]]) -> bool:
 def _doorway_cuts(scene: Scene) -> dict[tuple[str, float], list[tuple[float, float]]]:
     cuts: dict[tuple[str, float], list[tuple[float, float]]] = {}
     for i, door in enumerate(scene.doorways):
-        key = _shared_edge(scene, door.rooms, *door.center)
+        key = shared_edge(scene, door.rooms, *door.center)
         if key is None:
             raise SceneError(f"doorways[{i}]: center {list(door.center)} is not on the wall between "
                              f"'{door.rooms[0]}' and '{door.rooms[1]}'")
@@ -456,7 +535,7 @@ def _doorway_cuts(scene: Scene) -> dict[tuple[str, float], list[tuple[float, flo
     return cuts
 
 
-def _shared_edge(scene: Scene, rooms: tuple[str, str], cx: float, cy: float) -> tuple[str, float] | None:
+def shared_edge(scene: Scene, rooms: tuple[str, str], cx: float, cy: float) -> tuple[str, float] | None:
     rects = [scene.rooms[r].rect for r in rooms]
     for axis, coord, along in (("h", cy, cx), ("v", cx, cy)):
         edges = []

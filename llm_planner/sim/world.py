@@ -52,9 +52,9 @@ from llm_planner.sim import perception
 from llm_planner.sim.builder import DOOR_LINK, WorldBodies, build_world, is_round
 from llm_planner.sim.config import SimConfig, load_sim_config
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, ROBOT, WALL, quat_from_yaw, yaw_of
-from llm_planner.sim.layout import (Frame2D, FurnitureLayout, footprint_radius, scene_layout, wall_layout,
-                                    wrap_angle, wrist_clearance)
-from llm_planner.sim.navigation import BasePlanner, build_grid
+from llm_planner.sim.check import check_layout
+from llm_planner.sim.layout import Frame2D, FurnitureLayout, scene_layout, wall_layout, wrap_angle, wrist_clearance
+from llm_planner.sim.navigation import BasePlanner
 from llm_planner.sim.placement import Spot, aabbs_overlap, candidate_spots, grasp_height, stacked_spots
 from llm_planner.sim.robot import ArmPose, Robot
 from llm_planner.world.scene import Scene
@@ -122,6 +122,9 @@ class HouseholdSim:
         p.setGravity(0, 0, cfg.gravity, physicsClientId=self.client)
         p.setTimeStep(cfg.time_step, physicsClientId=self.client)
         p.setPhysicsEngineParameter(numSolverIterations=cfg.solver_iterations, physicsClientId=self.client)
+        # The same checks as `llm-planner scene check`: a bad scene is refused here, naming the culprits.
+        self.layout_check = check_layout(scene, cfg)
+        self.layout_check.raise_errors()
         self.layouts: dict[str, FurnitureLayout] = scene_layout(scene, cfg)
         self.walls = wall_layout(scene, cfg)
         self._check_furniture_rooms()
@@ -133,28 +136,14 @@ class HouseholdSim:
         self._static = list(self.bodies.static.items())
         self._static_ids = set(self.bodies.static.values())
         self._static_boxes = np.array([self._aabb2d(b) for _, b in self._static])
-        self._check_carriable()
-        self._drive_radius = footprint_radius(cfg, scene) + cfg.motion.footprint_margin
-        radius = self._drive_radius
-        xs = [r.rect for r in scene.rooms.values()]
-        bounds = (min(r[0] for r in xs) - 1.0, min(r[1] for r in xs) - 1.0,
-                  max(r[2] for r in xs) + 1.0, max(r[3] for r in xs) + 1.0)
-        obstacles = [l.footprint for l in self.layouts.values()] + [w.rect for w in self.walls]
-        self.planner = BasePlanner(build_grid(obstacles, bounds, cfg.motion.grid_resolution, radius))
+        self._drive_radius = self.layout_check.drive_radius
+        self.planner = BasePlanner(self.layout_check.grid)
+        self.last_path: list[Point] = []  # the base path of the last walk (for pictures)
         self._goals = self._make_goals()
 
     def _aabb2d(self, body: int) -> tuple[float, float, float, float]:
         lo, hi = self._body_aabb(body)
         return (lo[0], lo[1], hi[0], hi[1])
-
-    def _check_carriable(self) -> None:
-        """Carried at the travel pose, an object's shorter side faces the mast: it must clear it."""
-        r = self.cfg.robot
-        room = r.arm.retracted_length - max(r.mast.size[:2]) / 2.0 - self.cfg.placement.margin
-        for t in self.scene.object_types.values():
-            if min(t.size[0], t.size[1]) / 2.0 > room:
-                raise SceneError(f"objects.{t.name}: too large for the robot to carry "
-                                 f"(its shorter side must stay under {2 * room:.2f} m)")
 
     def _check_furniture_rooms(self) -> None:
         for name, layout in self.layouts.items():
@@ -165,45 +154,33 @@ class HouseholdSim:
                 raise SceneError(f"furniture.{name}: the robot would work at it from outside room '{layout.room}'")
 
     def _make_goals(self) -> dict[str, _Goal]:
-        """Approach poses of furniture and a free spot per room, each with a reachable staging cell."""
-        goals: dict[str, _Goal] = {}
-        start_room = self.scene.robot_room
-        order = [start_room] + [r for r in self.scene.rooms if r != start_room]
-        for room in order:
-            goals[room] = self._room_goal(room, goals.get(start_room))
-        anchor = goals[start_room].staging
+        """A free spot per room (found by the layout check) and the approach pose of every furniture,
+        each with a reachable staging cell."""
+        goals = {room: _Goal(Frame2D(q[0], q[1], 0.0), q) for room, q in self.layout_check.room_spots.items()}
+        anchor = goals[self.scene.robot_room].staging
         for name, layout in self.layouts.items():
             goals[name] = self._approach_goal(name, layout, anchor)
         return goals
-
-    def _room_goal(self, room: str, anchor: _Goal | None) -> _Goal:
-        xmin, ymin, xmax, ymax = self.scene.rooms[room].rect
-        cx, cy = (xmin + xmax) / 2.0, (ymin + ymax) / 2.0
-        keep = 2.0 * self.cfg.perception.near_tolerance + self.cfg.approach_clearance
-        reach = max(xmax - xmin, ymax - ymin)
-        for q in self.planner.free_cells_near((cx, cy), reach):
-            if perception.room_at(self.scene, *q) != room:
-                continue
-            if any(math.dist(q, (l.approach.x, l.approach.y)) < keep for l in self.layouts.values()):
-                continue
-            if anchor is not None and not self.planner.reachable(q, anchor.staging):
-                continue
-            return _Goal(Frame2D(q[0], q[1], 0.0), q)
-        raise SceneError(f"rooms.{room}: no free place for the robot in it that connects to the other rooms")
 
     def _approach_goal(self, name: str, layout: FurnitureLayout, anchor: Point) -> _Goal:
         pose = layout.approach
         self.robot.set_base(pose)
         self.robot.set_arm(self._travel_arm())
-        if self._collision(self._robot_parts(), radius=self._drive_radius) is not None:
-            raise SceneError(f"furniture.{name}: the robot collides with something where it works at it")
+        hit = self._collision(self._robot_parts(), radius=self._drive_radius)
+        if hit is not None:
+            raise SceneError(f"furniture.{name}: where the robot works at it ([{pose.x:.2f}, {pose.y:.2f}]) it would "
+                             f"touch {hit}; leave more room in front of it")
+        blockers = []
         for q in self.planner.free_cells_near((pose.x, pose.y), self.cfg.motion.staging_search):
             if not self.planner.reachable(q, anchor):
                 continue
-            if self._first_blocked(self._segment((q[0], q[1]), (pose.x, pose.y), pose.yaw)) is None:
+            blocked = self._first_blocked(self._segment((q[0], q[1]), (pose.x, pose.y), pose.yaw))
+            if blocked is None:
                 return _Goal(pose, q)
+            blockers.append(blocked)
+        why = f" (the last straight stretch hits {blockers[0]})" if blockers else ""
         raise SceneError(f"furniture.{name}: the robot cannot drive to where it works at it "
-                         f"({pose.x:.2f}, {pose.y:.2f}) from the rest of the apartment")
+                         f"([{pose.x:.2f}, {pose.y:.2f}]) from the rest of the apartment{why}")
 
     # ================================================================ public API
     def reset(self, placement: Mapping[str, str], room: str | None = None, seed: int | None = None) -> None:
@@ -236,6 +213,7 @@ class HouseholdSim:
         """Run one skill; on failure nothing changes and the reason says why."""
         start = time.perf_counter()
         verb, args = action
+        self.last_path = []
         try:
             if VERB_ARITY.get(verb) != len(args):
                 raise _SkillFailed(f"unknown action {action}")
@@ -502,6 +480,7 @@ class HouseholdSim:
         if blocked is not None:
             raise _SkillFailed(f"the way to {target} is blocked by {blocked}")
         self._place_robot(goal.pose)
+        self.last_path = [(q.x, q.y) for q in poses]
 
     def _plan_drive(self, start: Frame2D, goal: _Goal, target: str) -> list[Frame2D]:
         exit_ = self._exit_point(start)
@@ -843,8 +822,9 @@ class HouseholdSim:
             except _SkillFailed:
                 continue
             return spot.aabb, spot.yaw
-        raise PlacementError(f"no free spot reachable by the robot {'in' if layout.is_container else 'on'} "
-                             f"{layout.name} for {obj} (too many or too large objects there)")
+        raise PlacementError(f"furniture.{layout.name}: no free spot reachable by the robot "
+                             f"{'in' if layout.is_container else 'on'} it for {obj} (too many or too large objects "
+                             f"there: lower the weight of '{layout.name}' in the places of some objects, or make it larger)")
 
     # ================================================================ doors
     def _plan_handle(self, layout: FurnitureLayout) -> list[ArmPose]:

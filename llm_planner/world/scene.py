@@ -25,6 +25,7 @@ place means ON.
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,45 +179,124 @@ def load_scene(name_or_path: str | Path) -> Scene:
     try:
         return parse_scene(data, path)
     except SceneError as exc:
-        raise SceneError(f"{path}: {exc}") from None
+        lines = exc.problems or (str(exc),)
+        raise SceneError("\n".join(f"{path}: {line}" for line in lines),
+                         problems=tuple(f"{path}: {line}" for line in lines)) from None
 
 
-def _floats(value: Any, n: int, where: str) -> tuple[float, ...]:
+class _Problems:
+    """Schema problems of one file, collected so a user sees all of them at once."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def add(self, message: str) -> None:
+        self.messages.append(message)
+
+    def raise_if_any(self) -> None:
+        if self.messages:
+            raise SceneError("\n".join(self.messages), problems=tuple(self.messages))
+
+
+def _number(value: Any, where: str, problems: _Problems, *, positive: bool = False, default: float | None = None) -> float | None:
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        problems.add(f"{where}: expected a number, got {value!r}")
+        return None
+    if positive and value <= 0:
+        problems.add(f"{where}: expected a positive number (metres), got {value!r}")
+        return None
+    return float(value)
+
+
+def _floats(value: Any, n: int, where: str, problems: _Problems | None = None, *, positive: bool = False,
+            what: str = "numbers") -> tuple[float, ...] | None:
+    """A list of ``n`` finite numbers; otherwise a problem naming the key (raised when no collector)."""
+    message = None
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise SceneError(f"{where}: expected a list of {n} numbers, got {value!r}")
-    try:
+        message = f"{where}: expected a list of {n} {what}, got {value!r}"
+    elif not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        message = f"{where}: expected {n} {what}, got {value!r}"
+    elif positive and min(value) <= 0:
+        message = f"{where}: every entry must be positive, got {list(value)}"
+    if message is None:
         return tuple(float(v) for v in value)
-    except (TypeError, ValueError):
-        raise SceneError(f"{where}: expected numbers, got {value!r}") from None
+    if problems is None:
+        raise SceneError(message)
+    problems.add(message)
+    return None
 
 
-def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+def _unknown_keys(spec: Mapping[str, Any], allowed: tuple[str, ...], where: str, problems: _Problems) -> None:
+    for key in spec:
+        if key not in allowed:
+            problems.add(f"{where}: unknown key '{key}' (expected: {', '.join(allowed)})")
+
+
+def _section(data: Mapping[str, Any], key: str, problems: _Problems, expected: str) -> Mapping[str, Any]:
     value = data.get(key)
     if not isinstance(value, dict) or not value:
-        raise SceneError(f"'{key}' must be a non-empty mapping")
+        problems.add(f"{key}: expected a non-empty mapping of {expected}, got {value!r}")
+        return {}
     return value
 
 
+#: Keys a scene file and its entries may have.
+TOP_KEYS = ("name", "robot", "rooms", "doorways", "furniture", "objects")
+ROOM_KEYS = ("rect",)
+DOORWAY_KEYS = ("rooms", "center", "width")
+FURNITURE_KEYS = ("kind", "room", "position", "yaw", "size")
+OBJECT_KEYS = ("count", "size", "color", "places")
+DEFAULT_OBJECT_SIZE = (0.08, 0.08, 0.08)
+DEFAULT_OBJECT_COLOR = (0.6, 0.6, 0.6)
+DEFAULT_DOORWAY_WIDTH = 1.0
+
+
 def parse_scene(data: Any, path: Path | None = None) -> Scene:
-    """Build a :class:`Scene` from parsed YAML, checking every cross-reference."""
+    """Build a :class:`Scene` from parsed YAML, checking every key and cross-reference.
+
+    Every schema problem is reported at once (one line each, naming the key path and what is
+    expected); :class:`SceneError` carries them in ``problems``."""
     if not isinstance(data, dict):
-        raise SceneError("a scene file must be a mapping with rooms, furniture and objects")
-    rooms = {
-        name: Room(name, _floats(spec.get("rect") if isinstance(spec, dict) else None, 4, f"rooms.{name}.rect"))
-        for name, spec in _section(data, "rooms").items()
-    }
-    doorways = tuple(_parse_doorway(i, d, rooms) for i, d in enumerate(data.get("doorways") or []))
-    furniture = {name: _parse_furniture(name, spec, rooms) for name, spec in _section(data, "furniture").items()}
-    object_types = {name: _parse_object(name, spec, furniture) for name, spec in _section(data, "objects").items()}
-    _check_name_clashes(rooms, furniture, object_types)
-    robot_room = (data.get("robot") or {}).get("room", next(iter(rooms)))
-    if robot_room not in rooms:
-        raise SceneError(f"robot.room: unknown room '{robot_room}' (rooms: {', '.join(rooms)})")
+        raise SceneError("a scene file must be a mapping with rooms, doorways, furniture and objects")
+    problems = _Problems()
+    _unknown_keys(data, TOP_KEYS, "(top level)", problems)
+    rooms: dict[str, Room | None] = {}  # None: declared, but its entry is broken (reported once)
+    for name, spec in _section(data, "rooms", problems, "room name to {rect: [xmin, ymin, xmax, ymax]}").items():
+        rooms[str(name)] = _parse_room(str(name), spec, problems)
+    raw_doorways = data.get("doorways") or []
+    if not isinstance(raw_doorways, list):
+        problems.add(f"doorways: expected a list of {{rooms: [a, b], center: [x, y], width: w}}, got {raw_doorways!r}")
+        raw_doorways = []
+    doorways = tuple(d for d in (_parse_doorway(i, d, rooms, problems) for i, d in enumerate(raw_doorways)) if d)
+    furniture = {}
+    for name, spec in _section(data, "furniture", problems, "furniture name to {kind, room, position, yaw, size}").items():
+        item = _parse_furniture(str(name), spec, rooms, problems)
+        if item is not None:
+            furniture[str(name)] = item
+    known_furniture = set(furniture) | {str(n) for n in (data.get("furniture") or {})}
+    object_types = {}
+    for name, spec in _section(data, "objects", problems, "object type to {count, size, color, places}").items():
+        otype = _parse_object(str(name), spec, known_furniture, problems)
+        if otype is not None:
+            object_types[str(name)] = otype
+    _check_name_clashes(rooms, furniture, object_types, problems)
+    robot = data.get("robot") or {}
+    robot_room = next(iter(rooms), "")
+    if not isinstance(robot, dict):
+        problems.add(f"robot: expected a mapping {{room: ROOM}}, got {robot!r}")
+    else:
+        _unknown_keys(robot, ("room",), "robot", problems)
+        robot_room = robot.get("room", robot_room)
+        if rooms and robot_room not in rooms:
+            problems.add(f"robot.room: unknown room '{robot_room}' (rooms: {', '.join(rooms)})")
+    problems.raise_if_any()
     return Scene(
         name=str(data.get("name") or (path.stem if path else "scene")),
         path=path,
         robot_room=robot_room,
-        rooms=rooms,
+        rooms={n: r for n, r in rooms.items() if r is not None},
         doorways=doorways,
         furniture=furniture,
         object_types=object_types,
@@ -224,62 +304,115 @@ def parse_scene(data: Any, path: Path | None = None) -> Scene:
     )
 
 
-def _parse_doorway(index: int, spec: Any, rooms: Mapping[str, Room]) -> Doorway:
+def _parse_room(name: str, spec: Any, problems: _Problems) -> Room | None:
+    where = f"rooms.{name}"
+    if not isinstance(spec, dict):
+        problems.add(f"{where}: expected a mapping {{rect: [xmin, ymin, xmax, ymax]}}, got {spec!r}")
+        return None
+    _unknown_keys(spec, ROOM_KEYS, where, problems)
+    rect = _floats(spec.get("rect"), 4, f"{where}.rect", problems, what="numbers [xmin, ymin, xmax, ymax]")
+    if rect is None:
+        return None
+    if rect[2] <= rect[0] or rect[3] <= rect[1]:
+        problems.add(f"{where}.rect: expected [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax, "
+                     f"got {list(rect)}")
+        return None
+    return Room(name, rect)  # type: ignore[arg-type]
+
+
+def _parse_doorway(index: int, spec: Any, rooms: Mapping[str, Room | None], problems: _Problems) -> Doorway | None:
     where = f"doorways[{index}]"
     if not isinstance(spec, dict):
-        raise SceneError(f"{where}: expected a mapping with rooms, center, width")
+        problems.add(f"{where}: expected a mapping {{rooms: [a, b], center: [x, y], width: w}}, got {spec!r}")
+        return None
+    _unknown_keys(spec, DOORWAY_KEYS, where, problems)
     pair = spec.get("rooms")
+    ok = True
     if not isinstance(pair, list) or len(pair) != 2:
-        raise SceneError(f"{where}.rooms: expected two room names")
-    for room in pair:
-        if room not in rooms:
-            raise SceneError(f"{where}.rooms: unknown room '{room}' (rooms: {', '.join(rooms)})")
-    center = _floats(spec.get("center"), 2, f"{where}.center")
-    return Doorway(rooms=(pair[0], pair[1]), center=(center[0], center[1]), width=float(spec.get("width", 1.0)))
+        problems.add(f"{where}.rooms: expected two room names, got {pair!r}")
+        ok = False
+    else:
+        for room in pair:
+            if room not in rooms:
+                problems.add(f"{where}.rooms: unknown room '{room}' (rooms: {', '.join(rooms)})")
+                ok = False
+        if ok and pair[0] == pair[1]:
+            problems.add(f"{where}.rooms: a doorway joins two different rooms, got {pair!r}")
+            ok = False
+    center = _floats(spec.get("center"), 2, f"{where}.center", problems, what="numbers [x, y]")
+    width = _number(spec.get("width"), f"{where}.width", problems, positive=True, default=DEFAULT_DOORWAY_WIDTH)
+    if not ok or center is None or width is None:
+        return None
+    return Doorway(rooms=(pair[0], pair[1]), center=(center[0], center[1]), width=width)
 
 
-def _parse_furniture(name: str, spec: Any, rooms: Mapping[str, Room]) -> Furniture:
+def _parse_furniture(name: str, spec: Any, rooms: Mapping[str, Room | None], problems: _Problems) -> Furniture | None:
     where = f"furniture.{name}"
     if not isinstance(spec, dict):
-        raise SceneError(f"{where}: expected a mapping with kind, room, position, size")
+        problems.add(f"{where}: expected a mapping with kind, room, position, yaw, size, got {spec!r}")
+        return None
+    _unknown_keys(spec, FURNITURE_KEYS, where, problems)
     kind = spec.get("kind")
+    ok = True
     if kind not in FURNITURE_KINDS:
-        raise SceneError(f"{where}.kind: must be one of {', '.join(FURNITURE_KINDS)}, got {kind!r}")
+        problems.add(f"{where}.kind: must be one of {', '.join(FURNITURE_KINDS)}, got {kind!r}")
+        ok = False
     room = spec.get("room")
     if room not in rooms:
-        raise SceneError(f"{where}.room: unknown room '{room}' (rooms: {', '.join(rooms)})")
-    position = _floats(spec.get("position"), 2, f"{where}.position")
-    size = _floats(spec.get("size"), 3, f"{where}.size")
+        problems.add(f"{where}.room: unknown room '{room}' (rooms: {', '.join(rooms)})")
+        ok = False
+    position = _floats(spec.get("position"), 2, f"{where}.position", problems, what="numbers [x, y]")
+    size = _floats(spec.get("size"), 3, f"{where}.size", problems, positive=True,
+                   what="numbers [depth, width, height] in metres")
+    yaw = _number(spec.get("yaw"), f"{where}.yaw", problems, default=0.0)
+    if not ok or position is None or size is None or yaw is None or rooms[room] is None:
+        return None
     if not rooms[room].contains(*position):
-        raise SceneError(f"{where}.position: {list(position)} lies outside room '{room}' {list(rooms[room].rect)}")
-    return Furniture(name, kind, room, (position[0], position[1]), float(spec.get("yaw", 0.0)), size)  # type: ignore[arg-type]
+        problems.add(f"{where}.position: {list(position)} lies outside room '{room}' {list(rooms[room].rect)}")
+        return None
+    return Furniture(name, kind, room, (position[0], position[1]), yaw, size)  # type: ignore[arg-type]
 
 
-def _parse_object(name: str, spec: Any, furniture: Mapping[str, Furniture]) -> ObjectType:
+def _parse_object(name: str, spec: Any, furniture: set[str], problems: _Problems) -> ObjectType | None:
     where = f"objects.{name}"
     if not isinstance(spec, dict):
-        raise SceneError(f"{where}: expected a mapping with count, size, places")
+        problems.add(f"{where}: expected a mapping with count, size, color, places, got {spec!r}")
+        return None
+    _unknown_keys(spec, OBJECT_KEYS, where, problems)
+    ok = True
     count = spec.get("count", 1)
-    if not isinstance(count, int) or count < 1:
-        raise SceneError(f"{where}.count: must be a positive integer, got {count!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        problems.add(f"{where}.count: must be a positive integer, got {count!r}")
+        ok = False
     places = spec.get("places")
     if not isinstance(places, dict) or not places:
-        raise SceneError(f"{where}.places: expected a mapping of furniture name to weight")
+        problems.add(f"{where}.places: expected a mapping of furniture name to weight, got {places!r}")
+        ok = False
+        places = {}
     for place, weight in places.items():
         if place not in furniture:
-            raise SceneError(f"{where}.places: unknown furniture '{place}' (furniture: {', '.join(furniture)})")
-        if not isinstance(weight, (int, float)) or weight <= 0:
-            raise SceneError(f"{where}.places.{place}: weight must be a positive number, got {weight!r}")
-    size = _floats(spec.get("size", [0.08, 0.08, 0.08]), 3, f"{where}.size")
-    color = _floats(spec.get("color", [0.6, 0.6, 0.6]), 3, f"{where}.color")
+            problems.add(f"{where}.places: unknown furniture '{place}' (furniture: {', '.join(sorted(furniture))})")
+            ok = False
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+            problems.add(f"{where}.places.{place}: weight must be a positive number, got {weight!r}")
+            ok = False
+    size = _floats(spec.get("size", list(DEFAULT_OBJECT_SIZE)), 3, f"{where}.size", problems, positive=True,
+                   what="numbers [x, y, z] in metres")
+    color = _floats(spec.get("color", list(DEFAULT_OBJECT_COLOR)), 3, f"{where}.color", problems,
+                    what="numbers [r, g, b] from 0 to 1")
+    if color is not None and not all(0.0 <= c <= 1.0 for c in color):
+        problems.add(f"{where}.color: expected [r, g, b] with each from 0 to 1, got {list(color)}")
+        color = None
+    if not ok or size is None or color is None:
+        return None
     return ObjectType(name, count, size, color, tuple((p, float(w)) for p, w in places.items()))  # type: ignore[arg-type]
 
 
-def _check_name_clashes(rooms: Mapping, furniture: Mapping, object_types: Mapping) -> None:
+def _check_name_clashes(rooms: Mapping, furniture: Mapping, object_types: Mapping, problems: _Problems) -> None:
     groups = {"rooms": set(rooms), "furniture": set(furniture), "objects": set(object_types)}
     names = list(groups)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             clash = groups[a] & groups[b]
             if clash:
-                raise SceneError(f"duplicate name '{sorted(clash)[0]}' used in both {a} and {b}")
+                problems.add(f"duplicate name '{sorted(clash)[0]}' used in both {a} and {b}")

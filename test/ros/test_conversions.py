@@ -1,45 +1,43 @@
-"""Messages carry observations and states without loss (core <-> llm_planner_interfaces)."""
+"""Messages carry geometry, percepts, results and feedback without loss (core <-> llm_planner_interfaces)."""
 from __future__ import annotations
 
-import random
+from builtin_interfaces.msg import Time
+from std_msgs.msg import Header
 
-from llm_planner_interfaces.msg import PerceivedState
-
+from llm_planner.domains.base import Percept
 from llm_planner.ros.conversions import (
-    geometry_from_msg, geometry_to_msg, observation_from_msg, predicates_to_msgs, state_from_msg, state_predicates,
+    feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg, percept_from_msg, percept_to_msg,
+    result_to_dict,
 )
+from llm_planner.service import PlanTaskResult
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
-from llm_planner.sim.perception import predicates
-from llm_planner.world.scene import load_scene
-from llm_planner.world.symbolic import Household
+from llm_planner_interfaces.action import ExecuteDirective, ExecuteTask
+from llm_planner_interfaces.srv import PlanTask
 
-
-def _random_states(household: Household, n: int, seed: int):
-    rng = random.Random(seed)
-    for episode in range(n):
-        state = household.sample_initial_state(episode)
-        for _ in range(rng.randint(0, 25)):
-            state = household.transition(state, rng.choice(household.legal_actions(state)))
-            yield state
-
-
-def test_observation_and_state_round_trip_through_messages():
-    household = Household(load_scene("apartment_seen"))
-    for state in _random_states(household, 20, 0):
-        observation = household.observe(state)
-        msg = PerceivedState(predicates=predicates_to_msgs(predicates(observation)))
-        assert observation_from_msg(msg, household) == observation
-        full = PerceivedState(predicates=predicates_to_msgs(state_predicates(household, state)), full_observation=True)
-        assert state_from_msg(full, household) == state
+FRIDGE = BodyGeometry("fridge", "container", (0.5, 1.0, 0.9), (0.0, 0.0, 0.0, 1.0), (0.1, 0.6, 0.0), (0.9, 1.4, 1.8))
 
 
 def test_geometry_round_trip():
     snapshot = GeometrySnapshot(scene="s", robot_position=(1.0, 2.0, 0.0), robot_orientation=(0.0, 0.0, 0.0, 1.0),
-                                held_object="apple_1",
-                                bodies=[BodyGeometry("fridge", "container", (0.5, 1.0, 0.9), (0.0, 0.0, 0.0, 1.0),
-                                                     (0.1, 0.6, 0.0), (0.9, 1.4, 1.8))],
-                                joints=[JointGeometry("fridge/door", 1.2, 0.3)])
-    from builtin_interfaces.msg import Time
+                                held_object="apple_1", bodies=[FRIDGE], joints=[JointGeometry("fridge/door", 1.2, 0.3)])
+    assert geometry_from_msg(geometry_to_msg(snapshot, Time(sec=1, nanosec=5))) == snapshot
 
-    back = geometry_from_msg(geometry_to_msg(snapshot, Time(sec=1, nanosec=5)))
-    assert back == snapshot
+
+def test_percept_round_trip_with_the_geometry_stamp():
+    percept = Percept("apartment_seen", "kitchen", (("INSIDE", ("apple_1", "fridge")), ("HandAvailable", ())),
+                      (FRIDGE,), full_observation=True, stamp_ns=3_000_000_007)
+    header = Header(stamp=Time(sec=3, nanosec=7), frame_id="map")
+    assert percept_from_msg(percept_to_msg(percept, header)) == percept
+
+
+def test_a_result_fills_the_service_response_and_the_action_result_alike():
+    result = PlanTaskResult(True, "goal reached in 2 steps", [["inside", "apple", "fridge", 1]], ["walk(fridge)"],
+                            "abc", 3, 1.5, ["walk(fridge) -> ok; observed: in kitchen"])
+    for msg in (PlanTask.Response(), ExecuteDirective.Result()):
+        assert result_to_dict(fill_result(msg, result)) == {k: v for k, v in result.to_dict().items()}
+
+
+def test_the_executor_feedback_fields_are_the_action_feedback_fields():
+    inner = ExecuteTask.Feedback(task_id="abc", state="executing", step=2, action="grab(apple_1)", outcome="ok",
+                                 observation="in kitchen; holding apple_1", llm_requests=4)
+    assert feedback_to_dict(ExecuteDirective.Feedback(**feedback_to_dict(inner))) == feedback_to_dict(inner)

@@ -54,7 +54,7 @@ def test_render_shows_the_apartment(worlds, tmp_path):
 
 def test_snapshot_command_writes_the_png(tmp_path, capsys):
     out = tmp_path / "scene.png"
-    assert main(["snapshot", "--scene", "apartment_seen", "--seed", "2", "--out", str(out),
+    assert main(["snapshot", "--scene", "apartment_seen", "--seed", "2", "--out", str(out), "--view", "top",
                  "--width", "200", "--height", "150"]) == 0
     assert read_png_size(out) == (200, 150)
     assert "wrote" in capsys.readouterr().out

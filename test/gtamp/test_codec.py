@@ -1,16 +1,12 @@
-"""The G-TAMP JSON codec and perception messages carry actions and states without loss."""
+"""The G-TAMP JSON codec carries concrete actions and states without loss, and refuses hostile text."""
 from __future__ import annotations
-
-import json
 
 import pytest
 
+from llm_planner.gtamp.codec import GTampCodecError, decode, encode
 from llm_planner.gtamp.domain import ConcreteAction, GState, Grasp, TaskAction
 from llm_planner.gtamp.operators import GTampModel
 from llm_planner.gtamp.problems import load_problem
-from llm_planner.ros.gtamp_conversions import (GTampCodecError, decode, encode, goal_from_json, goal_to_json,
-                                               grasp_predicate, make_pose, predicates_to_msgs, state_from_perceived)
-from llm_planner_interfaces.msg import ObjectPose, PerceivedState
 
 pytestmark = pytest.mark.slow
 
@@ -71,30 +67,3 @@ def test_states_and_infeasible_actions_round_trip(model):
 def test_hostile_or_malformed_text_is_refused_clearly(text, match):
     with pytest.raises(GTampCodecError, match=match):
         decode(text, ConcreteAction)
-
-
-def test_perceived_state_message_gives_back_the_state(model):
-    problem = model.problem
-    s0 = problem.initial
-    pick = _feasible(model, s0, TaskAction.of("pick", "bottle3"))
-    held = model.apply(s0, pick)
-    objects = [ObjectPose(name="robot", type="robot", pose=make_pose((held.base.x, held.base.y, 0.0),
-                                                                    (0.0, 0.0, 0.0, 1.0)))]
-    facts = [("RobotHolding", "bottle3")]
-    for name, pose in zip(problem.object_names, held.poses):
-        if pose is not None:
-            objects.append(ObjectPose(name=name, type="object", pose=make_pose((pose.x, pose.y, pose.z),
-                                                                               (0.0, 0.0, 0.0, 1.0))))
-            facts.append(("AtPosition", name, "on", pose.region))
-    msg = PerceivedState(objects=objects, predicates=predicates_to_msgs(facts) + [grasp_predicate("bottle3", held.grasp)])
-    got = state_from_perceived(msg, problem)
-    assert got.held == held.held and got.grasp == held.grasp and got.doors_open == held.doors_open
-    assert [(p.x, p.y, p.region) if p else None for p in got.poses] == [
-        (p.x, p.y, p.region) if p else None for p in held.poses]
-
-
-def test_goal_json_round_trip_and_unknown_names():
-    problem = load_problem("P2")
-    assert goal_from_json(goal_to_json(problem.goal), problem) == problem.goal
-    with pytest.raises(Exception, match="unknown object 'spoon'"):
-        goal_from_json(json.dumps([["AtPosition", "spoon", "on", "table2"]]), problem)

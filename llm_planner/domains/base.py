@@ -1,0 +1,181 @@
+"""What a world must provide so the four nodes and the closed loop can run it (no ROS here).
+
+A :class:`Domain` is a small adapter over code that exists elsewhere in the core (the household
+scene and simulator, the G-TAMP problems and PyBullet world). The nodes pick one by the
+``domain`` parameter and call only this interface; messages are converted by the one codec in
+:mod:`llm_planner.ros.conversions`, which only knows the plain data below.
+
+The flow through it::
+
+    simulator node   sim = domain.make_simulator();  ok, reason = sim.execute_skill(name, args)
+                     geometry = sim.geometry()                       -> sim/geometry
+    perception node  percepts = domain.make_perceiver().perceive(geometry)  -> perception/<topic>
+    planner node     translation = domain.ground(directive, planner)
+    executor node    planner = domain.make_planner(name); task = domain.make_task(directive, goal, timeout)
+                     run_episode(planner, task, RobotWorld(domain, link))
+"""
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Protocol
+
+from llm_planner.planners.base import Planner
+from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot
+
+#: A ground predicate as plain data, e.g. ``("INSIDE", ("apple_1", "fridge"))``.
+Fact = tuple[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Percept:
+    """What one perception topic carries: the robot's room, ground predicates and the poses of the
+    bodies it reports, stamped with the geometry it was computed from."""
+
+    scene: str
+    room: str
+    predicates: tuple[Fact, ...]
+    bodies: tuple[BodyGeometry, ...] = ()
+    full_observation: bool = False
+    stamp_ns: int = 0
+
+    def facts(self) -> set[tuple[str, ...]]:
+        """The predicates as flat tuples, ``("AtPosition", "salter", "on", "table2")``."""
+        return {(name, *args) for name, args in self.predicates}
+
+
+@dataclass(frozen=True)
+class Translation:
+    """A directive grounded into the domain's goal, with a sentence saying how it was read."""
+
+    goal: Any
+    message: str = ""
+    llm_requests: int = 0
+
+
+class Simulator(Protocol):
+    """The simulator node's world: skills by name, and what the sensors report."""
+
+    def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]: ...
+
+    def geometry(self) -> GeometrySnapshot: ...
+
+    def close(self) -> None: ...
+
+
+class Perceiver(Protocol):
+    """The perception node's computation: percepts per topic (``state``, ``full_state``) from geometry."""
+
+    def perceive(self, geometry: GeometrySnapshot) -> dict[str, Percept]: ...
+
+    def close(self) -> None: ...
+
+
+class StepText(Protocol):
+    """How the loop writes an action and an observation in plans, feedback and status messages."""
+
+    def format_action(self, action: Any) -> str: ...
+
+    def summarize(self, observation: Any) -> str: ...
+
+
+class Domain(ABC):
+    """A world the node graph and the closed loop run. Subclasses are registered in
+    :mod:`llm_planner.domains` and built from the node parameters (:mod:`llm_planner.config`)."""
+
+    name: ClassVar[str] = ""
+    #: perception topics (under ``perception/``) the perception node publishes
+    perception_topics: ClassVar[tuple[str, ...]] = ("state",)
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self.params = dict(params)
+        self._lm: Any = None
+        self._lm_lock = threading.Lock()
+
+    def language_model(self) -> Any:
+        """The process's LanguageModel (``llm_backend``, ``llm_config``): the translation and every
+        planner of this process ask the same one."""
+        with self._lm_lock:
+            if self._lm is None:
+                from llm_planner.llm import make_backend
+
+                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"])
+            return self._lm
+
+    # ---------------------------------------------------------------- identity
+    @property
+    @abstractmethod
+    def world_name(self) -> str:
+        """The scene or problem the nodes run (for log lines)."""
+
+    # ---------------------------------------------------------------- planners
+    @classmethod
+    @abstractmethod
+    def planner_names(cls) -> list[str]:
+        """The registry names of this domain's planners."""
+
+    @classmethod
+    def resolve_planner(cls, name: str) -> str:
+        """The registry name for a planner name given by a user; ConfigError listing the known ones."""
+        from llm_planner.errors import ConfigError
+
+        known = cls.planner_names()
+        if name not in known:
+            raise ConfigError(f"unknown planner '{name}' for the {cls.name} domain (available: {', '.join(known)})")
+        return name
+
+    @abstractmethod
+    def make_planner(self, name: str) -> Planner:
+        """A fresh planner with the node's LLM backend, LLM configuration and seed."""
+
+    @abstractmethod
+    def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:
+        """The planner's task for a grounded goal (step limit from ``max_steps``)."""
+
+    def close_planner(self, planner: Planner) -> None:
+        """Release what a planner holds (a G-TAMP planner's collision world)."""
+
+    # ---------------------------------------------------------------- directives and goals
+    @abstractmethod
+    def ground(self, directive: str, planner: str) -> Translation:
+        """The directive as a goal of this world; GoalError saying what was wrong."""
+
+    @abstractmethod
+    def goal_lists(self, goal: Any) -> list:
+        """The goal as JSON-able lists (the ``goal`` field of the responses)."""
+
+    @abstractmethod
+    def goal_from_lists(self, items: Any) -> Any:
+        """The inverse of :meth:`goal_lists`, checked against the world's names."""
+
+    # ---------------------------------------------------------------- the robot
+    @abstractmethod
+    def make_simulator(self) -> Simulator:
+        """The simulated robot and world (the simulator node owns it)."""
+
+    @abstractmethod
+    def make_perceiver(self) -> Perceiver:
+        """Perception from geometry (the perception node owns it)."""
+
+    @abstractmethod
+    def skill_call(self, action: Any) -> tuple[str, list[str]]:
+        """A planner's action as a skill request: (name, args)."""
+
+    @abstractmethod
+    def observation(self, percepts: Mapping[str, Percept]) -> Any:
+        """What the planner observes, from the latest percepts."""
+
+    def full_state(self, percepts: Mapping[str, Percept]) -> Any:
+        """The full state (for planners that may see it); by default the observation."""
+        return self.observation(percepts)
+
+    @abstractmethod
+    def goal_reached(self, percepts: Mapping[str, Percept], goal: Any) -> bool:
+        """Whether the goal holds in what perception reports."""
+
+    # ---------------------------------------------------------------- text
+    @classmethod
+    @abstractmethod
+    def step_text(cls, task: Any) -> StepText:
+        """How actions and observations of a task of this domain are written."""

@@ -1,0 +1,124 @@
+"""The executor's link to the robot over ROS (a :class:`llm_planner.execution.RobotLink`): one
+``robot/skill`` call at a time and the latest message of each perception topic.
+
+Every wait is bounded by a parameter (``node_timeout_s`` for a skill, ``perception_wait_s`` for
+the observation after it), and a node that stops answering is named from the ROS graph: the node
+that served the skill or published the topic, and whether it has left the graph.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+
+from llm_planner.domains.base import Domain, Percept
+from llm_planner.errors import LlmPlannerError
+from llm_planner.ros.conversions import percept_from_msg, time_to_ns
+from llm_planner.ros.graph import is_alive, presence, publisher_of, server_of
+from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
+from llm_planner_interfaces.msg import PerceivedState
+from llm_planner_interfaces.srv import RobotSkill
+
+#: How often a wait on a node checks whether it is still in the ROS graph.
+GRAPH_POLL_S = 0.5
+
+
+class PerceptionCache:
+    """The latest message of each perception topic of a domain, with a bounded wait for one
+    computed at or after a given time."""
+
+    def __init__(self, node: Node, domain: Domain) -> None:
+        self.node = node
+        self.params = domain.params
+        self.topics = {t: node.resolve_topic_name(f"perception/{t}") for t in domain.perception_topics}
+        self.latest: dict[str, PerceivedState | None] = {t: None for t in domain.perception_topics}
+        self.changed = threading.Condition()
+        self.publishers: dict[str, str] = {}  # topic -> the node seen publishing it
+        group = MutuallyExclusiveCallbackGroup()
+        for topic in domain.perception_topics:
+            node.create_subscription(PerceivedState, f"perception/{topic}", lambda m, t=topic: self._store(t, m),
+                                     GEOMETRY_QOS, callback_group=group)
+
+    def _store(self, topic: str, msg: PerceivedState) -> None:
+        with self.changed:
+            self.latest[topic] = msg
+            self.changed.notify_all()
+        if topic not in self.publishers:
+            owner = publisher_of(self.node, self.topics[topic])
+            if owner:
+                self.publishers[topic] = owner
+
+    def percept(self, topic: str, after_ns: int = 0, note: Callable[[], str] = lambda: "") -> Percept:
+        """The latest percept of ``topic`` stamped at or after ``after_ns``; LlmPlannerError naming
+        the silent node after ``perception_wait_s``."""
+        wait_s = self.params["perception_wait_s"]
+        deadline = time.monotonic() + wait_s
+        with self.changed:
+            while True:
+                msg = self.latest[topic]
+                if msg is not None and time_to_ns(msg.header.stamp) >= after_ns:
+                    return percept_from_msg(msg)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self.changed.wait(remaining)
+        name, owner = self.topics[topic], self.publishers.get(topic)
+        who = f"the perception node '{owner}'" if owner else "the perception node"
+        what = "after the last skill" if after_ns else "yet"
+        raise LlmPlannerError(f"{who} published no {name} {what} (waited {wait_s:g} s, parameter perception_wait_s); "
+                              f"{presence(self.node, owner, 'publishing it')}{note()}")
+
+    def percepts(self) -> dict[str, Percept]:
+        """The latest percept of every topic (waiting for the first ones)."""
+        return {t: self.percept(t) for t in self.topics}
+
+
+class RosRobotLink:
+    def __init__(self, node: Node, domain: Domain) -> None:
+        self.node = node
+        self.params = domain.params
+        self.skill_client = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
+                                               callback_group=ReentrantCallbackGroup())
+        self.skill_service = node.resolve_service_name("robot/skill")
+        self.simulator: str | None = None  # the node seen serving robot/skill
+        self.perception = PerceptionCache(node, domain)
+
+    def percept(self, topic: str, after_ns: int) -> Percept:
+        """The latest percept of ``topic`` stamped at or after ``after_ns`` (see :class:`PerceptionCache`)."""
+        def note() -> str:
+            if self.simulator and not is_alive(self.node, self.simulator):
+                return f"; the simulator node '{self.simulator}' that feeds it geometry has left the ROS graph"
+            return ""
+
+        return self.perception.percept(topic, after_ns, note)
+
+    # ------------------------------------------------------------------ skills
+    def skill(self, name: str, args: list[str]) -> tuple[bool, str, int]:
+        """One skill call: (success, reason, stamp of the geometry published after it); LlmPlannerError
+        naming the simulator when it does not answer within ``node_timeout_s``."""
+        timeout = self.params["node_timeout_s"]
+        service = self.skill_service
+        if not self.skill_client.wait_for_service(timeout_sec=timeout):
+            raise LlmPlannerError(f"{self._who()} does not serve {service} (waited "
+                                  f"{timeout:g} s, parameter node_timeout_s); {presence(self.node, self.simulator)}")
+        self.simulator = self.simulator or server_of(self.node, service)
+        future = self.skill_client.call_async(RobotSkill.Request(action=name, args=args))
+        answered = threading.Event()
+        future.add_done_callback(lambda _: answered.set())
+        deadline = time.monotonic() + timeout
+        while not answered.wait(GRAPH_POLL_S) and not future.done():
+            gone = self.simulator is not None and not is_alive(self.node, self.simulator)
+            if gone or time.monotonic() > deadline:
+                self.skill_client.remove_pending_request(future)
+                shown = " ".join(args) if len(" ".join(args)) < 80 else f"{len(args)} argument(s)"
+                raise LlmPlannerError(f"{self._who()} did not answer the skill {name} {shown} "
+                                      f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
+                                      f"{presence(self.node, self.simulator)}")
+        response = future.result()
+        return bool(response.success), response.reason, time_to_ns(response.stamp)
+
+    def _who(self) -> str:
+        return f"the simulator node '{self.simulator}'" if self.simulator else "the simulator node"

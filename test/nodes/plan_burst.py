@@ -1,0 +1,45 @@
+"""A client process for the system tests: sends N plan-only plan_task requests at once and prints
+one JSON line with every answer (or null for a request that got none within the time limit).
+
+    python plan_burst.py NAMESPACE TIMEOUT_S '["DIRECTIVE", ...]'   (a JSON list: any text, even NUL)
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import rclpy
+from rclpy.node import Node
+
+from llm_planner.ros.client import DISCOVERY_SETTLE_S
+from llm_planner.ros.conversions import result_to_dict
+from llm_planner.ros.environment import apply_ros_environment
+from llm_planner.ros.node_utils import SERVICE_QOS
+from llm_planner_interfaces.srv import PlanTask
+
+
+def main() -> int:
+    namespace, timeout_s, directives = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
+    apply_ros_environment()
+    rclpy.init()
+    node = Node("plan_burst", namespace=namespace)
+    client = node.create_client(PlanTask, "plan_task", qos_profile=SERVICE_QOS)
+    if not client.wait_for_service(timeout_sec=60.0):
+        print(json.dumps({"error": "plan_task never appeared"}))
+        return 1
+    deadline = time.monotonic() + DISCOVERY_SETTLE_S
+    while time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.1)
+    futures = [client.call_async(PlanTask.Request(directive=d)) for d in directives]
+    deadline = time.monotonic() + timeout_s
+    while not all(f.done() for f in futures) and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.1)
+    print(json.dumps([result_to_dict(f.result()) if f.done() else None for f in futures]))
+    node.destroy_node()
+    rclpy.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""The one closed loop (no ROS) on both worlds: G-TAMP replanning after a failed step, the step
+limit, and the ways a caller stops it between skills (cancel, deadline, a robot fault)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from llm_planner.domains.gtamp import GTampSimWorld
+from llm_planner.errors import LlmPlannerError
+from llm_planner.execution import CANCELED, FAILED, SUCCEEDED, TIMED_OUT, SkillOutcome, SymbolicWorld, run_episode
+from llm_planner.gtamp.domain import ConcreteAction
+from llm_planner.gtamp.problems import load_problem
+from llm_planner.gtamp.sim import GTampSim
+from llm_planner.planners.base import Task, create
+from llm_planner.planners.stalm import GTampTask
+from llm_planner.world.scene import load_scene
+from llm_planner.world.symbolic import GoalItem, Household
+
+
+class FlakyRobot(GTampSimWorld):
+    """GTampSim whose first ``fail_op`` step fails without changing anything (a slipped grasp)."""
+
+    def __init__(self, sim: GTampSim, fail_op: str) -> None:
+        super().__init__(sim)
+        self.fail_op, self.failed = fail_op, False
+
+    def execute(self, action: ConcreteAction) -> SkillOutcome:
+        if action.action.op == self.fail_op and not self.failed:
+            self.failed = True
+            return SkillOutcome(False, "injected: the gripper slipped")
+        return super().execute(action)
+
+
+@pytest.fixture
+def p2():
+    problem = load_problem("P2")
+    sim = GTampSim(problem)
+    planner = create("stalm", backend="offline", seed=0)
+    yield problem, sim, planner
+    sim.close()
+    if planner.ctx is not None:
+        planner.ctx.model.world.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fail_op", ["pick", "place"])
+def test_a_failed_gtamp_step_is_replanned_from_the_observed_state(p2, fail_op):
+    problem, sim, planner = p2
+    seen: list = []
+    result = run_episode(planner, GTampTask(problem, max_steps=20), FlakyRobot(sim, fail_op), on_step=seen.append)
+    assert result.success and result.outcome == SUCCEEDED, result.message
+    assert [s.success for s in result.steps].count(False) == 1
+    assert any(s.reason == "injected: the gripper slipped" for s in result.steps)
+    assert planner.plans_asked >= 2                      # a new plan after the failure
+    assert [s.step for s in seen] == list(range(1, len(result.steps) + 1))
+    assert result.plan[-1].startswith("place(salter, ")
+    assert "salter on" in result.steps[-1].observed and "hand empty" in result.steps[-1].observed
+
+
+@pytest.mark.slow
+def test_the_step_limit_stops_the_loop(p2):
+    problem, sim, planner = p2
+    result = run_episode(planner, GTampTask(problem, max_steps=2), GTampSimWorld(sim))
+    assert not result.success and len(result.steps) == 2 and "within 2 steps" in result.message
+
+
+@pytest.fixture(scope="module")
+def household():
+    return Household(load_scene("apartment_seen"))
+
+
+def _apple_task(household, max_steps=30):
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    state = next(s for s in map(household.sample_initial_state, range(50)) if not household.satisfied(s, goal))
+    return Task("put one apple inside the fridge", goal, household, max_steps), SymbolicWorld(household, state)
+
+
+def test_a_stop_request_ends_the_episode_canceled_before_the_next_skill(household):
+    task, world = _apple_task(household)
+    seen: list = []
+    result = run_episode(create("classical"), task, world, on_step=seen.append, should_stop=lambda: len(seen) >= 1)
+    assert result.outcome == CANCELED and not result.success
+    assert len(result.steps) == 1 and "canceled after 1 step(s)" in result.message
+
+
+def test_the_deadline_ends_the_episode_timed_out(household):
+    task, world = _apple_task(household)
+    result = run_episode(create("classical"), task, world, deadline=time.monotonic() - 1.0)
+    assert result.outcome == TIMED_OUT and not result.steps and "time limit" in result.message
+
+
+def test_a_robot_fault_ends_the_episode_failed_with_the_steps_so_far(household):
+    task, world = _apple_task(household)
+    calls = {"n": 0}
+    execute = world.execute
+
+    def dying_robot(action):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise LlmPlannerError("the simulator node '/simulator' did not answer")
+        return execute(action)
+
+    world.execute = dying_robot
+    result = run_episode(create("classical"), task, world)
+    assert result.outcome == FAILED and len(result.steps) == 1
+    assert "the simulator node '/simulator' did not answer (after 1 step(s))" == result.message
+    assert result.steps[0].describe().startswith(f"{result.plan[0]} -> ok; observed: in ")
