@@ -58,8 +58,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
         cache.cleanup()
 
     atexit.register(stop)
-    served = {"base_url": server.base_url, "model": f"llm-planner-offline/{args.serve_style}@{latency}".replace(" ", ""),
-              "api_key_env": "LLM_PLANNER_SERVE_KEY"}
+    served = {**server.client_config()["openai"],
+              "model": f"llm-planner-offline/{args.serve_style}@{latency}".replace(" ", "")}
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
                  "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
     load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker

@@ -7,7 +7,7 @@ the offline backend can answer "where is a <type> usually?" for any apartment, f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -38,6 +38,7 @@ class Commonsense:
     aliases: Mapping[str, tuple[str, ...]]           # object type -> other words
     place_aliases: Mapping[str, tuple[str, ...]]     # place -> other words
     path: Path | None = None
+    verb_places: Mapping[str, tuple[str, bool]] = field(default_factory=dict)  # verb -> (place, kept there only)
 
     def alias_index(self) -> dict[str, str]:
         """word -> object type, for every type and alias."""
@@ -87,7 +88,12 @@ def load_commonsense(path: str | Path | None = None) -> Commonsense:
         objects[str(obj)] = {str(p): float(w) for p, w in weights.items()}
     aliases = {str(k): tuple(str(w) for w in v) for k, v in (data.get("aliases") or {}).items()}
     place_aliases = {str(k): tuple(str(w) for w in v) for k, v in (data.get("place_aliases") or {}).items()}
-    return Commonsense(places, like, objects, aliases, place_aliases, path)
+    verb_places: dict[str, tuple[str, bool]] = {}
+    for verb, spec in (data.get("verb_places") or {}).items():
+        if not isinstance(spec, dict) or spec.get("place") not in places:
+            raise ConfigError(f"{path}: verb_places.{verb} needs a place declared under places, got {spec!r}")
+        verb_places[str(verb)] = (str(spec["place"]), bool(spec.get("kept_there", False)))
+    return Commonsense(places, like, objects, aliases, place_aliases, path, verb_places)
 
 
 class SceneKnowledge:

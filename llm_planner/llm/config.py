@@ -137,8 +137,16 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+#: A YAML file merged over ``config/llm.yaml`` in every process that does not name one (the nodes of
+#: a launched graph inherit it), e.g. written by ``ModelServer.write_client_config`` for a served model.
+CONFIG_ENV = "LLM_PLANNER_LLM_CONFIG"
+
+
 def load_llm_config(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> LLMConfig:
-    """Load ``config/llm.yaml`` (or ``path``, merged over the shipped defaults) and apply ``overrides``."""
+    """Load ``config/llm.yaml`` (or ``path``, else ``$LLM_PLANNER_LLM_CONFIG``, merged over the shipped
+    defaults) and apply ``overrides``."""
+    if path is None and os.environ.get(CONFIG_ENV):
+        path = os.environ[CONFIG_ENV]
     defaults_path = default_config_path()
     try:
         data = yaml.safe_load(defaults_path.read_text())

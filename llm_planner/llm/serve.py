@@ -22,9 +22,12 @@ What a user's server does, on purpose and measurably:
 From Python::
 
     with ModelServer(ServeOptions(latency=Latency.fixed(0.2), style="chatty")) as server:
-        backend = make_backend(backend="openai", openai__base_url=server.base_url)
+        backend = make_backend(server.client_config())
         ...
-        server.stats()["by_kind"]          # {"policy": 120, "world_model": 30, ...}
+        server.stats()["answered"]         # {"policy": 120, "world_model": 30, "translate": 1, ...}
+
+A launched node graph reaches it through ``server.write_client_config(FILE)`` and the environment
+variable ``LLM_PLANNER_LLM_CONFIG=FILE`` (with ``llm_backend: openai``).
 
 :class:`ServeProcess` runs the same server as a separate ``llm-planner serve`` process.
 """
@@ -180,6 +183,28 @@ def format_stats(stats: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------------ clients
+class _ClientConfig:
+    """How a client reaches a running server (``base_url`` set by the subclass)."""
+
+    base_url: str
+    model_name: str = MODEL
+
+    def client_config(self) -> dict[str, Any]:
+        """Overrides of ``config/llm.yaml`` that point the openai backend at this server."""
+        return {"backend": "openai", "openai": {"base_url": self.base_url, "model": self.model_name,
+                                                 "api_key_env": "LLM_PLANNER_SERVE_KEY"}}
+
+    def write_client_config(self, path: str | os.PathLike) -> str:
+        """Write :meth:`client_config` as YAML (give it to ``--llm-config``, or to the nodes of a
+        launched graph through ``$LLM_PLANNER_LLM_CONFIG``); returns the path."""
+        import yaml
+
+        with open(path, "w") as handle:
+            yaml.safe_dump(self.client_config(), handle)
+        return str(path)
+
+
 # ------------------------------------------------------------------------------ the server
 class _BadRequest(Exception):
     def __init__(self, message: str, param: str | None = None) -> None:
@@ -187,13 +212,14 @@ class _BadRequest(Exception):
         self.param = param
 
 
-class ModelServer:
+class ModelServer(_ClientConfig):
     """The threaded HTTP server on 127.0.0.1 (a context manager; see the module docstring)."""
 
     def __init__(self, options: ServeOptions = ServeOptions(), model: Any = None) -> None:
         from llm_planner.llm.served import ServedModel
 
         self.options = options.validate()
+        self.model_name = options.model
         self.model = model or ServedModel()
         self.stats_ = ServeStats()
         self._rng = random.Random(options.seed)
@@ -469,7 +495,7 @@ def _handler_class(server: ModelServer) -> type:
 
 
 # ------------------------------------------------------------------------------ as a process
-class ServeProcess:
+class ServeProcess(_ClientConfig):
     """``llm-planner serve`` in its own process (a context manager): ``base_url`` once it listens,
     ``stats()`` over HTTP, stopped with SIGINT (it prints its statistics) and killed if it lingers."""
 

@@ -332,38 +332,86 @@ class ServedModel:
         world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
                           {f"{t}_1": t for t in types})
         directive = _NL2PDDL.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
-        template = steps_template(directive, world)
+        steps, goal_text, stepwise = read_steps(directive, world)
         goal = "none"
-        if template == "none":
+        if goal_text:
             try:
-                items = self.backend.translate(world, directive).items
+                items = self.backend.translate(world, goal_text).items
                 goal = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in items)
             except GoalError:
                 goal = "none"
+        template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)
         return [Sample("nl2pddl", {"goal": goal, "template": template})] * n
 
     def _unknown(self, prompt: str, n: int, seed: int) -> list[Sample]:
         return [Sample("unknown", {"text": "I am not sure what you are asking. Could you rephrase the question?"})] * n
 
 
-_STEP_VERBS = {"walk to": "walk", "go to": "walk", "grab": "grab", "pick up": "grab", "open": "open", "close": "close"}
+_WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|proceed(?:ing)?|move|make\s+your\s+way|"
+                   r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
+_GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
+                   r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
+_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
+                  r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
+_OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
+_PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"
+                  r"(?P<rel>inside|into|in|onto|on\s+top\s+of|on)\s+(?:the\s+)?(?P<y>.+)$")
+_BRING = re.compile(r"^(?:bring|carry|take|move|deliver)\s+.+\s+(?:to|into|onto|in|on)\s+.+$")
 
 
-def steps_template(directive: str, world: WorldInfo) -> str:
-    """A plan template for a directive that spells out steps ("walk to the kitchen, grab the apple,
-    open the fridge"): one step per clause that starts with a step verb and names a known kind;
-    "none" when the directive does not list steps."""
-    clauses = [c.strip() for c in re.split(r",|\band then\b|\bthen\b|\band\b", directive.lower()) if c.strip()]
-    kinds = {name_to_text(n): n for n in (*world.rooms, *world.furniture, *world.object_types)}
-    steps = []
-    for clause in clauses:
-        for words, verb in _STEP_VERBS.items():
-            if clause.startswith(words + " "):
-                target = re.sub(r"^(?:the|a|an)\s+", "", clause[len(words):].strip())
-                if target in kinds:
-                    steps.append(f"{verb}({kinds[target]})")
-                break
-    return ", ".join(steps) if len(steps) >= 2 else "none"
+def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
+    """(template steps, the goal part of the directive, whether it is all steps) of a Levy-Karpas
+    directive: clauses that walk, grab, open, close or put become steps over the prompt's kinds
+    ("it" is the last object or container named); "bring/carry X to Y" clauses are the goal. A
+    directive of goal clauses only has no steps (its goal is the whole directive)."""
+    from llm_planner.nl2pddl.clauses import split_clauses
+
+    kinds = {name_to_text(k): k for k in (*world.rooms, *world.furniture, *world.object_types)}
+    objects = {name_to_text(t): t for t in world.object_types}
+    steps: list[str] = []
+    goals: list[str] = []
+    last_object = last_container = None
+    puts = []
+    for clause in split_clauses(directive):
+        clause = re.sub(r"^(?:then|after that|and|first|finally|next)\s+", "", clause)
+        clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
+        if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
+                kinds.get(m.group("to") or m.group("to2")):
+            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})", f"walk({kinds[m.group('to') or m.group('to2')]})"]
+        elif (m := _OPEN_CLOSE.match(clause)):
+            target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
+            if target:
+                steps.append(f"{'open' if m.group('verb') == 'open' else 'close'}({target})")
+                last_container = target
+        elif (m := _PUT.match(clause)):
+            obj = objects.get(m.group("x")) or (last_object if m.group("x") in ("it", "them") else None)
+            dest = kinds.get(m.group("y"))
+            if obj and dest:
+                rel = "putin" if dest in world.containers else "puton"
+                steps.append(f"{rel}({obj}, {dest})")
+                puts.append(clause)
+        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1)) or clause.startswith(("bring", "carry")):
+            goals.append(clause)
+        elif (m := _GRAB.match(clause)):
+            obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)
+            if obj:
+                steps.append(f"grab({obj})")
+                last_object = obj
+        elif (m := _WALK.match(clause)):
+            target = kinds.get(m.group("x"))
+            if target:
+                steps.append(f"walk({target})")
+                if target in world.containers:
+                    last_container = target
+                if target in world.object_types:
+                    last_object = target
+    stepwise = any(s.startswith(("grab(", "open(", "close(")) for s in steps)
+    if not stepwise:  # put clauses without grab/open/close state the goal
+        steps = [s for s in steps if not s.startswith(("putin(", "puton("))]
+        goals += puts
+    if not steps:  # a goal only
+        return [], directive, False
+    return steps, " and ".join(goals), stepwise and not goals
 
 
 def _situation(observation: Observation) -> str:

@@ -28,13 +28,23 @@ _CONCRETE = STYLES[:-1]
 
 
 def render(sample: Sample, style: str, rng: random.Random) -> str:
-    """The text of one sample in ``style``."""
+    """The text of one sample in ``style``: plain, thinking and json are the same for every question;
+    chatty and markdown are written per question (``_WRITERS``)."""
     if style == "mixed":
         style = rng.choice(_CONCRETE)
     if sample.kind == "unknown":
         return str(sample.data.get("text", ""))
-    writer = _WRITERS[sample.kind]
-    return writer(sample.data, style, rng)
+    plain_text, chatty, markdown = _WRITERS[sample.kind]
+    d = sample.data
+    if style == "plain":
+        return plain_text(d)
+    if style == "thinking":
+        return f"<think>\n{reasoning(sample)}\n</think>\n\n{plain_text(d)}"
+    if style == "json":
+        data = structured(sample)
+        text = json.dumps(data, indent=2 if rng.random() < 0.5 else None)
+        return f"```json\n{text}\n```" if rng.random() < 0.7 else text
+    return (chatty if style == "chatty" else markdown)(d, rng)
 
 
 def structured(sample: Sample) -> dict[str, Any] | None:
@@ -76,56 +86,42 @@ def reasoning(sample: Sample) -> str:
     return "I will answer in the requested format."
 
 
-def _think(sample: Sample, body: str) -> str:
-    return f"<think>\n{reasoning(sample)}\n</think>\n\n{body}"
-
-
-def _fence(obj: Any, rng: random.Random) -> str:
-    text = json.dumps(obj, indent=2 if rng.random() < 0.5 else None)
-    return f"```json\n{text}\n```" if rng.random() < 0.7 else text
-
-
 def _title(text: str) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in text.split())
 
 
 # ------------------------------------------------------------------------------ world model
-def _positions(d: dict[str, Any], style: str, rng: random.Random) -> str:
+def _positions_plain(d: dict[str, Any]) -> str:
     pos = d["positions"]
-    plain = ", ".join(f"{rel.capitalize()} {place}" for rel, place in pos) + "." if pos else "I do not know."
-    if style == "plain":
-        return plain
-    if style == "thinking":
-        return _think(Sample("world_model", d), plain)
-    if style == "json":
-        return _fence(structured(Sample("world_model", d)), rng)
-    obj = d["object"]
-    if style == "markdown":
-        items = "\n".join(f"- **{rel.capitalize()}** the {place}" for rel, place in pos) or "- no usual place"
-        return f"**Possible positions of {obj}:**\n\n{items}"
-    lines = "\n".join(f"{k}. {rel.capitalize()} the {_title(place)}" for k, (rel, place) in enumerate(pos, 1))
-    return (f"Sure! A {obj} is usually found in these places:\n\n{lines or '1. I am not sure'}\n\n"
+    return ", ".join(f"{rel.capitalize()} {place}" for rel, place in pos) + "." if pos else "I do not know."
+
+
+def _positions_markdown(d: dict[str, Any], rng: random.Random) -> str:
+    items = "\n".join(f"- **{rel.capitalize()}** the {place}" for rel, place in d["positions"]) or "- no usual place"
+    return f"**Possible positions of {d['object']}:**\n\n{items}"
+
+
+def _positions_chatty(d: dict[str, Any], rng: random.Random) -> str:
+    lines = "\n".join(f"{k}. {rel.capitalize()} the {_title(place)}" for k, (rel, place) in enumerate(d["positions"], 1))
+    return (f"Sure! A {d['object']} is usually found in these places:\n\n{lines or '1. I am not sure'}\n\n"
             "These are the most common spots in a typical home, but every household is a little different.")
 
 
 # ------------------------------------------------------------------------------ policy
-def _actions(d: dict[str, Any], style: str, rng: random.Random) -> str:
-    actions = list(d["next_actions"])
-    done = actions == ["done"]
-    plain = ", ".join(actions) + "."
-    if style == "plain":
-        return plain
-    if style == "thinking":
-        return _think(Sample("policy", d), plain)
-    if style == "json":
-        return _fence(structured(Sample("policy", d)), rng)
-    if style == "markdown":
-        if done:
-            return "**Next actions:** done ✅"
-        return "**Next actions:**\n" + "\n".join(f"{k}. `{a}`" for k, a in enumerate(actions, 1))
-    if done:
+def _actions_plain(d: dict[str, Any]) -> str:
+    return ", ".join(d["next_actions"]) + "."
+
+
+def _actions_markdown(d: dict[str, Any], rng: random.Random) -> str:
+    if d["next_actions"] == ["done"]:
+        return "**Next actions:** done \u2705"
+    return "**Next actions:**\n" + "\n".join(f"{k}. `{a}`" for k, a in enumerate(d["next_actions"], 1))
+
+
+def _actions_chatty(d: dict[str, Any], rng: random.Random) -> str:
+    if d["next_actions"] == ["done"]:
         return rng.choice(["The task is already complete, so: done.", "Done! The goal has been achieved."])
-    first = actions[0]
+    first = d["next_actions"][0]
     opener = rng.choice(["Sure! ", "Okay! ", "Of course. ", ""])
     if rng.random() < 0.5:
         return (f"{opener}Here are the next actions:\n\n1. {first[:1].upper() + first[1:]}\n\n"
@@ -138,22 +134,23 @@ def _formal(goal: list) -> str:
     return "-".join(f"({r}, {o}, {t}, {c})" for r, o, t, c in goal)
 
 
-def _goal(d: dict[str, Any], style: str, rng: random.Random) -> str:
+def _refusal(d: dict[str, Any]) -> str:
+    return f"I cannot turn this request into a formal goal: {d['problem']}"
+
+
+def _goal_plain(d: dict[str, Any]) -> str:
+    return _refusal(d) if d["problem"] else _formal(d["goal"])
+
+
+def _goal_markdown(d: dict[str, Any], rng: random.Random) -> str:
     if d["problem"]:
-        text = f"I cannot turn this request into a formal goal: {d['problem']}"
-        if style == "json":
-            return _fence(structured(Sample("translate", d)), rng)
-        return _think(Sample("translate", d), text) if style == "thinking" else text
-    plain = _formal(d["goal"])
-    if style == "plain":
-        return plain
-    if style == "thinking":
-        return _think(Sample("translate", d), plain)
-    if style == "json":
-        return _fence(structured(Sample("translate", d)), rng)
-    if style == "markdown":
-        items = "\n".join(f"- `({r}, {o}, {t}, {c})`" for r, o, t, c in d["goal"])
-        return f"### Formal goal\n\n{items}"
+        return _refusal(d)
+    return "### Formal goal\n\n" + "\n".join(f"- `({r}, {o}, {t}, {c})`" for r, o, t, c in d["goal"])
+
+
+def _goal_chatty(d: dict[str, Any], rng: random.Random) -> str:
+    if d["problem"]:
+        return _refusal(d)
     tuples = "-".join(f"({r}, {_title(o.replace('_', ' ')) if rng.random() < 0.5 else o}, {t}, {c})"
                       for r, o, t, c in d["goal"])
     return (f"Sure! Here is the formal goal:\n\n{tuples}\n\n"
@@ -161,42 +158,41 @@ def _goal(d: dict[str, Any], style: str, rng: random.Random) -> str:
 
 
 # ------------------------------------------------------------------------------ STaLM plans
-def _plan_list(steps: list[list[str]]) -> str:
-    return "plan = [" + ",\n        ".join("(" + ", ".join(repr(x) for x in s) + ")" for s in steps) + "]"
+def _plan_list(d: dict[str, Any]) -> str:
+    steps = "plan = [" + ",\n        ".join("(" + ", ".join(repr(x) for x in s) + ")" for s in d["plan"]) + "]"
+    return f"# {d['note']}\n{steps}" if d["note"] else steps
 
 
-def _plan(d: dict[str, Any], style: str, rng: random.Random) -> str:
-    if style == "plain":
-        return d["text"]
-    if style == "thinking":
-        return _think(Sample("task_plans", d), d["text"])
-    if style == "json":
-        return _fence(structured(Sample("task_plans", d)), rng)
-    steps = _plan_list(d["plan"])
-    if d["note"]:
-        steps = f"# {d['note']}\n{steps}"
-    if style == "markdown":
-        challenges = "\n".join(f"- {c}" for c in d["challenges"]) or "- none"
-        return (f"### Possible challenges\n\n{challenges}\n\n### Plan\n\n```python\n{steps}\n```")
+def _plan_markdown(d: dict[str, Any], rng: random.Random) -> str:
+    challenges = "\n".join(f"- {c}" for c in d["challenges"]) or "- none"
+    return f"### Possible challenges\n\n{challenges}\n\n### Plan\n\n```python\n{_plan_list(d)}\n```"
+
+
+def _plan_chatty(d: dict[str, Any], rng: random.Random) -> str:
     challenges = " ".join(d["challenges"]) or "Nothing seems to be in the way."
-    return (f"Sure! Let's think about this step by step.\n\n{challenges}\n\nHere's the plan:\n\n```python\n{steps}\n```\n\n"
-            "This plan clears what is in the way first and then achieves every goal.")
+    return (f"Sure! Let's think about this step by step.\n\n{challenges}\n\nHere's the plan:\n\n```python\n"
+            f"{_plan_list(d)}\n```\n\nThis plan clears what is in the way first and then achieves every goal.")
 
 
 # ------------------------------------------------------------------------------ Levy-Karpas
-def _goal_template(d: dict[str, Any], style: str, rng: random.Random) -> str:
-    plain = f"Goal: {d['goal']}\nTemplate: {d['template']}"
-    if style == "plain":
-        return plain
-    if style == "thinking":
-        return _think(Sample("nl2pddl", d), plain)
-    if style == "json":
-        return _fence(structured(Sample("nl2pddl", d)), rng)
-    if style == "markdown":
-        return f"**Goal:** {d['goal']}\n**Template:** {d['template']}"
-    return f"Sure! Here is the translation:\n\n{plain}\n\nLet me know if you need anything else."
+def _goal_template_plain(d: dict[str, Any]) -> str:
+    return f"Goal: {d['goal']}\nTemplate: {d['template']}"
 
 
-_WRITERS: dict[str, Callable[[dict[str, Any], str, random.Random], str]] = {
-    "world_model": _positions, "policy": _actions, "translate": _goal, "task_plans": _plan, "nl2pddl": _goal_template,
+def _goal_template_markdown(d: dict[str, Any], rng: random.Random) -> str:
+    return f"**Goal:** {d['goal']}\n**Template:** {d['template']}"
+
+
+def _goal_template_chatty(d: dict[str, Any], rng: random.Random) -> str:
+    return f"Sure! Here is the translation:\n\n{_goal_template_plain(d)}\n\nLet me know if you need anything else."
+
+
+_Writer = Callable[[dict[str, Any], random.Random], str]
+#: Per question: (plain text, chatty, markdown).
+_WRITERS: dict[str, tuple[Callable[[dict[str, Any]], str], _Writer, _Writer]] = {
+    "world_model": (_positions_plain, _positions_chatty, _positions_markdown),
+    "policy": (_actions_plain, _actions_chatty, _actions_markdown),
+    "translate": (_goal_plain, _goal_chatty, _goal_markdown),
+    "task_plans": (lambda d: d["text"], _plan_chatty, _plan_markdown),
+    "nl2pddl": (_goal_template_plain, _goal_template_chatty, _goal_template_markdown),
 }

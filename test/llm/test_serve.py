@@ -270,3 +270,37 @@ def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(ser
     stats = s.stats()
     assert sum(stats["faults"].values()) > 0 and sum(stats["answered"].values()) > 0
     assert _post(s.base_url, _ask("still there?"), timeout=30)[0] in (200, 429, 500)
+
+
+def test_levy_karpas_prompt_is_answered_with_goal_or_template(served, offline, seen):
+    from llm_planner.nl2pddl.config import load_config
+    from llm_planner.nl2pddl.openai_channels import OpenAIChannels
+    from llm_planner.nl2pddl.template import parse_template
+
+    from types import SimpleNamespace
+
+    channels = OpenAIChannels(seen, offline, [], load_config()["openai"], asker=SimpleNamespace(ask=None))
+    kind, samples = served.answer(channels.prompt("put two apples in the fridge", None), 2)
+    assert kind == "nl2pddl" and samples[0].data == {"goal": "(INSIDE, apple, fridge, 2)", "template": "none"}
+    steps = "go to the kitchen, walk to the fridge and open it, then grab the milk and put it on the kitchen table"
+    _kind, samples = served.answer(channels.prompt(steps, None), 1)
+    assert parse_template(samples[0].data["template"]) == parse_template(
+        "walk(kitchen), walk(fridge), open(fridge), grab(milk), puton(milk, kitchen_table)")
+    _kind, samples = served.answer(channels.prompt("go to the bedroom through the bathroom and bring the towel to "
+                                                   "the wardrobe", None), 1)
+    assert samples[0].data == {"goal": "(INSIDE, towel, wardrobe, 1)", "template": "partial: walk(bathroom), walk(bedroom)"}
+
+
+def test_a_client_config_file_points_every_process_at_the_server(server, tmp_path, monkeypatch, seen, embedder, dataset):
+    """What a launched node graph does: ``$LLM_PLANNER_LLM_CONFIG`` names the file the server wrote."""
+    from llm_planner.llm.config import CONFIG_ENV, load_llm_config
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.llm.translate import translate_directive
+
+    s = server(style="markdown")
+    monkeypatch.setenv(CONFIG_ENV, s.write_client_config(tmp_path / "llm.yaml"))
+    config = load_llm_config().with_overrides({"cache": {"enabled": False}})
+    assert config.backend == "openai" and config.get("openai.base_url") == s.base_url
+    lm = make_backend(config, embedder=embedder, dataset=dataset)
+    assert translate_directive("put the milk in the fridge", seen, lm).to_json()["goal"] == [["inside", "milk", "fridge", 1]]
+    assert s.stats()["answered"] == {"translate": 1}

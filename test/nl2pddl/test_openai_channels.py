@@ -49,3 +49,20 @@ def test_samples_are_ranked_by_frequency_and_grounded(channels):
     kind, prompt, n, params = ch.asker.prompts[0]
     assert n == 5 and params["temperature"] == 0.8 and "State: the robot is in the living room" in prompt
     assert prompt.count("Directive:") == 1 + 4  # K = 4 training examples, then the query
+
+
+def test_answers_in_other_styles_are_read(channels):
+    ch, household = channels
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    styles = [
+        "**Goal:** (INSIDE, apple, fridge, 1)\n**Template:** partial: walk(kitchen)",
+        '```json\n{"goal": "(INSIDE, apple, fridge, 1)", "template": "partial: walk(kitchen)"}\n```',
+        "<think>The apple goes into the fridge; the kitchen is named first.</think>\nGoal: (INSIDE, apple, fridge, 1)\n"
+        "Template: `partial: walk(kitchen)`",
+        "Sure! Here is the translation:\n\nGoal: (INSIDE, Apples, Refrigerator, 1)\nTemplate: partial: walk(kitchen)\n\n"
+        "Let me know if you need anything else.",
+    ]
+    for text in styles:
+        goals, templates = ch._parse([text])
+        assert goals == [goal] and templates == [parse_template("partial: walk(kitchen)")], text
+    assert ch._parse(["Goal: (NEXT_TO, apple, fridge, 1)\nTemplate: none", "I'm sorry, I can't help."]) == ([], [])

@@ -1,0 +1,207 @@
+"""``llm-planner bench translate``: goal translation of directives as people say them (LLM-MCTS seed
+000, §2.2 "Goal"; the grounding and validation of ``llm_planner.llm.translate``), on a hand-written
+evaluation set with gold goals (``config/translate_eval.yaml``: several phrasings per intent, both
+apartments, and directives that must be refused: rooms as destinations, unknown objects, counts the
+apartment does not have, vague or negated requests, other languages).
+
+Per directive the translated goal is compared with the gold goal as a set of (REL, type,
+destination, count) items. Printed per apartment and overall:
+
+* exact-goal accuracy: directives with a gold goal translated to exactly that goal;
+* wrong-goal rate: directives whose translation was accepted but differs from the gold goal
+  (including a goal accepted where a refusal was due) -- a silent error, the figure to keep near 0;
+* refusal rate: directives refused with a message (due or not), and how many refusals were due;
+* seconds per directive.
+
+Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
+
+    llm-planner bench translate                       # offline backend
+    llm-planner bench translate --serve-style chatty  # the openai backend against llm-planner serve
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_planner.errors import ConfigError
+
+HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from llm_planner.bench.serving import add_serve_arguments
+
+    p = sub.add_parser("translate", help="goal translation accuracy on directives as people say them",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--set", dest="eval_set", default=None, metavar="FILE",
+                   help="evaluation set YAML (default config/translate_eval.yaml)")
+    p.add_argument("--home", default="seen,unseen", help="apartments to evaluate: seen, unseen or seen,unseen")
+    p.add_argument("--backend", default=None, help="LLM backend: offline (default) or openai")
+    p.add_argument("--llm-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a key of config/llm.yaml (repeatable)")
+    p.add_argument("--show", choices=("wrong", "refused", "all"), default="wrong",
+                   help="which directives to list after the table (default: wrong goals)")
+    p.add_argument("--json", default=None, metavar="FILE",
+                   help="write rows and per-directive records (DESIGN.md format); - prints them")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_serve_arguments(p)
+    p.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class Case:
+    scene: str                   # seen | unseen
+    directive: str
+    gold: frozenset | None       # {(rel, type, destination, count)}; None: a refusal is due
+    refuse: str = ""             # why a refusal is due
+    split: str = "dev"           # dev: used while writing the offline parser; test: held out
+
+
+def load_cases(path: str | Path | None = None) -> list[Case]:
+    """The evaluation set; a malformed entry is an error naming it."""
+    import yaml
+
+    from llm_planner.paths import config_dir
+
+    path = Path(path) if path else config_dir() / "translate_eval.yaml"
+    try:
+        entries = yaml.safe_load(path.read_text())["directives"]
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: not a translation evaluation set ({exc}); expected a 'directives' list") from None
+    cases = []
+    for i, entry in enumerate(entries):
+        try:
+            scene, directive = str(entry["scene"]), str(entry["directive"])
+            if scene not in HOMES:
+                raise ValueError(f"scene must be one of {', '.join(HOMES)}")
+            if ("goal" in entry) == ("refuse" in entry):
+                raise ValueError("give either goal or refuse")
+            gold = frozenset(_item(part) for part in str(entry["goal"]).split(";")) if "goal" in entry else None
+            split = str(entry.get("split", "dev"))
+            if split not in ("dev", "test"):
+                raise ValueError("split must be dev or test")
+            cases.append(Case(scene, directive, gold, str(entry.get("refuse", "")), split))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"{path}: directive {i + 1} {entry!r}: {exc}") from None
+    return cases
+
+
+def _item(text: str) -> tuple[str, str, str, int]:
+    rel, obj, dest, count = text.split()
+    if rel not in ("inside", "on"):
+        raise ValueError(f"relation '{rel}' is not inside or on")
+    return rel, obj, dest, int(count)
+
+
+def evaluate(case: Case, household: Any, backend: Any) -> dict[str, Any]:
+    """One directive: the translated goal (or the refusal message) and how it compares to gold."""
+    from llm_planner.errors import LlmPlannerError
+    from llm_planner.llm.translate import translate_directive
+
+    started = time.perf_counter()
+    record: dict[str, Any] = {"scene": case.scene, "split": case.split, "directive": case.directive,
+                              "gold": sorted(case.gold) if case.gold else None, "refuse_due": case.refuse}
+    try:
+        result = translate_directive(case.directive, household, backend)
+        goal = frozenset((g.rel, g.obj_type, g.destination, g.count) for g in result.goal)
+        record.update(goal=sorted(goal), refused=False, message=result.message)
+        record["outcome"] = "exact" if goal == case.gold else "wrong"
+    except LlmPlannerError as exc:
+        record.update(goal=None, refused=True, message=str(exc))
+        record["outcome"] = "refused_due" if case.gold is None else "missed"
+    record["seconds"] = time.perf_counter() - started
+    return record
+
+
+def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of a set of records (see the module docstring)."""
+    n = len(records)
+    answerable = [r for r in records if r["gold"] is not None]
+    due = [r for r in records if r["gold"] is None]
+    exact = sum(r["outcome"] == "exact" for r in records)
+    wrong = sum(r["outcome"] == "wrong" for r in records)
+    refused = sum(r["refused"] for r in records)
+    return {"directives": n, "answerable": len(answerable), "refusals_due": len(due),
+            "exact_goal_accuracy": exact / len(answerable) if answerable else float("nan"),
+            "wrong_goal_rate": wrong / n if n else float("nan"), "wrong_goals": wrong,
+            "refusal_rate": refused / n if n else float("nan"), "refusals": refused,
+            "refusals_correct": sum(r["outcome"] == "refused_due" for r in records),
+            "seconds_per_directive": sum(r["seconds"] for r in records) / n if n else float("nan")}
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from tqdm import tqdm
+
+    from llm_planner.bench.report import BenchReport, format_table
+    from llm_planner.bench.serving import serve_for_bench
+    from llm_planner.llm.config import load_llm_config, parse_dotted
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.world.scene import load_scene
+    from llm_planner.world.symbolic import Household
+
+    homes = [h.strip() for h in args.home.split(",") if h.strip()]
+    unknown = [h for h in homes if h not in HOMES]
+    if unknown or not homes:
+        raise ConfigError(f"unknown home(s) {', '.join(unknown) or '(none)'} (choose from {', '.join(HOMES)})")
+    cases = [c for c in load_cases(args.eval_set) if c.scene in homes]
+    llm_overrides = parse_dotted(args.llm_set)
+    backend_name = args.backend or str(load_llm_config(overrides=llm_overrides).backend)
+    llm_overrides, backend_name = serve_for_bench(args, llm_overrides, backend_name)
+    backend = make_backend(llm_overrides, backend=backend_name)
+    described = backend.describe()
+    label = f"{described['backend']} (model {described['model']})"
+    print(f"translation benchmark: {len(cases)} directives ({', '.join(homes)}); backend {label}", flush=True)
+    households = {h: Household(load_scene(HOMES[h])) for h in homes}
+    records = [evaluate(c, households[c.scene], backend)
+               for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
+                            disable=args.no_progress)]
+
+    report = BenchReport("translate", described["backend"], config={"backend": described, "homes": homes,
+                                                                     "eval_set": str(args.eval_set or "config/translate_eval.yaml")})
+    report.episodes = records
+    rows = []
+    groups = [(f"{h} ({s})", lambda r, h=h, s=s: r["scene"] == h and r["split"] == s) for s in ("dev", "test") for h in homes]
+    groups += [("all dev", lambda r: r["split"] == "dev"), ("all test (held out)", lambda r: r["split"] == "test"),
+               ("all", lambda r: True)]
+    for split, selects in groups:
+        part = [r for r in records if selects(r)]
+        if not part:
+            continue
+        s = summary(part)
+        report.add_row("translate", split, s["directives"], s["exact_goal_accuracy"], 0.0, **s)
+        rows.append([split, s["directives"], s["answerable"], f"{s['exact_goal_accuracy']:.3f}",
+                     f"{s['wrong_goal_rate']:.3f} ({s['wrong_goals']})",
+                     f"{s['refusal_rate']:.3f} ({s['refusals_correct']}/{s['refusals_due']} due)",
+                     f"{s['seconds_per_directive']:.3f}"])
+    print(format_table(["apartment (split)", "directives", "with a goal", "exact-goal accuracy", "wrong-goal rate",
+                        "refusal rate", "s/directive"], rows,
+                       title=f"Goal translation of directives as people say them; backend {label}"))
+    show = {"wrong": ("wrong",), "refused": ("wrong", "missed", "refused_due"),
+            "all": ("wrong", "missed", "refused_due", "exact")}[args.show]
+    listed = [r for r in records if r["outcome"] in show]
+    missed = [r for r in records if r["outcome"] == "missed"]
+    if listed:
+        print()
+    for r in listed:
+        print(f"[{r['outcome']}] ({r['scene']}) {r['directive']!r}\n    gold: {_goal_text(r['gold'])}; "
+              f"got: {_goal_text(r['goal']) if r['goal'] is not None else 'refused: ' + r['message']}")
+    if args.show == "wrong" and missed:
+        print(f"\n{len(missed)} answerable directive(s) refused (--show refused lists them with the message)")
+    if args.json:
+        if args.json == "-":
+            print(json.dumps(report.to_dict(), default=str))
+        else:
+            print(f"\nwrote {report.write_json(args.json)}")
+    return 0
+
+
+def _goal_text(goal: Any) -> str:
+    if goal is None:
+        return "refuse"
+    return "; ".join(f"({rel.upper()}, {obj}, {dest}, {count})" for rel, obj, dest, count in goal)
