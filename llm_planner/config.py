@@ -52,6 +52,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("perception_wait_s", float, _positive, "a number of seconds > 0"),
     Param("node_timeout_s", float, _positive, "a number of seconds > 0"),
     Param("planning_workers", int, _positive, "an integer > 0"),
+    Param("task_records", int, _positive, "an integer > 0"),
 )}
 
 

@@ -6,7 +6,9 @@ the G-TAMP simulator. One loop for every domain and every caller, so a benchmark
 what the robot does: ask for the next action, do it, take the observation after it, let the planner
 update its belief, stop when the goal holds, the planner gives up, the step limit or the deadline
 is reached, or the caller asks to stop (cancel). Stop requests and the deadline are checked between
-skills: a skill that started always finishes, none starts after a stop.
+skills: a skill that started always finishes, none starts after a stop. Each step's record carries
+the LLM requests of its decision and, after the planner took in the observation, where the planner
+believes the goal's objects are (:meth:`~llm_planner.planners.base.Planner.describe_belief`).
 
 Success is judged by the world (like VirtualHome's own goal check in the LLM-MCTS seed), never by
 the planner's belief.
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner.planners.base import Planner, PlannerStats
+from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
 
 SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
@@ -53,6 +55,8 @@ class StepRecord:
     action_text: str = ""      # the action as the domain writes it, e.g. walk(kitchen)
     observed: str = ""         # a short summary of the observation after the step
     llm_requests: int = 0      # the planner's LLM requests so far
+    decision_llm_requests: int = 0   # the LLM requests of this step's decision
+    belief: tuple[ObjectBelief, ...] = ()  # where the planner believes the goal's objects are, after the observation
 
     @property
     def outcome(self) -> str:
@@ -114,21 +118,23 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
             stop = interrupted()
             if stop:
                 return stop
+            requests_before = planner.stats.llm_requests
             decision = planner.decide(observation, world.full_state() if planner.needs_full_state else None)
             if decision.action is None:
                 return end(FAILED, decision.message or "the planner gave up")
             stop = interrupted()
             if stop:
                 return stop
+            decision_requests = planner.stats.llm_requests - requests_before
             outcome = world.execute(decision.action)
             observation = world.observe()
+            planner.record(decision.action, outcome.success, outcome.reason, observation)
             record = StepRecord(step, decision.action, outcome.success, outcome.reason, observation,
                                 text.format_action(decision.action), text.summarize(observation),
-                                planner.stats.llm_requests)
+                                planner.stats.llm_requests, decision_requests, planner.describe_belief())
             steps.append(record)
             if on_step:
                 on_step(record)
-            planner.record(decision.action, outcome.success, outcome.reason, observation)
             if world.goal_reached(task.goal):
                 return end(SUCCEEDED, f"goal reached in {step} steps")
     except LlmPlannerError as exc:

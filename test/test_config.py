@@ -12,7 +12,7 @@ from llm_planner.paths import config_dir
 def test_the_two_parameter_files_are_the_same_schema_with_other_values():
     household, gtamp = load_params_file(), load_params_file(config_dir() / "gtamp_nodes.yaml")
     assert set(household) == set(gtamp) == set(PARAMS)
-    assert (household["domain"], household["planner"], household["max_steps"]) == ("household", "classical", 30)
+    assert (household["domain"], household["planner"], household["max_steps"]) == ("household", "llm_mcts", 30)
     assert (gtamp["domain"], gtamp["planner"], gtamp["problem"]) == ("gtamp", "stalm", "P2")
 
 

@@ -106,3 +106,32 @@ def test_a_robot_fault_ends_the_episode_failed_with_the_steps_so_far(household):
     assert result.outcome == FAILED and len(result.steps) == 1
     assert "the simulator node '/simulator' did not answer (after 1 step(s))" == result.message
     assert result.steps[0].describe().startswith(f"{result.plan[0]} -> ok; observed: in ")
+
+
+@pytest.mark.slow
+def test_every_step_carries_the_llm_requests_of_its_decision_and_the_belief_after_its_observation(household):
+    from llm_planner.planners.base import HELD
+
+    goal = (GoalItem("inside", "cutlery_fork", "dishwasher", 1),)  # the fork is in a closed cabinet
+    task = Task("put one fork inside the dishwasher", goal, household, 30)
+    result = run_episode(create("llm_mcts", backend="offline", seed=0), task,
+                         SymbolicWorld(household, household.sample_initial_state(0)))
+    assert result.success, result.message
+    forks = [o for o in household.objects if household.object_type[o] == "cutlery_fork"]
+    for record in result.steps:
+        assert [b.obj for b in record.belief] == forks
+        for belief in record.belief:
+            probs = [p for _, p in belief.places]
+            assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1.0 + 1e-9
+        seen = {o: f for _, o, f in record.observation.relations}
+        for belief in record.belief:  # an object the observation shows is where it was seen, with certainty
+            if belief.obj in seen:
+                assert belief.places == ((seen[belief.obj], 1.0),), (record.step, belief)
+            if belief.obj == record.observation.holding:
+                assert belief.places == ((HELD, 1.0),)
+    assert len(result.steps[0].belief[0].places) > 1  # not seen yet: the prior spread over its places
+    decisions = [r.decision_llm_requests for r in result.steps]
+    assert all(n >= 0 for n in decisions) and sum(decisions) > 0
+    assert result.steps[-1].llm_requests - sum(decisions) == result.steps[0].llm_requests - decisions[0]  # the prior
+    classical = run_episode(create("classical"), *_apple_task(household))
+    assert classical.success and all(r.belief == () and r.decision_llm_requests == 0 for r in classical.steps)

@@ -1,25 +1,34 @@
 """``llm-planner demo ["DIRECTIVE"]``: the whole system end to end, in one command.
 
 Starts the node graph of launch/llm_planner.launch.py (simulator, perception, planner, executor as
-separate processes), sends the directive to /plan_task with execution, prints the formal goal, the
-plan, each executed step with what was observed after it and the result, then stops every process.
-Exit code 0 when the goal was reached, 1 with the reason otherwise.
+separate processes) and sends the directive to the execute_directive action with the configured
+planner (LLM-MCTS by default). Each step is printed as it happens: the action and its outcome,
+what was observed, the language-model requests the decision cost, and where the planner believes
+the goal's objects are after the observation (the most likely places with probabilities). Then
+it takes the executor's record of the task (task_record), stops every process and writes the
+report: before.png and after.png (labelled plans: rooms, furniture, the goal's objects, the robot
+and the path it drove), strip.png and strip.gif (one frame per step) and report.md (the steps
+with their LLM requests and belief). Exit code 0 when the goal was reached, 1 with the reason
+otherwise.
 """
 from __future__ import annotations
 
 import argparse
 
-DEFAULT_DIRECTIVE = "put one apple inside the fridge"
+DEFAULT_DIRECTIVE = "put one fork inside the dishwasher"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="launch the system, plan and execute one directive, report, shut down",
+    p = sub.add_parser("demo", help="launch the system, execute one directive, report with pictures, shut down",
                        description=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("directive", nargs="?", default=DEFAULT_DIRECTIVE, help=f'default: "{DEFAULT_DIRECTIVE}"')
-    p.add_argument("--planner", default="", help="strategy (default: the configured one)")
+    p.add_argument("directive", nargs="?", default=DEFAULT_DIRECTIVE, help=f'default: "{DEFAULT_DIRECTIVE}" '
+                   "(the fork is in a closed cabinet: the belief says where to look)")
+    p.add_argument("--planner", default="", help="strategy (default: the configured one, llm_mcts)")
     p.add_argument("--params-file", default=None, help="ROS 2 parameter file (default: config/llm_planner.yaml)")
     p.add_argument("--timeout", type=float, default=300.0, help="time limit of the task in seconds")
-    p.add_argument("--logs", default="runs/demo", help="directory for the nodes' logs")
+    p.add_argument("--logs", default="runs/demo", help="directory for the nodes' logs and the report "
+                   "(a folder per run: LOGS/YYYYmmdd-HHMMSS/report/)")
+    p.add_argument("--no-gif", action="store_true", help="no animated GIF in the report")
     p.set_defaults(func=run)
 
 
@@ -29,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     from llm_planner.commands.plan import print_result
     from llm_planner.errors import LlmPlannerError
-    from llm_planner.ros.client import PlannerClient, format_status
+    from llm_planner.ros.client import PlannerClient, format_feedback, format_status
     from llm_planner.ros.launcher import GraphRunner, resolve_launch_file
 
     arguments = {"params_file": str(Path(args.params_file).resolve())} if args.params_file else {}
@@ -38,23 +47,40 @@ def run(args: argparse.Namespace) -> int:
     print(f"[demo] starting simulator, perception, executor and planner nodes (logs: {log_dir})", flush=True)
     started = time.monotonic()
     runner.start()
+    record, no_record = None, ""
     try:
         with PlannerClient("llm_planner_demo") as client:
-            client.watch_status(lambda msg: print("[status] " + format_status(msg, details=False), flush=True))
+            def show_status(msg) -> None:  # noqa: ANN001 - TaskStatus; the steps come as feedback
+                if not msg.step:
+                    print("[status] " + format_status(msg, details=False), flush=True)
+
+            client.watch_status(show_status)
             if not client.wait_for_planner(90.0) or runner.failed():
                 raise LlmPlannerError(f"the system did not come up (exited nodes: {runner.failed()}); "
                                       f"see the logs in {log_dir}")
             print(f"[demo] system up in {time.monotonic() - started:.1f} s; directive: {args.directive!r}", flush=True)
-            before = client.render(str((log_dir / "before.png").resolve()))
-            result = client.plan_task(args.directive, args.planner, execute=True, timeout_s=args.timeout)
-            after = client.render(str((log_dir / "after.png").resolve()))
+            result = client.run(args.directive, args.planner, args.timeout,
+                                on_feedback=lambda fields: print(format_feedback(fields), flush=True))
+            try:
+                record = client.task_record(result["task_id"])
+            except LlmPlannerError as exc:  # refused or failed before the robot moved
+                no_record = str(exc)
             client.spin_for(0.5)
     finally:
         codes = runner.stop()
         print(f"[demo] nodes stopped (exit codes {codes})", flush=True)
     print()
-    print_result(result)
-    if before and after:
-        print(f"snapshots of the apartment: {before} (before), {after} (after)")
+    print_result(result, executed=False)
+    if record is not None:
+        from llm_planner.viz.report import write_report
+
+        try:
+            written = write_report(record, log_dir / "report", gif=not args.no_gif)
+            pictures = ", ".join(p.name for name, p in written.items() if name != "report")
+            print(f"report: {written['report']} (pictures: {pictures})")
+        except LlmPlannerError as exc:
+            print(f"no report: {exc}")
+    else:
+        print(f"no report: {no_record}")
     print(f"\nresult: {'SUCCESS' if result['success'] else 'FAILURE'} - {result['message']}")
     return 0 if result["success"] else 1

@@ -43,13 +43,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print_result(result)
+        print_result(result, executed=not args.execute)
     if result.get("status") == "canceled":
         return 130
     return 0 if result["success"] else 1
 
 
-def print_result(result: dict) -> None:
+def print_result(result: dict, executed: bool = True) -> None:
+    """The result; ``executed=False`` leaves out the executed steps (printed already as feedback)."""
     print(f"success: {result['success']}" + (f" ({result['status']})" if "status" in result else ""))
     print(f"message: {result['message']}")
     if result.get("goal"):
@@ -58,7 +59,7 @@ def print_result(result: dict) -> None:
         print("plan:")
         for i, step in enumerate(result["plan"], 1):
             print(f"  {i:2d}. {step}")
-    if result.get("executed"):
+    if executed and result.get("executed"):
         print("executed:")
         for i, step in enumerate(result["executed"], 1):
             print(f"  {i:2d}. {step}")

@@ -5,17 +5,26 @@
     llm-planner snapshot --problem P2 --out p2.png                               # G-TAMP, with occluders
     llm-planner snapshot --scene apartment_seen --run --suite comp --planner llm_mcts --out-dir runs/report
     llm-planner snapshot --problem P2 --run --planner stalm --out-dir runs/p2
+    llm-planner snapshot --task 1a2b3c4d5e6f --out-dir runs/task                 # a task the graph executed
 
 The labelled plan (``--view plan``, the default) names rooms and furniture, highlights and names
 the goal's objects and destinations, draws the robot and the path it drove, and objects that
 moved faded where they started. ``--run`` executes one task in this process (the PyBullet world,
 no ROS) through the same closed loop as the executor and writes ``before.png``, ``after.png``,
 ``strip.png`` (one frame per step with its action) and ``strip.gif`` into ``--out-dir``.
+``--task`` draws a task a running node graph executed (any caller: the action, ``/plan_task``, a
+voice directive): the executor node keeps the steps and the world after each of its last
+``task_records`` tasks (service ``task_record``); the same pictures plus ``report.md``, the steps
+with the LLM requests of each decision and where the planner believed the goal's objects were.
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from llm_planner.commands.plan import add_graph_options
+
+RUN_DIR = Path("runs/snapshot")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,8 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--suite", default="simple", help="household task suite (default simple)")
     run.add_argument("--index", type=int, default=0, help="which task of the suite's seed (default 0)")
     run.add_argument("--max-steps", type=int, default=30, help="step limit (default 30)")
-    run.add_argument("--out-dir", type=Path, default=Path("runs/snapshot"), help="report folder (default runs/snapshot)")
+    run.add_argument("--out-dir", type=Path, default=None,
+                     help="report folder (default runs/snapshot; with --task runs/tasks/TASK_ID)")
     run.add_argument("--no-gif", action="store_true", help="no animated GIF")
+    graph = parser.add_argument_group("--task: draw a task a running node graph executed")
+    graph.add_argument("--task", metavar="TASK_ID", default=None,
+                       help="task id (as printed by plan --execute, demo or status; 'last' for the last task)")
+    add_graph_options(graph)
     parser.set_defaults(func=run_snapshot)
 
 
@@ -45,6 +59,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
     if args.width < 1 or args.height < 1:
         raise ConfigError(f"--width and --height must be positive, got {args.width}x{args.height}")
+    if args.task:
+        return _executed_task(args)
     if args.run:
         return _run_gtamp(args) if args.problem else _run_household(args)
     if args.out is None:
@@ -115,7 +131,7 @@ def _run_household(args: argparse.Namespace) -> int:
         result = run_episode(planner, Task(task.instruction, task.goal, household, args.max_steps), world,
                              on_step=lambda r: (recorder.on_step(r), print(
                                  f"  {r.step}. {r.action} -> {'ok' if r.success else 'failed: ' + r.reason}", flush=True)))
-        written = recorder.write(args.out_dir, gif=not args.no_gif)
+        written = recorder.write(args.out_dir or RUN_DIR, gif=not args.no_gif)
     finally:
         world.close()
     print(f"result: {'SUCCESS' if result.success else 'FAILURE'} - {result.message}")
@@ -147,7 +163,7 @@ def _run_gtamp(args: argparse.Namespace) -> int:
                   flush=True)
 
         run = run_episode(planner, GTampTask(problem, max_steps=args.max_steps), tap, on_step=on_step)
-        written = recorder.write(args.out_dir, gif=not args.no_gif)
+        written = recorder.write(args.out_dir or RUN_DIR, gif=not args.no_gif)
     finally:
         sim.close()
         ctx = getattr(planner, "ctx", None)
@@ -156,3 +172,18 @@ def _run_gtamp(args: argparse.Namespace) -> int:
     print(f"result: {'SUCCESS' if run.success else 'FAILURE'} - {run.message}")
     print("pictures: " + ", ".join(str(p) for p in written.values()))
     return 0 if run.success else 1
+
+
+def _executed_task(args: argparse.Namespace) -> int:
+    from llm_planner.ros.client import PlannerClient
+    from llm_planner.viz.report import write_report
+
+    task_id = "" if args.task == "last" else args.task
+    with PlannerClient("llm_planner_snapshot", args.namespace, args.server_timeout) as client:
+        record = client.task_record(task_id)
+    out_dir = args.out_dir or Path("runs/tasks") / record.task_id
+    written = write_report(record, out_dir, gif=not args.no_gif)
+    print(f"task {record.task_id} ({record.planner}, {record.state}, {len(record.steps)} step(s)): "
+          f"{record.directive!r}")
+    print("report: " + ", ".join(str(p) for p in written.values()))
+    return 0

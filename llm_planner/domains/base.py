@@ -55,7 +55,10 @@ class Translation:
 
 
 class Simulator(Protocol):
-    """The simulator node's world: skills by name, and what the sensors report."""
+    """The simulator node's world: skills by name, what the sensors report, and the base path the
+    last skill drove (map frame; empty when the base did not move), for pictures."""
+
+    last_path: list[tuple[float, float]]
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]: ...
 
@@ -157,6 +160,12 @@ class Domain(ABC):
     @abstractmethod
     def make_perceiver(self) -> Perceiver:
         """Perception from geometry (the perception node owns it)."""
+
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        """The world in this geometry as RViz marker descriptions (:mod:`llm_planner.viz.markers`)."""
+        from llm_planner.viz.markers import markers_from_geometry
+
+        return markers_from_geometry(geometry)
 
     @abstractmethod
     def skill_call(self, action: Any) -> tuple[str, list[str]]:

@@ -9,7 +9,6 @@ goal through the tiny grammar of :mod:`llm_planner.gtamp_directive` (no language
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 from llm_planner.domains.base import Domain, Fact, Percept, Translation
@@ -118,6 +117,11 @@ class GTampDomain(Domain):
     def make_perceiver(self) -> "GeometryPerceiver":
         return GeometryPerceiver(self.problem)
 
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        from llm_planner.viz.markers import markers_from_problem
+
+        return markers_from_problem(self.problem, geometry)
+
     def skill_call(self, action: ConcreteAction) -> tuple[str, list[str]]:
         return action.action.op, [encode(action)]
 
@@ -164,14 +168,19 @@ class GTampSimulator:
 
         self.problem = problem
         self.sim = GTampSim(problem)
+        self.last_path: list[tuple[float, float]] = []
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
+        self.last_path = []
         try:
             action = self.parse(name, args)
         except GTampCodecError as exc:
             return False, f"bad skill request: {exc}"
         try:
-            return self.sim.execute(action)
+            ok, reason = self.sim.execute(action)
+            if ok and action.kappa is not None:
+                self.last_path = [(q.x, q.y) for q in action.kappa.base_path]
+            return ok, reason
         except (KeyError, IndexError, TypeError, ValueError) as exc:  # names or values the problem lacks
             return False, f"bad skill request: {type(exc).__name__}: {exc}"
 
@@ -189,7 +198,7 @@ class GTampSimulator:
 
     def geometry(self) -> GeometrySnapshot:
         """The sensors' report of the world as it is now."""
-        import pybullet as p
+        from llm_planner.sim.bullet import pybullet as p
 
         w = self.sim.world
         observed = self.sim.observe()  # syncs the bodies; only held/grasp (gripper sensors) are read from it
@@ -279,8 +288,7 @@ class GeometryPerceiver:
             pose = ObjPose(*body.position, body.yaw, "")
             region = region_under(self.problem, i, pose)
             poses.append(ObjPose(*body.position, body.yaw, region.name if region else ""))
-        doors = tuple(math.dist(_body(bodies, d.name).position, d.open_center)
-                      < math.dist(_body(bodies, d.name).position, d.closed_center) for d in self.problem.layout.doors)
+        doors = tuple(d.is_open_at(_body(bodies, d.name).position) for d in self.problem.layout.doors)
         base = Pose2D(geometry.robot_position[0], geometry.robot_position[1], geometry.robot_yaw)
         grasp = self._grasp(geometry, base, _body(bodies, geometry.held_object or "")) if held is not None else None
         return GState(base, tuple(poses), held, grasp, doors)
@@ -288,7 +296,7 @@ class GeometryPerceiver:
     def _grasp(self, geometry: GeometrySnapshot, base: Pose2D, held: BodyGeometry) -> Grasp:
         """The held object's transform in the tool frame (tool pose by forward kinematics with the
         arm at home), with the gripper orientation the robot reports as its grasp joints."""
-        import pybullet as p
+        from llm_planner.sim.bullet import pybullet as p
 
         joints = {j.name: j.position for j in geometry.joints}
         if any(j not in joints for j in GRASP_JOINTS):

@@ -73,6 +73,11 @@ class HouseholdDomain(Domain):
     def make_perceiver(self) -> "HouseholdPerceiver":
         return HouseholdPerceiver(self.household)
 
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        from llm_planner.viz.markers import markers_from_geometry
+
+        return markers_from_geometry(geometry, self.scene)
+
     def skill_call(self, action: Action) -> tuple[str, list[str]]:
         return action.verb, list(action.args)
 
@@ -112,6 +117,10 @@ class HouseholdSimulator:
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
         result = self.sim.execute(Action(name.strip().lower(), tuple(a.strip() for a in args)))
         return bool(result.success), result.reason
+
+    @property
+    def last_path(self) -> list[tuple[float, float]]:
+        return list(self.sim.last_path)
 
     def geometry(self) -> GeometrySnapshot:
         return self.sim.geometry()

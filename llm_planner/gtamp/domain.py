@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 DIRECTIONS: tuple[str, ...] = ("on", "left_of", "right_of", "front_of", "behind_of")
 #: operator -> kinds of its discrete parameters (seed Table 1)
@@ -112,6 +112,10 @@ class DoorSpec:
 
     def side(self, room: str) -> DoorSide | None:
         return next((s for s in self.sides if s.room == room), None)
+
+    def is_open_at(self, position: Sequence[float]) -> bool:
+        """Whether a panel at ``position`` is nearer its open place than its closed one."""
+        return math.dist(position, self.open_center) < math.dist(position, self.closed_center)
 
 
 @dataclass(frozen=True)

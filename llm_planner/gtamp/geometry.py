@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import pybullet as p
-
 from llm_planner.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec, Shape
+from llm_planner.sim.bullet import pybullet as p
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]

@@ -23,8 +23,6 @@ import random
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-import pybullet as p
-
 from llm_planner.gtamp.config import GTampConfig, load_config
 from llm_planner.gtamp.domain import (
     DIRECTIONS, ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, OPERATORS, Pose2D, ProblemSpec, RegionSpec,
@@ -36,6 +34,7 @@ from llm_planner.gtamp.geometry import (
 from llm_planner.gtamp.motion import BasePlanner, Carried, arm_motion, build_roadmap, sweep_hits
 from llm_planner.gtamp.problems import SUPPORT_GAP
 from llm_planner.gtamp.world import GTampWorld
+from llm_planner.sim.bullet import pybullet as p
 
 DIRECTED = tuple(d for d in DIRECTIONS if d != "on")
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import math
 
-import pybullet as p
-
 from llm_planner.gtamp.domain import ConcreteAction, GState, ObjPose, Pose2D, ProblemSpec
 from llm_planner.gtamp.geometry import atom_holds, region_under
 from llm_planner.gtamp.operators import GTampModel
 from llm_planner.gtamp.world import GTampWorld
+from llm_planner.sim.bullet import pybullet as p
 
 
 class GTampSim:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
-import pybullet as p
-
 from llm_planner.gtamp.domain import GState, Grasp, ObjPose, Pose2D, ProblemSpec, RobotSpec, Shape
+from llm_planner.sim.bullet import pybullet as p
 
 TOOL_LINK = 7
 ARM_JOINTS = tuple(range(7))

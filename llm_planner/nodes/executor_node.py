@@ -3,8 +3,10 @@
 Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
 and a planner name it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
 goes to ``robot/skill``; the observation after it is the first perception message stamped at or
-after the skill's outcome. Feedback and ``task_status`` report every step. Cancel stops the robot
-before its next skill; one robot runs one task at a time (a second goal is aborted at once).
+after the skill's outcome. Feedback and ``task_status`` report every step (with the LLM requests of
+the decision and the planner's belief about the goal's objects). Cancel stops the robot before its
+next skill; one robot runs one task at a time (a second goal is aborted at once). The record of its
+last ``task_records`` tasks (steps and the geometry after each) is served on ``task_record``.
 """
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
+from llm_planner.ros.conversions import feedback_from_dict, step_fields
 from llm_planner.ros.node_utils import (ACTION_QOS, StatusPublisher, WorkerPool, declare_params, end_goal, make_domain,
                                         run_node)
 from llm_planner.ros.robot_link import RosRobotLink
+from llm_planner.ros.task_records import TaskRecords
 from llm_planner_interfaces.action import ExecuteTask
 
 
@@ -29,6 +33,7 @@ class ExecutorNode(Node):
         self.domain = make_domain(self.params)
         self.robot = RosRobotLink(self, self.domain)
         self.status = StatusPublisher(self)
+        self.records = TaskRecords(self, self.domain)
         self.worker = WorkerPool(self, 1, "episode")
         self.running: ExecuteTask.Goal | None = None  # one robot: one task at a time
         self.lock = threading.Lock()
@@ -48,8 +53,10 @@ class ExecutorNode(Node):
         finally:
             self.running = None
         end_goal(goal_handle, result.outcome, result.success)
-        self.status(request.task_id, request.directive, result.outcome if result.outcome in (SUCCEEDED, CANCELED)
-                    else "failed", len(result.steps), message=result.message)
+        state = result.outcome if result.outcome in (SUCCEEDED, CANCELED) else "failed"
+        self.records.end(request.task_id, state, result.message)
+        self.status(request.task_id, request.directive, state, len(result.steps), message=result.message,
+                    llm_requests=result.stats.llm_requests)
         return ExecuteTask.Result(success=result.success, message=result.message, plan=result.plan,
                                   executed=[s.describe() for s in result.steps],
                                   llm_requests=result.stats.llm_requests,
@@ -58,14 +65,13 @@ class ExecutorNode(Node):
     def run(self, goal_handle) -> EpisodeResult:
         request = goal_handle.request
         self.status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
+        self.records.begin(request.task_id, request.directive, request.planner, request.goal)
 
         def on_step(record: StepRecord) -> None:
-            feedback = ExecuteTask.Feedback(task_id=request.task_id, state="executing", step=record.step,
-                                            action=record.action_text, outcome=record.outcome,
-                                            observation=record.observed, llm_requests=record.llm_requests)
-            goal_handle.publish_feedback(feedback)
-            self.status(request.task_id, request.directive, "executing", record.step, record.action_text,
-                        record.outcome, record.observed)
+            fields = step_fields(request.task_id, record)
+            goal_handle.publish_feedback(feedback_from_dict(ExecuteTask.Feedback, fields))
+            self.status.step(request.directive, fields)
+            self.records.step(request.task_id, fields, self.robot.last_path, self.robot.last_stamp_ns)
 
         try:
             return run_task(self.domain, self.robot, request.directive, request.goal, request.planner,

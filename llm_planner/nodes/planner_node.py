@@ -17,7 +17,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from llm_planner.ros.conversions import fill_result
+from llm_planner.ros.conversions import feedback_from_dict, fill_result
 from llm_planner.ros.node_utils import ACTION_QOS, end_goal, SERVICE_QOS, declare_params, make_domain, run_node
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest
@@ -49,7 +49,8 @@ class PlannerNode(Node):
         goal = goal_handle.request
         result, outcome = await self.runner.execute(
             PlanTaskRequest(goal.directive, goal.planner, True, goal.timeout_s),
-            on_feedback=lambda fields: goal_handle.publish_feedback(ExecuteDirective.Feedback(**fields)),
+            on_feedback=lambda fields: goal_handle.publish_feedback(
+                feedback_from_dict(ExecuteDirective.Feedback, fields)),
             task_id=task_id_of(goal_handle))
         end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)

@@ -12,6 +12,9 @@ A planner is driven in a closed loop (the executor node, or a benchmark episode)
 Planners that compute a whole plan up front (classical, PDDL, SayCanPay, STaLM) return its next
 step from ``decide`` and replan when a step fails; online planners (LLM-MCTS) search at every
 decision. ``preview`` answers "what would you do from here" for /plan_task without execution.
+``describe_belief`` says where a planner that keeps a belief over object places (LLM-MCTS) thinks
+the goal's objects are; the loop puts it, with the LLM requests of each decision, in every step
+record (feedback, task_status, the demo report).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterator
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 from llm_planner.errors import ConfigError
 from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
@@ -68,6 +71,42 @@ class Decision:
     message: str = ""
 
 
+#: The place of an object the robot holds, in an :class:`ObjectBelief`.
+HELD = "held"
+#: How many of an object's most likely places a belief summary names, and the least probability named.
+BELIEF_PLACES = 3
+BELIEF_MIN_PROBABILITY = 0.005
+
+
+@dataclass(frozen=True)
+class ObjectBelief:
+    """Where a planner believes one object is: its most likely places with their probabilities,
+    most likely first."""
+
+    obj: str
+    places: tuple[tuple[str, float], ...]
+
+    def describe(self) -> str:
+        """``apple_1: fridge 0.62, kitchen_counter 0.30``."""
+        return f"{self.obj}: " + ", ".join(f"{place} {p:.2f}" for place, p in self.places)
+
+
+def describe_beliefs(beliefs: Sequence[ObjectBelief]) -> str:
+    """One line for a belief summary: ``apple_1: fridge 0.62, ...; apple_2: ...`` ('' when empty)."""
+    return "; ".join(b.describe() for b in beliefs)
+
+
+def goal_object_beliefs(household: Household, goal: Goal, top: Callable[[str, int], Sequence[tuple[str, float]]],
+                        holding: str | None, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
+    """The belief summary of every instance of the goal's object types: ``top(obj, k)`` gives an
+    object's ``k`` most likely places (those below :data:`BELIEF_MIN_PROBABILITY` are left out);
+    the held object is at :data:`HELD`."""
+    types = {item.obj_type for item in goal}
+    return tuple(ObjectBelief(o, ((HELD, 1.0),) if o == holding else
+                              tuple((f, float(p)) for f, p in top(o, k) if p >= BELIEF_MIN_PROBABILITY))
+                 for o in household.objects if household.object_type[o] in types)
+
+
 class Planner(ABC):
     """Base class of all planners. Subclasses set ``name`` and implement ``start`` and ``decide``."""
 
@@ -98,6 +137,12 @@ class Planner(ABC):
     def preview(self) -> list[Action]:
         """The actions the planner currently intends to take, in order (may be empty)."""
         return []
+
+    def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
+        """Where the planner believes the goal's objects are after its last observation: the ``k``
+        most likely places of each (see :func:`goal_object_beliefs`). Empty for a planner that
+        keeps no belief over object places (full-state planners, STaLM)."""
+        return ()
 
 
 PlannerFactory = Callable[..., Planner]

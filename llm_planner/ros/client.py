@@ -27,12 +27,14 @@ from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros import SERVER_TIMEOUT_S
-from llm_planner.ros.conversions import feedback_to_dict, result_to_dict
+from llm_planner.planners.base import describe_beliefs
+from llm_planner.ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
 from llm_planner.ros.environment import apply_ros_environment
+from llm_planner.viz.report import TaskRecord
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
 from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot
+from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot, TaskRecord as TaskRecordSrv
 
 #: Seconds to let DDS discovery complete in both directions after a server appears.
 DISCOVERY_SETTLE_S = 0.5
@@ -234,6 +236,26 @@ class PlannerClient:
             raise LlmPlannerError(f"{self._name('cancel_task')} did not answer within {wait_s:g} s")
         return bool(future.result().success), future.result().message
 
+    # ------------------------------------------------------------------ task records (executor)
+    def task_record(self, task_id: str = "", wait_s: float = 30.0) -> TaskRecord:
+        """The executor's record of an executed task (``task_record``; empty: the last task): its
+        steps with the LLM requests and belief of each decision and the world before and after each
+        step; LlmPlannerError with the executor's message when it keeps no such task."""
+        client = self.node.create_client(TaskRecordSrv, "task_record", qos_profile=SERVICE_QOS)
+        what = self._name("task_record")
+        try:
+            if not self._wait_for(client.service_is_ready, wait_s):
+                raise LlmPlannerError(f"{what} is not available: is the executor node running?")
+            future = client.call_async(TaskRecordSrv.Request(task_id=task_id))
+            if not self._wait_served(future, client.service_is_ready, what, wait_s):
+                raise LlmPlannerError(f"{what} did not answer within {wait_s:g} s")
+            response = future.result()
+        finally:
+            self.node.destroy_client(client)
+        if not response.success:
+            raise LlmPlannerError(response.message)
+        return task_record_from_msg(response)
+
     # ------------------------------------------------------------------ topics and the simulator
     def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
         """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
@@ -272,13 +294,26 @@ def format_status(msg: TaskStatus, details: bool = True) -> str:
     if msg.action:
         head += f": {msg.action} -> {msg.result or 'ok'}"
     if msg.message and (details or not msg.action):
-        return f"{head}  {msg.message}"
+        head = f"{head}  {msg.message}"
+    if details and msg.action and (msg.belief or msg.decision_llm_requests):
+        head += f"  decision: {msg.decision_llm_requests} LLM request(s)"
+    if details and msg.belief:
+        head += "  belief: " + describe_beliefs(belief_from_msg(msg.belief))
     return head
 
 
 def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
-    """One line per feedback message of execute_directive."""
+    """A feedback message of execute_directive: one line; with ``details`` indented lines under it
+    with the observation, the LLM requests of the decision, and where the planner believes the
+    goal's objects are (one line per object) when it keeps a belief."""
     if fields["state"] == "planning":
         return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
-    line = f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"
-    return f"{line}  observed: {fields['observation']}" if details and fields["observation"] else line
+    lines = [f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"]
+    if details:
+        if fields["observation"]:
+            lines.append(f"    observed: {fields['observation']}")
+        if fields["belief"] or fields["decision_llm_requests"]:
+            lines.append(f"    decision: {fields['decision_llm_requests']} LLM request(s) "
+                         f"({fields['llm_requests']} so far)")
+        lines += [f"    belief:   {b.describe()}" for b in fields["belief"]]
+    return "\n".join(lines)

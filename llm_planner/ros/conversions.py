@@ -1,6 +1,7 @@
 """All conversions between the core's plain data and llm_planner_interfaces messages, for every
-domain: geometry, percepts, task results and feedback. The domains speak only plain data
-(:mod:`llm_planner.domains.base`); this is the one place that knows the message types."""
+domain: geometry, RViz markers, percepts, task results, feedback with the planner's belief, and
+task records. The domains speak only plain data (:mod:`llm_planner.domains.base`); this is the one
+place that knows the message types."""
 from __future__ import annotations
 
 import json
@@ -8,12 +9,18 @@ from typing import Any, Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
-from std_msgs.msg import Header
+from std_msgs.msg import ColorRGBA, Header
+from visualization_msgs.msg import Marker, MarkerArray
 
 from llm_planner.domains.base import Percept
+from llm_planner.execution import StepRecord
+from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
-from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
+from llm_planner.viz.markers import MarkerSpec
+from llm_planner.viz.report import RecordedStep, TaskRecord
+from llm_planner_interfaces.msg import GeometrySnapshot, ObjectBelief as ObjectBeliefMsg, ObjectPose, PerceivedState, \
+    Predicate
 
 
 # ------------------------------------------------------------------------------ time
@@ -69,6 +76,21 @@ def geometry_from_msg(msg: GeometrySnapshot) -> CoreGeometry:
                         joints=joints)
 
 
+# ---------------------------------------------------------------------------- markers
+def markers_to_msg(specs: Sequence[MarkerSpec], stamp: Time) -> MarkerArray:
+    """RViz markers (:mod:`llm_planner.viz.markers`) as a MarkerArray, every marker an ADD stamped ``stamp``."""
+    array = MarkerArray()
+    for spec in specs:
+        marker = Marker(ns=spec.ns, id=spec.id, type=getattr(Marker, spec.type), action=Marker.ADD, text=spec.text,
+                        pose=make_pose(spec.position, spec.orientation), scale=make_vector(spec.scale),
+                        color=ColorRGBA(r=float(spec.color[0]), g=float(spec.color[1]), b=float(spec.color[2]),
+                                        a=float(spec.color[3])))
+        marker.header.stamp = stamp
+        marker.header.frame_id = spec.frame_id
+        array.markers.append(marker)
+    return array
+
+
 # --------------------------------------------------------------------------- percepts
 def percept_to_msg(percept: Percept, header: Header) -> PerceivedState:
     return PerceivedState(header=header, scene=percept.scene, robot_room=percept.room,
@@ -112,9 +134,49 @@ def result_to_dict(msg: Any) -> dict[str, Any]:
     return out
 
 
-FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests")
+# ------------------------------------------------------------------- beliefs and feedback
+def belief_to_msg(beliefs: Sequence[ObjectBelief]) -> list[ObjectBeliefMsg]:
+    return [ObjectBeliefMsg(object=b.obj, places=[p for p, _ in b.places],
+                            probabilities=[float(q) for _, q in b.places]) for b in beliefs]
+
+
+def belief_from_msg(msgs: Sequence[ObjectBeliefMsg]) -> tuple[ObjectBelief, ...]:
+    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities)))) for m in msgs)
+
+
+FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests",
+                   "decision_llm_requests", "belief")
+
+
+def step_fields(task_id: str, record: StepRecord) -> dict[str, Any]:
+    """The feedback fields of one executed step of the closed loop (``belief`` as plain data)."""
+    return {"task_id": task_id, "state": "executing", "step": record.step, "action": record.action_text,
+            "outcome": record.outcome, "observation": record.observed, "llm_requests": record.llm_requests,
+            "decision_llm_requests": record.decision_llm_requests, "belief": tuple(record.belief)}
 
 
 def feedback_to_dict(msg: Any) -> dict[str, Any]:
-    """The fields of an ExecuteTask or ExecuteDirective feedback message (they are the same)."""
-    return {name: getattr(msg, name) for name in FEEDBACK_FIELDS}
+    """The fields of an ExecuteTask or ExecuteDirective feedback message (they are the same), the
+    belief as :class:`~llm_planner.planners.base.ObjectBelief` s."""
+    fields = {name: getattr(msg, name) for name in FEEDBACK_FIELDS}
+    fields["belief"] = belief_from_msg(msg.belief)
+    return fields
+
+
+def feedback_from_dict(cls: Any, fields: dict[str, Any]) -> Any:
+    """An ExecuteTask or ExecuteDirective feedback message (``cls``) from :func:`feedback_to_dict` fields."""
+    return cls(**{**fields, "belief": belief_to_msg(fields.get("belief", ()))})
+
+
+# ------------------------------------------------------------------------ task records
+def task_record_from_msg(msg: Any) -> TaskRecord:
+    """A TaskRecord service response as the plain :class:`~llm_planner.viz.report.TaskRecord`."""
+    try:
+        goal = json.loads(msg.goal) if msg.goal else []
+    except json.JSONDecodeError:
+        goal = []
+    steps = tuple(RecordedStep(s.step, s.action, s.success, s.reason, s.observation, s.llm_requests,
+                               s.decision_llm_requests, belief_from_msg(s.belief), tuple((p.x, p.y) for p in s.path),
+                               geometry_from_msg(s.geometry)) for s in msg.steps)
+    return TaskRecord(msg.task_id, msg.directive, msg.planner, goal, msg.domain, msg.world, msg.state,
+                      msg.result_message, geometry_from_msg(msg.start), steps)

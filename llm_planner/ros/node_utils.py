@@ -7,7 +7,7 @@ import faulthandler
 import signal
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
@@ -17,6 +17,8 @@ from rclpy.task import Future
 
 from llm_planner.config import PARAMS, default_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.planners.base import ObjectBelief
+from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner_interfaces.msg import TaskStatus
 
@@ -86,11 +88,18 @@ class StatusPublisher:
         self.pub = node.create_publisher(TaskStatus, "task_status", STATUS_QOS)
 
     def __call__(self, task_id: str, directive: str, state: str, step: int = 0, action: str = "",
-                 result: str = "", message: str = "") -> None:
+                 result: str = "", message: str = "", llm_requests: int = 0, decision_llm_requests: int = 0,
+                 belief: Sequence[ObjectBelief] = ()) -> None:
         msg = TaskStatus(task_id=task_id, directive=directive[:200], state=state, step=step, action=action,
-                         result=result, message=message)
+                         result=result, message=message, llm_requests=llm_requests,
+                         decision_llm_requests=decision_llm_requests, belief=belief_to_msg(belief))
         msg.header.stamp = self.node.get_clock().now().to_msg()
         self.pub.publish(msg)
+
+    def step(self, directive: str, fields: dict[str, Any]) -> None:
+        """The ``executing`` status of one step, from its feedback fields."""
+        self(fields["task_id"], directive, "executing", fields["step"], fields["action"], fields["outcome"],
+             fields["observation"], fields["llm_requests"], fields["decision_llm_requests"], fields["belief"])
 
 
 def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:
@@ -115,6 +124,19 @@ def wait_future(future: Any, timeout_s: float) -> Any:
     return future.result()
 
 
+def stop_executor(executor: SingleThreadedExecutor | MultiThreadedExecutor, timeout_s: float = 2.0) -> None:
+    """Shut an executor down once the callbacks it handed to its threads have run.
+
+    rclpy's MultiThreadedExecutor.shutdown destroys its guard condition before it waits for its
+    thread pool; a callback that starts in between fails ("cannot use Destroyable because
+    destruction was requested") and the failure is printed as "The following exception was never
+    retrieved" at exit. Waiting for the pool first (its ``_executor``) closes that window."""
+    pool = getattr(executor, "_executor", None)
+    if pool is not None:
+        pool.shutdown(wait=True)
+    executor.shutdown(timeout_sec=timeout_s)
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     """Init rclpy, build the node, spin it until SIGINT/SIGTERM, shut down cleanly; return an exit code.
 
@@ -135,7 +157,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
-        executor.shutdown(timeout_sec=2.0)
+        stop_executor(executor)
     except (ConfigError, LlmPlannerError) as exc:
         print(f"[{getattr(node, 'get_name', lambda: 'node')()}] fatal: {exc}", file=sys.stderr, flush=True)
         code = 2

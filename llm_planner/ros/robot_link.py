@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
@@ -26,6 +26,32 @@ from llm_planner_interfaces.srv import RobotSkill
 GRAPH_POLL_S = 0.5
 
 
+class LatestMessage:
+    """The latest message of a topic (with a ``header``), and a bounded wait for one stamped at or
+    after a given time. ``store`` is the subscription callback."""
+
+    def __init__(self) -> None:
+        self.msg: Any = None
+        self.changed = threading.Condition()
+
+    def store(self, msg: Any) -> None:
+        with self.changed:
+            self.msg = msg
+            self.changed.notify_all()
+
+    def wait(self, after_ns: int, timeout_s: float) -> Any:
+        """The latest message stamped at or after ``after_ns``, or None after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        with self.changed:
+            while True:
+                if self.msg is not None and time_to_ns(self.msg.header.stamp) >= after_ns:
+                    return self.msg
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self.changed.wait(remaining)
+
+
 class PerceptionCache:
     """The latest message of each perception topic of a domain, with a bounded wait for one
     computed at or after a given time."""
@@ -34,8 +60,7 @@ class PerceptionCache:
         self.node = node
         self.params = domain.params
         self.topics = {t: node.resolve_topic_name(f"perception/{t}") for t in domain.perception_topics}
-        self.latest: dict[str, PerceivedState | None] = {t: None for t in domain.perception_topics}
-        self.changed = threading.Condition()
+        self.latest = {t: LatestMessage() for t in domain.perception_topics}
         self.publishers: dict[str, str] = {}  # topic -> the node seen publishing it
         group = MutuallyExclusiveCallbackGroup()
         for topic in domain.perception_topics:
@@ -43,9 +68,7 @@ class PerceptionCache:
                                      GEOMETRY_QOS, callback_group=group)
 
     def _store(self, topic: str, msg: PerceivedState) -> None:
-        with self.changed:
-            self.latest[topic] = msg
-            self.changed.notify_all()
+        self.latest[topic].store(msg)
         if topic not in self.publishers:
             owner = publisher_of(self.node, self.topics[topic])
             if owner:
@@ -55,16 +78,9 @@ class PerceptionCache:
         """The latest percept of ``topic`` stamped at or after ``after_ns``; LlmPlannerError naming
         the silent node after ``perception_wait_s``."""
         wait_s = self.params["perception_wait_s"]
-        deadline = time.monotonic() + wait_s
-        with self.changed:
-            while True:
-                msg = self.latest[topic]
-                if msg is not None and time_to_ns(msg.header.stamp) >= after_ns:
-                    return percept_from_msg(msg)
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                self.changed.wait(remaining)
+        msg = self.latest[topic].wait(after_ns, wait_s)
+        if msg is not None:
+            return percept_from_msg(msg)
         name, owner = self.topics[topic], self.publishers.get(topic)
         who = f"the perception node '{owner}'" if owner else "the perception node"
         what = "after the last skill" if after_ns else "yet"
@@ -85,6 +101,8 @@ class RosRobotLink:
         self.skill_service = node.resolve_service_name("robot/skill")
         self.simulator: str | None = None  # the node seen serving robot/skill
         self.perception = PerceptionCache(node, domain)
+        self.last_path: list[tuple[float, float]] = []  # the base path the last skill drove
+        self.last_stamp_ns = 0  # the stamp of the geometry published after the last skill
 
     def percept(self, topic: str, after_ns: int) -> Percept:
         """The latest percept of ``topic`` stamped at or after ``after_ns`` (see :class:`PerceptionCache`)."""
@@ -118,7 +136,8 @@ class RosRobotLink:
                                       f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
                                       f"{presence(self.node, self.simulator)}")
         response = future.result()
-        return bool(response.success), response.reason, time_to_ns(response.stamp)
+        self.last_path, self.last_stamp_ns = [(p.x, p.y) for p in response.path], time_to_ns(response.stamp)
+        return bool(response.success), response.reason, self.last_stamp_ns
 
     def _who(self) -> str:
         return f"the simulator node '{self.simulator}'" if self.simulator else "the simulator node"

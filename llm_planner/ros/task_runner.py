@@ -102,7 +102,7 @@ class TaskRunner:
             return task.result(self.domain, False, "canceled before execution"), CANCELED
         self.status(task_id, task.directive, "planning", message=f"goal {goal} with {task.planner}")
         on_feedback({"task_id": task_id, "state": "planning", "step": 0, "action": "", "outcome": "",
-                     "observation": "", "llm_requests": requests})
+                     "observation": "", "llm_requests": requests, "decision_llm_requests": 0, "belief": ()})
 
         def relay(feedback: Any) -> None:
             fields = feedback_to_dict(feedback)

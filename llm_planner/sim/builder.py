@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pybullet as p
-
+from llm_planner.sim.bullet import pybullet as p
 from llm_planner.sim.config import SimConfig
 from llm_planner.sim.geometry import quat_from_yaw
 from llm_planner.sim.layout import Box, FurnitureLayout, Wall

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pybullet as p
+
+from llm_planner.sim.bullet import pybullet as p
 
 if TYPE_CHECKING:
     from llm_planner.sim.world import HouseholdSim

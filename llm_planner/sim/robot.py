@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pybullet as p
-
+from llm_planner.sim.bullet import pybullet as p
 from llm_planner.sim.config import RobotConfig
 from llm_planner.sim.geometry import quat_from_yaw
 from llm_planner.sim.layout import Frame2D, wrap_angle

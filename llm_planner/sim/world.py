@@ -45,11 +45,11 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
-import pybullet as p
 
 from llm_planner.errors import SceneError
 from llm_planner.sim import perception
 from llm_planner.sim.builder import DOOR_LINK, WorldBodies, build_world, is_round
+from llm_planner.sim.bullet import pybullet as p
 from llm_planner.sim.config import SimConfig, load_sim_config
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, ROBOT, WALL, quat_from_yaw, yaw_of
 from llm_planner.sim.check import check_layout

@@ -66,7 +66,7 @@ class Graph:
         return [(p.name, tuple(p.args)) for p in got[-1].predicates]
 
     def cli(self, *args: str, timeout: float = 300.0) -> subprocess.CompletedProcess:
-        namespace = ["--namespace", self.namespace] if self.namespace and args[0] in ("plan", "say", "cancel") else []
+        namespace = ["--namespace", self.namespace] if self.namespace and args[0] in ("plan", "say", "cancel", "snapshot") else []
         return subprocess.run([str(VENV_BIN / "llm-planner"), *args, *namespace], env=self.runner.env,
                               capture_output=True, text=True, timeout=timeout)
 

@@ -108,7 +108,9 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
     assert mine[-1].state == "succeeded", [m.state for m in mine]
 
 
-def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_step(gtamp_system):
+def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_step(gtamp_system, tmp_path):
+    from llm_planner.viz.report import write_report
+
     feedback: list = []
     result = gtamp_system.run("put the salter on table 2 and left of bottle 1", planner="stalm",
                               on_feedback=feedback.append)
@@ -117,6 +119,15 @@ def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_s
     assert [f["step"] for f in steps] == list(range(1, len(result["executed"]) + 1))
     assert [f["action"] for f in steps] == result["plan"] and steps[-1]["observation"].startswith("hand empty")
     assert ("AtPosition", "salter", "left_of", "bottle1") in _perceived_facts(gtamp_system)
+    assert all(f["belief"] == () for f in steps)  # STaLM keeps no belief over object places
+    record = gtamp_system.task_record(result["task_id"])  # what the executor kept, drawn as for the household
+    assert record.domain == "gtamp" and [s.action for s in record.steps] == result["plan"]
+    assert any(len(s.path) > 1 for s in record.steps)  # the base paths driven
+    picks = [s for s in record.steps if s.action.startswith("pick(salter")]
+    assert picks and all(s.geometry.held_object == "salter" for s in picks)
+    assert record.steps[-1].geometry.held_object is None
+    written = write_report(record, tmp_path, gif=False)
+    assert sorted(p.name for p in written.values()) == ["after.png", "before.png", "report.md", "strip.png"]
 
 
 def test_voice_directive_is_executed_and_reported(gtamp_system):
@@ -131,3 +142,34 @@ def test_voice_directive_is_executed_and_reported(gtamp_system):
     final = [m for m in statuses if m.directive == text and m.state in ("succeeded", "failed")]
     assert final and final[-1].state == "succeeded", [(m.state, m.message) for m in statuses]
     assert ("AtPosition", "salter", "right_of", "bottle1") in _perceived_facts(gtamp_system)
+
+
+def test_the_simulator_publishes_the_problem_as_rviz_markers(gtamp_system):
+    from visualization_msgs.msg import MarkerArray
+
+    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.ros.conversions import geometry_from_msg, time_to_ns
+    from llm_planner.ros.node_utils import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import GeometrySnapshot
+
+    arrays: list = []
+    geometries: list = []  # the robot is idle: the world is the one the latched markers show
+    subs = [gtamp_system.node.create_subscription(MarkerArray, "markers", arrays.append, GEOMETRY_QOS),
+            gtamp_system.node.create_subscription(GeometrySnapshot, "sim/geometry", geometries.append, GEOMETRY_QOS)]
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline and not (arrays and geometries):
+        gtamp_system.spin_for(0.2)
+    for sub in subs:
+        gtamp_system.node.destroy_subscription(sub)
+    markers = arrays[-1].markers
+    geometry = geometry_from_msg(geometries[-1])
+    assert time_to_ns(markers[0].header.stamp) <= time_to_ns(geometries[-1].header.stamp)
+    problem = load_problem("P2")
+    labels = {m.text: m for m in markers if m.ns == "object_names"}
+    assert set(labels) == set(problem.object_names)
+    for body in geometry.bodies:
+        if body.name in labels:
+            assert abs(labels[body.name].pose.position.x - body.aabb_center[0]) < 1e-6
+            assert abs(labels[body.name].pose.position.y - body.aabb_center[1]) < 1e-6
+    assert {m.text for m in markers if m.ns == "furniture_names"} == {r.name for r in problem.layout.regions}
+    assert [m.text.split(" (")[0] for m in markers if m.ns == "door_names"] == list(problem.door_names)

@@ -1,13 +1,16 @@
-"""Messages carry geometry, percepts, results and feedback without loss (core <-> llm_planner_interfaces)."""
+"""Messages carry geometry, markers, percepts, results, feedback with beliefs and task records without loss
+(core <-> llm_planner_interfaces)."""
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Point
 from std_msgs.msg import Header
 
 from llm_planner.domains.base import Percept
+from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import (
-    feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg, percept_from_msg, percept_to_msg,
-    result_to_dict,
+    belief_to_msg, feedback_from_dict, feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg,
+    percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
 )
 from llm_planner.service import PlanTaskResult
 from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
@@ -38,6 +41,64 @@ def test_a_result_fills_the_service_response_and_the_action_result_alike():
 
 
 def test_the_executor_feedback_fields_are_the_action_feedback_fields():
-    inner = ExecuteTask.Feedback(task_id="abc", state="executing", step=2, action="grab(apple_1)", outcome="ok",
-                                 observation="in kitchen; holding apple_1", llm_requests=4)
-    assert feedback_to_dict(ExecuteDirective.Feedback(**feedback_to_dict(inner))) == feedback_to_dict(inner)
+    belief = (ObjectBelief("apple_1", (("held", 1.0),)), ObjectBelief("apple_2", (("fridge", 0.75), ("sink", 0.25))))
+    fields = {"task_id": "abc", "state": "executing", "step": 2, "action": "grab(apple_1)", "outcome": "ok",
+              "observation": "in kitchen; holding apple_1", "llm_requests": 4, "decision_llm_requests": 3,
+              "belief": belief}
+    inner = feedback_from_dict(ExecuteTask.Feedback, fields)
+    assert feedback_to_dict(inner) == fields
+    assert feedback_to_dict(feedback_from_dict(ExecuteDirective.Feedback, feedback_to_dict(inner))) == fields
+
+
+def test_a_step_record_becomes_feedback_fields_with_its_belief():
+    from llm_planner.execution import StepRecord
+
+    belief = (ObjectBelief("mug_1", (("kitchen_cabinet", 0.5), ("dishwasher", 0.5))),)
+    record = StepRecord(3, None, False, "fridge is closed", None, "putin(mug_2, fridge)", "in kitchen", 9, 2, belief)
+    fields = step_fields("abc", record)
+    assert fields["outcome"] == "fridge is closed" and fields["decision_llm_requests"] == 2
+    assert feedback_to_dict(feedback_from_dict(ExecuteTask.Feedback, fields)) == fields
+
+
+def test_a_task_record_message_becomes_plain_data():
+    from llm_planner_interfaces.msg import ExecutedStep
+    from llm_planner_interfaces.srv import TaskRecord
+
+    start = GeometrySnapshot(scene="s", robot_position=(1.0, 2.0, 0.0), robot_orientation=(0.0, 0.0, 0.0, 1.0),
+                             held_object=None, bodies=[FRIDGE])
+    after = GeometrySnapshot(scene="s", robot_position=(3.0, 2.0, 0.0), robot_orientation=(0.0, 0.0, 0.0, 1.0),
+                             held_object=None, bodies=[FRIDGE])
+    belief = (ObjectBelief("apple_1", (("fridge", 0.5), ("kitchen_counter", 0.5))),)
+    msg = TaskRecord.Response(success=True, task_id="abc", directive="d", planner="llm_mcts",
+                              goal='[["inside", "apple", "fridge", 1]]', domain="household", world="apartment_seen",
+                              state="succeeded", result_message="goal reached in 1 steps",
+                              start=geometry_to_msg(start, Time(sec=1)))
+    msg.steps = [ExecutedStep(step=1, action="walk(kitchen)", success=True, observation="in kitchen", llm_requests=5,
+                              decision_llm_requests=5, belief=belief_to_msg(belief),
+                              path=[Point(x=1.0, y=2.0), Point(x=3.0, y=2.0)], geometry=geometry_to_msg(after, Time(sec=2)))]
+    record = task_record_from_msg(msg)
+    assert (record.task_id, record.goal, record.state, record.start) == ("abc", [["inside", "apple", "fridge", 1]],
+                                                                         "succeeded", start)
+    (step,) = record.steps
+    assert (step.action, step.success, step.belief, step.path, step.geometry) == (
+        "walk(kitchen)", True, belief, ((1.0, 2.0), (3.0, 2.0)), after)
+
+
+def test_markers_become_a_marker_array_field_by_field():
+    from visualization_msgs.msg import Marker
+
+    from llm_planner.ros.conversions import markers_to_msg
+    from llm_planner.viz.markers import MarkerSpec
+
+    specs = [MarkerSpec("furniture", 0, "CUBE", (0.5, 1.0, 0.9), (0.0, 0.0, 0.6, 0.8), (0.7, 0.8, 1.8),
+                        (0.55, 0.8, 0.55, 1.0)),
+             MarkerSpec("furniture_names", 0, "TEXT_VIEW_FACING", (0.5, 1.0, 1.95), (0.0, 0.0, 0.0, 1.0),
+                        (0.0, 0.0, 0.12), (1.0, 1.0, 1.0, 1.0), "fridge (open)")]
+    array = markers_to_msg(specs, Time(sec=4, nanosec=2))
+    cube, text = array.markers
+    assert (cube.ns, cube.id, cube.type, cube.action) == ("furniture", 0, Marker.CUBE, Marker.ADD)
+    assert (text.type, text.text) == (Marker.TEXT_VIEW_FACING, "fridge (open)")
+    assert (cube.pose.orientation.z, cube.pose.orientation.w) == (0.6, 0.8)
+    assert (cube.scale.x, cube.scale.y, cube.scale.z) == (0.7, 0.8, 1.8)
+    assert (cube.color.g, cube.color.a) == (0.8, 1.0)
+    assert cube.header.frame_id == "map" and (cube.header.stamp.sec, cube.header.stamp.nanosec) == (4, 2)

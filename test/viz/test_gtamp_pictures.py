@@ -90,3 +90,32 @@ def test_loading_a_faulty_problem_refuses_it_with_the_checks_message(tmp_path):
     bad = _problem(tmp_path, lambda d: d.update(robot={"pose": [2.6, 2.2, 90]}))
     with pytest.raises(SceneError, match=r"mine\.yaml: robot: its start \[2\.60, 2\.20\] overlaps regions\.counter2"):
         load_problem(str(bad))
+
+
+def test_markers_of_a_problem_match_its_layout_and_the_simulators_geometry():
+    from llm_planner.domains.gtamp import GTampSimulator
+    from llm_planner.viz.markers import CUBE, DOOR_CLOSED_RGBA, markers_from_problem, yaw_of_marker
+
+    problem = load_problem("P2")
+    sim = GTampSimulator(problem)
+    try:
+        geometry = sim.geometry()
+    finally:
+        sim.close()
+    markers = markers_from_problem(problem, geometry)
+    regions = {m.text: m for m in markers if m.ns == "furniture_names"}
+    assert set(regions) == {r.name for r in problem.layout.regions}
+    for cube, region in zip((m for m in markers if m.ns == "furniture"), problem.layout.regions):
+        assert cube.type == CUBE and cube.scale == (region.depth, region.width, region.height)
+        assert cube.position[:2] == pytest.approx(region.center) and yaw_of_marker(cube) == pytest.approx(region.heading)
+    assert len([m for m in markers if m.ns == "walls"]) == len(problem.layout.walls)
+    doors = [m.text for m in markers if m.ns == "door_names"]
+    closed = [d.name for d, is_open in zip(problem.layout.doors, problem.initial.doors_open) if not is_open]
+    assert doors == [f"{d.name} ({'closed' if d.name in closed else 'open'})" for d in problem.layout.doors]
+    assert [m.color == DOOR_CLOSED_RGBA for m in markers if m.ns == "doors"] == [
+        d.name in closed for d in problem.layout.doors]
+    objects = {m.text: m for m in markers if m.ns == "object_names"}
+    assert set(objects) == set(problem.object_names)
+    for name, pose in zip(problem.object_names, problem.initial.poses):
+        assert objects[name].position[:2] == pytest.approx((pose.x, pose.y), abs=0.01)
+    assert len({(m.ns, m.id) for m in markers}) == len(markers)

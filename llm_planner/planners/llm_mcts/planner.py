@@ -47,7 +47,8 @@ import yaml
 
 from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError
 from llm_planner.paths import config_dir
-from llm_planner.planners.base import Decision, Planner, Task, register
+from llm_planner.planners.base import (BELIEF_PLACES, Decision, ObjectBelief, Planner, Task, goal_object_beliefs,
+                                       register)
 from llm_planner.planners.llm_mcts.belief import Belief
 from llm_planner.planners.llm_mcts.mcts import LLMMCTS, SearchConfig, SearchStats, argmax_ties
 from llm_planner.world.symbolic import Action, Household, Observation, State
@@ -311,6 +312,12 @@ class LLMMCTSPlanner(Planner):
 
     def _belief_kind(self) -> str:
         return "LLM commonsense prior (App. C.2)" if self.uses_prior else "uniform"
+
+    def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
+        """The searched belief b(s) of the goal's objects (l_policy searches none: empty)."""
+        if not self.searches or self.belief is None or self.household is None or self.task is None:
+            return ()
+        return goal_object_beliefs(self.household, self.task.goal, self.belief.top, self.belief.holding, k)
 
     # ---------------------------------------------------------------------- episode
     def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
