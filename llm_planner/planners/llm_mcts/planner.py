@@ -54,7 +54,7 @@ from llm_planner.world.symbolic import Action, Household, Observation, State
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
@@ -103,9 +103,23 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
         return SearchConfig(simulations=int(cfg["simulations"]), c=float(cfg["c"]), gamma=float(cfg["gamma"]),
                             epsilon=float(cfg["epsilon"]), max_depth=int(cfg["max_depth"]),
                             goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
-                            root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]))
+                            root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
+                            expand_after=int(cfg["expand_after"]), reuse_tree=_flag(cfg["reuse_tree"], "reuse_tree"),
+                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg.get("max_waves", 0)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None
+
+
+def _flag(value: Any, key: str) -> bool:
+    """A yes/no setting from YAML or ``--set KEY=VALUE`` (``true``/``false``, also as text)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(f"'{key}' must be true or false, got {value!r}")
 
 
 # ------------------------------------------------------------------ shared LLM resources
@@ -162,10 +176,12 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
         return _RUNTIMES[(key, scope)]
 
 
-def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None) -> Any:
+def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None,
+              max_in_flight: int = 1) -> Any:
     """The App. C.2 prior of the household's apartment: from ``prior_file`` when it matches the
-    scene, backend, model and M, else built with the backend and saved (atomically) to
-    ``prior_file`` or the LLM cache directory, so the next process reuses it."""
+    scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
+    at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
+    process reuses it."""
     from llm_planner.llm.prior import PriorBelief, build_prior
     from llm_planner.llm.text import WorldInfo
 
@@ -191,7 +207,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
             if prior_file and path.is_file():
                 raise LLMError(f"{path}: the prior was built for another scene, backend, model or M; rebuild it "
                                f"with `llm-planner build-prior --scene {household.scene.name} --out {path}`")
-            prior = build_prior(backend, world, scene=household.scene.name, m=m)
+            prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -274,7 +290,9 @@ class LLMMCTSPlanner(Planner):
         self.runtime: LLMRuntime | None = None
         self.search_stats = SearchStats()
         self.decision_llm_requests = 0   # model questions asked during decide (not the prior)
-        self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), all decisions
+        self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), summed over the
+                                         # questions (concurrent questions overlap: see search_stats.wait_seconds)
+        self._policy_seconds_lock = threading.Lock()
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.last_result = None
         self._reset_episode()
@@ -360,7 +378,8 @@ class LLMMCTSPlanner(Planner):
             return Belief.uniform(household)
         prior = self.prior_param
         if prior is None or isinstance(prior, (str, Path)):
-            prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"))
+            prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
+                              max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
         return Belief.from_prior(household, table, floor=float(prior.floor))
 
@@ -375,7 +394,8 @@ class LLMMCTSPlanner(Planner):
         try:
             return self.runtime.policy(query)
         finally:
-            self.policy_seconds += time.perf_counter() - started
+            with self._policy_seconds_lock:  # called from the search's question threads
+                self.policy_seconds += time.perf_counter() - started
 
     def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
         self.stats.decisions += 1
@@ -426,6 +446,8 @@ class LLMMCTSPlanner(Planner):
         self.observations.append(observation)
         if self.belief is not None:
             self.belief.update(observation)
+        if self.mcts is not None:  # the subtree the next search starts from (reuse_tree)
+            self.mcts.advance(action if success else None, observation)
 
     # -------------------------------------------------------------------- accounting
     def _usage(self) -> Any:
@@ -447,6 +469,8 @@ class LLMMCTSPlanner(Planner):
                 "llm_requests": self.decision_llm_requests, "llm_requests_total": self.stats.llm_requests,
                 "planning_time_s": self.stats.planning_time_s, "search_seconds": s.seconds,
                 "policy_seconds": self.policy_seconds, "decide_seconds": self.decide_seconds,
+                "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
+                "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
                 "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits}
 
 
