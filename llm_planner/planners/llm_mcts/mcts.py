@@ -53,6 +53,12 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
   simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
   Algorithm 1 exactly (the tests check it gives identical results).
+* **A bound on the rounds of questions** (``max_waves``, 0 = none). A concurrent search waits for
+  at most ``max_waves`` waves per decision; after that, a simulation reaching a node whose pi(a|h)
+  is still unknown evaluates it by ROLLOUT, as a node not expanded yet (lines 23-26), and the
+  question is asked at a later decision if the search comes back (the subtree is kept). The tree
+  a 100-simulation search grows needs two to four rounds (its deepest chain of nodes that ask
+  one after the other), so two rounds bound the wait of a decision at the cost of the last levels.
 * **Fewer questions** (``expand_after``, 1 = Algorithm 1). A new node is evaluated by ROLLOUT on
   its first ``expand_after`` visits (lines 23-26) and asks pi(a|h) only on the next one, the usual
   expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
@@ -102,6 +108,8 @@ class SearchConfig:
     reuse_tree: bool = False
     max_in_flight: int = 1
     max_waves: int = 0
+    # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
+    # those of config/llm_mcts.yaml.
 
     def __post_init__(self) -> None:
         if not isinstance(self.simulations, int) or isinstance(self.simulations, bool) or self.simulations < 0:
@@ -124,10 +132,10 @@ class SearchConfig:
         if self.history_key not in HISTORY_KEYS:
             raise ConfigError(f"llm_mcts 'history_key' must be one of {', '.join(HISTORY_KEYS)}, "
                               f"got {self.history_key!r}")
-        for name in ("expand_after", "max_in_flight"):
+        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0)):
             value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"llm_mcts '{name}' must be an integer >= 1, got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
         if not isinstance(self.reuse_tree, bool):
             raise ConfigError(f"llm_mcts 'reuse_tree' must be true or false, got {self.reuse_tree!r}")
 
@@ -221,10 +229,10 @@ class SearchStats:
     rollout_steps: int = 0
     goal_hits: int = 0          # simulations whose return includes the goal reward
     root_redraws: int = 0       # root samples redrawn because the goal already held in them
-    rollout_visits: int = 0     # visits to a node of T evaluated by ROLLOUT (expand_after > 1)
+    rollout_visits: int = 0     # visits to a node of T evaluated by ROLLOUT (expand_after, max_waves)
     reused_nodes: int = 0       # nodes of T kept from the previous decision (reuse_tree)
     waves: int = 0              # times the search waited for questions in flight (concurrent)
-    wait_seconds: float = 0.0   # wall time the search spent waiting for them
+    wait_seconds: float = 0.0   # wall time the search spent waiting for pi answers (asked inline or in waves)
     peak_in_flight: int = 0     # most questions in flight at once
     seconds: float = 0.0
 
@@ -475,7 +483,7 @@ class LLMMCTS:
         path = sim.path
         while True:
             pi = node.pi  # line 28: pi(a|h) <- QUERYLLMPOLICY(h), asked once per node
-            if pi is None and path and self._pool is not None and cfg.max_waves and self._stats.waves >= cfg.max_waves:
+            if pi is None and path and self._out_of_waves():  # not expanded in this decision: lines 23-26
                 stats.rollout_visits += 1
                 leaf = self.rollout(s, d)
                 break
@@ -560,6 +568,10 @@ class LLMMCTS:
             self._pending[id(node)] = (node, future)
         return None
 
+    def _out_of_waves(self) -> bool:
+        """A concurrent search that has waited ``max_waves`` times asks nothing more this decision."""
+        return self._pool is not None and 0 < self.config.max_waves <= self._stats.waves
+
     def _answer_wave(self) -> None:
         """Wait for every question in flight (each is bounded by the backend's timeouts) and give
         the nodes their pi; the first error is raised once all have ended (no thread is left behind)."""
@@ -580,7 +592,11 @@ class LLMMCTS:
         if self.policy is None or not actions or observation is None:
             return [1.0 / max(1, len(actions))] * len(actions)
         self._stats.policy_queries += 1
-        return self._ask(history, past, observation, actions)
+        started = time.perf_counter()
+        try:
+            return self._ask(history, past, observation, actions)
+        finally:
+            self._stats.wait_seconds += time.perf_counter() - started
 
     def _ask(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
              actions: Sequence[Action]) -> list[float]:

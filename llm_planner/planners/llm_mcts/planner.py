@@ -105,7 +105,7 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
                             root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
                             expand_after=int(cfg["expand_after"]), reuse_tree=_flag(cfg["reuse_tree"], "reuse_tree"),
-                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg.get("max_waves", 0)))
+                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None
 
