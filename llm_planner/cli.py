@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
     "translate",   # llm-planner translate "DIRECTIVE"   (goal translation, issue 4)
+    "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
     "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief, issue 4)
     "dataset",     # llm-planner dataset household       (expert data D, issue 3)
     "snapshot",    # llm-planner snapshot                (PNG of a scene, issue 3)

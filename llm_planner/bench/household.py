@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
+from llm_planner.bench.serving import add_serve_arguments, serve_for_bench
 from llm_planner.errors import ConfigError
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
@@ -72,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pybullet", action="store_true", help="run episodes through the PyBullet world and perception")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_serve_arguments(p)  # --serve-style ...: run against a started llm-planner serve (bench/serving.py)
     p.set_defaults(func=run)
 
 
@@ -261,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
     llm_config = load_llm_config(overrides=llm_overrides)
     backend = args.backend or str(mcts_config["backend"])
     llm_config = llm_config.with_overrides({"backend": backend})
+    llm_overrides, backend = serve_for_bench(args, llm_overrides, backend)  # --serve-style: a started serve
     for home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:

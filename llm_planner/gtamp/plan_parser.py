@@ -5,6 +5,10 @@
             ('pick', 'bottle1'),
             ('place', 'bottle1', 'on', 'table1')]
 
+Answers in other styles are read too (``llm_planner.llm.answers.plan_text``): a thinking preamble
+is dropped, code fences and markdown emphasis are opened, and a JSON plan (``{"plan": [["pick",
+"x"], ...]}``, what structured output returns) is read as the same tuples.
+
 Nothing is ever evaluated: a small scanner reads the tuples of the plan list as quoted strings
 (straight or typographic quotes) or bare words, names are normalised ("kitchen door" ->
 ``kitchen_door``, "left of" -> ``left_of``) and checked against the problem's vocabulary and
@@ -139,9 +143,11 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
     """Parse one LLM response into task actions (valid prefix) and errors."""
     if not isinstance(text, str):
         return ParsedPlan((), ("response is not text",))
+    from llm_planner.llm.answers import plan_text
+
     actions: list[TaskAction] = []
     seen = 0
-    section, assigned = plan_section(text)
+    section, assigned = plan_section(plan_text(text))
     for item in scan_tuples(section):
         seen += 1
         if seen > MAX_STEPS:

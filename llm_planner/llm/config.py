@@ -127,6 +127,9 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     floor = data["world_model"]["floor"]
     if not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
         raise ConfigError(f"LLM configuration 'world_model.floor' must be in (0, 1), got {floor!r}")
+    mode = data["openai"].get("structured_output", "auto")
+    if mode not in ("auto", "json_schema", "off"):
+        raise ConfigError(f"LLM configuration 'openai.structured_output' must be auto, json_schema or off, got {mode!r}")
     for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s"):
         value = data["openai"][key]
         if not isinstance(value, (int, float)) or value <= 0:

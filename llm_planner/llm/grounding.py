@@ -13,13 +13,14 @@ object outside the admissible set, whatever it tries to say.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from llm_planner.llm.embeddings import Embedder
-from llm_planner.llm.text import action_to_text, name_to_text
+from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural
 from llm_planner.world.symbolic import Action
 
 
@@ -108,3 +109,31 @@ class Grounder:
         if sims[best] < min_score:
             return None
         return ActionMatch(actions[best], best, float(sims[best]))
+
+    # ------------------------------------------------------------- verification
+    def refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:
+        """Whether ``phrase`` (a model's words) names ``name``: the name itself, its object type (any
+        instance; singular or plural), or the scene name or type it grounds to best (>= ``min_score``).
+        "the apple 2 on the kitchen counter" is read as its head too ("apple 2")."""
+        head = re.split(r"\s+(?:on|in|inside|at|near|by|from|next\s+to)\s+", _clean(phrase), maxsplit=1)[0]
+        return any(self._refers_to(p, name, world, min_score) for p in dict.fromkeys((_clean(phrase), head)))
+
+    def _refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:
+        text = name_to_text(name)
+        obj_type = world.object_type.get(name)
+        type_text = name_to_text(obj_type) if obj_type else None
+        if phrase in (text, text.replace(" ", "")) or (type_text and phrase in (type_text, plural(type_text))):
+            return True
+        if obj_type and re.search(r"\d+$", phrase):  # "plate 2" names plate_2 and no other plate
+            return False
+        candidates = [*world.rooms, *world.furniture, *world.object_types]
+        best = self.ground_name(phrase, candidates, min_score)
+        return best is not None and best.name in (name, obj_type)
+
+    def names_action(self, text: str, action: Action, world: WorldInfo, min_score: float) -> bool:
+        """Whether an action sentence (``llm_planner.llm.answers.first_action``) states ``action``: the
+        same verb, every argument phrase naming the action's argument (:meth:`refers_to`)."""
+        parsed = action_phrases(text)
+        if parsed is None or parsed[0] != action.verb or len(parsed[1]) != len(action.args):
+            return False
+        return all(self.refers_to(p, a, world, min_score) for p, a in zip(parsed[1], action.args))

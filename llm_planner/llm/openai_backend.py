@@ -14,7 +14,14 @@ Faults are bounded, never a crash and never a hang:
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.LLMError`.
 
 M samples are asked with ``n=M`` in one request; a server that refuses ``n`` (HTTP 400/422) or
-returns fewer choices is asked again one sample per request. The API key is read from the
+returns fewer choices is asked again one sample per request.
+
+Answers in any style: every question asks for structured output (``response_format`` with the
+question's JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is
+``auto`` or ``json_schema``; in ``auto`` a server that refuses it (HTTP 400/422 naming it) is asked
+again in plain text, and remembered. Either way the answer is read by the style-proof readers of
+``llm_planner.llm.answers`` (JSON, lists, markdown, "Sure! ...", thinking preambles), and an action
+is only kept when it states an admissible action (verb and names, :meth:`Grounder.names_action`). The API key is read from the
 environment variable named by ``openai.api_key_env``; it is never logged, cached or printed.
 Answers that parse are cached on disk (:mod:`llm_planner.llm.cache`).
 """
@@ -27,20 +34,23 @@ from typing import Any, Callable, Sequence, TypeVar
 from urllib.parse import urlparse
 
 from llm_planner.errors import LLMError
+from llm_planner.llm.answers import (
+    SCHEMA_OF, Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions, response_format,
+)
 from llm_planner.llm.base import (
     ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.resources import Resources
-from llm_planner.llm.text import WorldInfo, parse_formal_goal
-from llm_planner.world.symbolic import INSIDE, ON
+from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
+from llm_planner.world.symbolic import INSIDE, ON, Action
 
 T = TypeVar("T")
 
 OPENAI_HOSTS = ("api.openai.com",)
-_RELATION = re.compile(r"^\s*(inside|in|into|on|onto|on top of)\b\s*(?:the\s+)?(.*)$", re.IGNORECASE)
-_DONE = re.compile(r"^\s*(done|finished|task (is )?(done|complete[d]?))\s*\.?\s*$", re.IGNORECASE)
+STRUCTURED_MODES = ("auto", "json_schema", "off")
+_INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 
 
 class UnusableAnswer(LLMError):
@@ -72,6 +82,8 @@ class OpenAIBackend(LanguageModel):
         self.backoff_initial_s = float(opts["backoff_initial_s"])
         self.backoff_max_s = float(opts["backoff_max_s"])
         self.n_supported = bool(opts["n_in_one_request"])
+        self.structured_mode = str(opts.get("structured_output", "auto"))
+        self.structured_supported = self.structured_mode != "off"
         self.key_env = str(opts["api_key_env"])
         self._client = None
         self.sleep: Callable[[float], None] = time.sleep
@@ -81,7 +93,8 @@ class OpenAIBackend(LanguageModel):
         return self._model
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "base_url": self.base_url}
+        return {"backend": self.name, "model": self.model, "base_url": self.base_url,
+                "structured_output": self.structured_mode}
 
     # ------------------------------------------------------------------ client
     def _api_key(self) -> str:
@@ -150,8 +163,12 @@ class OpenAIBackend(LanguageModel):
                     last = f"HTTP {status} {_server_message(exc)}"
                     retry_after = _retry_after(exc)
                     continue
-                if status in (400, 422) and n > 1:
-                    raise _NRefused(f"HTTP {status} {_server_message(exc)}") from None
+                if status in (400, 422):
+                    refused = _refused_parameter(exc, n, "response_format" in kwargs)
+                    if refused == "response_format":
+                        raise _FormatRefused(f"HTTP {status} {_server_message(exc)}") from None
+                    if refused == "n":
+                        raise _NRefused(f"HTTP {status} {_server_message(exc)}") from None
                 if status in (401, 403):
                     raise LLMError(f"openai backend: {self.base_url} refused the API key (HTTP {status}); "
                                    f"check the environment variable {self.key_env}") from None
@@ -171,7 +188,7 @@ class OpenAIBackend(LanguageModel):
             if not choices:
                 last = "the answer has no choices"
                 continue
-            return [(getattr(c.message, "content", None) or "") if getattr(c, "message", None) else "" for c in choices]
+            return [_choice_text(c) for c in choices]
         raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} failed after "
                        f"{self.max_retries + 1} attempt(s): {last}")
 
@@ -193,7 +210,23 @@ class OpenAIBackend(LanguageModel):
 
     def ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
             cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
-        """Ask ``prompt`` for ``n`` samples and parse them; cached by (backend, model, prompt, params)."""
+        """Ask ``prompt`` for ``n`` samples and parse them; cached by (backend, model, prompt, params).
+        Structured output is asked for with the schema of ``kind`` (``answers.SCHEMA_OF``) while the
+        server accepts it (see the module docstring)."""
+        schema = SCHEMA_OF.get(kind)
+        if schema and self.structured_supported:
+            try:
+                return self._ask(kind, prompt, n, {**params, "response_format": response_format(schema)}, parse,
+                                 cache_extra)
+            except _FormatRefused as exc:
+                if self.structured_mode == "json_schema":
+                    raise LLMError(f"openai backend: {self.base_url} refused structured output ({exc}); set "
+                                   "openai.structured_output: auto (falls back to text) or off") from None
+                self.structured_supported = False  # remembered for this backend's lifetime
+        return self._ask(kind, prompt, n, params, parse, cache_extra)
+
+    def _ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
+             cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
         messages = [{"role": "user", "content": prompt}]
         key_params = {"kind": kind, "n": n, **params, **(cache_extra or {})}
         key = cache_key(self.name, self.model, messages, key_params)
@@ -254,22 +287,21 @@ class OpenAIBackend(LanguageModel):
             return [s for s in samples if s]
 
         with self._question():
-            samples, reply = self.ask("world_model", prompt, m, self._params("world_model", stop=["\n"]), parse,
+            samples, reply = self.ask("world_model", prompt, m, self._params("world_model"), parse,
                                       {"seed": opts["seed"] if seed is None else seed})
         return PositionSamples(obj_type, tuple(samples), tuple(reply.texts), self._info(reply.cached, reply.requests))
 
     def _parse_positions(self, text: str, world: WorldInfo, min_score: float) -> tuple[tuple[str, str], ...]:
-        """``Inside fridge, On kitchen table.`` -> ((inside, fridge), (on, kitchen_table)), grounded.
-        A phrase without a relation takes the relation of the furniture it grounds to."""
+        """``Inside fridge, On kitchen table.`` (or a list, JSON, prose) -> ((inside, fridge), (on,
+        kitchen_table)), grounded. A phrase without a relation takes the relation of the furniture it
+        grounds to; rooms and names that ground to nothing are left out."""
         out: list[tuple[str, str]] = []
         grounder = self.resources.grounder
-        for phrase in re.split(r"[,;\n]|\band\b", text.split("Question:")[0]):
-            phrase = phrase.strip().strip(".").strip()
-            if not phrase:
+        rooms = {name_to_text(r) for r in world.rooms}
+        for rel_word, place in read_positions(text):
+            if not place or place in rooms:
                 continue
-            match = _RELATION.match(phrase)
-            rel_word, place = (match.group(1).lower(), match.group(2)) if match else ("", phrase)
-            wanted = world.containers if rel_word in ("inside", "in", "into") else \
+            wanted = world.containers if rel_word in _INSIDE_WORDS else \
                 world.surfaces if rel_word.startswith("on") else world.furniture
             hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture, min_score)
             if hit is None:
@@ -297,26 +329,44 @@ class OpenAIBackend(LanguageModel):
 
         prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
                                self._examples(query, k))
-        min_score = float(self.config.get("grounding.min_action_score"))
         admissible = list(query.admissible)
 
         def parse(texts: list[str]) -> tuple[list[str], int]:
             firsts = [first_action(t) for t in texts]
-            done = sum(1 for f in firsts if f is not None and _DONE.match(f))
-            actions = [f for f in firsts if f and not _DONE.match(f)]
+            done = sum(1 for f in firsts if f == "done")
+            actions = [f for f in firsts if f and f != "done"]
             if not actions:
                 if done:
                     return [], done
                 raise UnusableAnswer(f"gave no next action: {_preview(texts)}")
             if admissible:
-                sims = self.resources.grounder.action_similarities(actions, admissible)
-                kept = [a for a, row in zip(actions, sims) if float(row.max()) >= min_score]
-                if not kept:
-                    raise UnusableAnswer(f"proposed actions that ground to no admissible action: {_preview(actions)}")
-                actions = kept
+                actions = self.admissible_texts(actions, query.world, admissible)
+                if not actions:
+                    raise UnusableAnswer(f"proposed actions that name no admissible action: "
+                                         f"{_preview([f for f in firsts if f])}")
             return actions, done
 
-        return self.ask(section, prompt, n, self._params(section, stop=["\n"]), parse, {"seed": seed})
+        return self.ask(section, prompt, n, self._params(section), parse, {"seed": seed})
+
+    def admissible_texts(self, texts: Sequence[str], world: WorldInfo, admissible: Sequence[Action]) -> list[str]:
+        """Sampled actions as the policy compares them (§2.3, CosineSim to the admissible actions): a
+        text whose most similar admissible action is one it names stays; one whose similarity prefers
+        another becomes the sentence of an admissible action it names; one that names none is
+        dropped (a sample never votes for an action it did not state)."""
+        grounder = self.resources.grounder
+        min_name = float(self.config.get("grounding.min_name_score"))
+        min_action = float(self.config.get("grounding.min_action_score"))
+        unique = list(dict.fromkeys(texts))
+        sims = grounder.action_similarities(unique, list(admissible))
+        kept: dict[str, str | None] = {}
+        for text, row in zip(unique, sims):
+            best = admissible[int(row.argmax())]
+            if float(row.max()) >= min_action and grounder.names_action(text, best, world, min_name):
+                kept[text] = text
+                continue
+            named = next((a for a in admissible if grounder.names_action(text, a, world, min_name)), None)
+            kept[text] = action_to_text(named) if named else None
+        return [kept[t] for t in texts if kept[t]]
 
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         from llm_planner.llm.prompts import translate_prompt
@@ -324,13 +374,10 @@ class OpenAIBackend(LanguageModel):
         prompt = translate_prompt(world, directive, self.resources.translation_examples(directive, world))
 
         def parse(texts: list[str]) -> list[tuple[str, str, str, int]]:
-            items = [t for t in parse_formal_goal(texts[0] if texts else "") if t[0] in (INSIDE, ON)]
-            if not items:
-                raise UnusableAnswer(f"gave no formal goal tuple (REL, object, destination, count): {_preview(texts)}")
-            return items
+            return goal_items(texts[0] if texts else "")
 
         with self._question():
-            items, reply = self.ask("translate", prompt, 1, self._params("translate", stop=["\n"]), parse)
+            items, reply = self.ask("translate", prompt, 1, self._params("translate"), parse)
         return GoalTuples(tuple(items), reply.texts[0] if reply.texts else "", self._info(reply.cached, reply.requests))
 
     def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
@@ -353,20 +400,55 @@ class OpenAIBackend(LanguageModel):
         return texts, self._info(reply.cached, reply.requests)
 
 
-def first_action(text: str) -> str | None:
-    """The first action of a "Next actions: a, b, c, done." answer (None if there is no text)."""
-    text = re.sub(r"^\s*(next actions?|answer|plan)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
-    for line in text.splitlines():
-        line = re.sub(r"^\s*(?:\d+\s*[.):]|[-*\u2022]|step\s*\d+\s*:)\s*", "", line, flags=re.IGNORECASE)
-        for part in re.split(r"[,;]|\.(?:\s|$)", line):
-            part = part.strip().strip(".").strip()
-            if part:
-                return part
-    return None
+def goal_items(text: str) -> list[tuple[str, str, str, int]]:
+    """The goal tuples of a translation answer (``answers.read_goal_tuples``); UnusableAnswer says why
+    an answer states no whole goal (declined, unreadable, no tuple, a relation other than INSIDE/ON)."""
+    try:
+        items = read_goal_tuples(text)
+    except Unparsable as exc:
+        raise UnusableAnswer(f"gave an unreadable formal goal ({exc}): {_preview([text])}") from None
+    if not items:
+        what = "declined" if looks_like_refusal(text) else "gave no formal goal tuple (REL, object, destination, count)"
+        raise UnusableAnswer(f"{what}: {_preview([text])}")
+    others = sorted({rel for rel, *_ in items if rel not in (INSIDE, ON)})
+    if others:
+        raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist: {_preview([text])}")
+    return items
 
 
 class _NRefused(Exception):
     """The server refused ``n`` > 1 (HTTP 400/422)."""
+
+
+class _FormatRefused(Exception):
+    """The server refused ``response_format`` (HTTP 400/422)."""
+
+
+def _refused_parameter(exc: Any, n: int, structured: bool) -> str:
+    """Which parameter a 400/422 refused: ``response_format``, ``n`` or "" (another problem). A
+    message naming neither is blamed on structured output first, then on ``n``."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else {}
+    param = str(err.get("param") or "") if isinstance(err, dict) else ""
+    message = _server_message(exc).lower()
+    if structured and (param == "response_format" or any(w in message for w in ("response_format", "json_schema",
+                                                                                   "schema", "structured"))):
+        return "response_format"
+    if n > 1 and (param == "n" or re.search(r"\bn\b", message)):
+        return "n"
+    if structured:
+        return "response_format"
+    return "n" if n > 1 else ""
+
+
+def _choice_text(choice: Any) -> str:
+    """A choice's text; a refusal (``message.refusal`` of structured output) as the model's words."""
+    message = getattr(choice, "message", None)
+    if message is None:
+        return ""
+    content = getattr(message, "content", None)
+    refusal = getattr(message, "refusal", None)
+    return content if content else (str(refusal) if refusal else "")
 
 
 def _short(exc: BaseException) -> str:

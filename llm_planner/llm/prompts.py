@@ -8,6 +8,12 @@ predicates by ``llm_planner.gtamp.prompt`` and reaches the backends whole throug
 Few-shot examples of the policy and of translation are drawn from the expert data set D
 (``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
+
+Beyond the seed's listing 1, the policy prompt names the apartment's furniture (kind and room) and
+its object types with their counts, and the translation prompt the counts: a model cannot plan a
+search in an apartment whose cupboards it was never told, nor read "all the apples" without knowing
+how many there are. Nothing there is hidden state (:class:`WorldInfo` carries names only), and it
+is everything a served model (``llm_planner.llm.served``) needs to answer from the prompt alone.
 """
 from __future__ import annotations
 
@@ -46,6 +52,18 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(name_to_text(n) for n in names)
 
 
+def furniture_text(world: WorldInfo) -> str:
+    """``fridge (container in the kitchen), sofa (surface in the living room)``."""
+    kinds = [(f, "container") for f in world.containers] + [(f, "surface") for f in world.surfaces]
+    return ", ".join(f"{name_to_text(f)} ({kind} in the {name_to_text(world.furniture_room.get(f, 'house'))})"
+                     for f, kind in kinds)
+
+
+def objects_text(world: WorldInfo, as_text: bool = True) -> str:
+    """``apple (2), bread slice (1)``: every object type and how many the house has."""
+    return ", ".join(f"{name_to_text(t) if as_text else t} ({world.count(t)})" for t in world.object_types)
+
+
 def world_model_prompt(world: WorldInfo, obj_type: str) -> str:
     return render("world_model", rooms=_names(world.rooms), containers=_names(world.containers),
                   surfaces=_names(world.surfaces), object=name_to_text(obj_type))
@@ -54,8 +72,8 @@ def world_model_prompt(world: WorldInfo, obj_type: str) -> str:
 def translate_prompt(world: WorldInfo, directive: str, examples: Sequence[tuple[str, Goal]]) -> str:
     """Listing 3 with K (instruction, goal) examples, from D when available."""
     shots = "\n".join(render("translate_example", directive=d, formal=goal_to_formal(g)) for d, g in examples)
-    return render("translate", objects=", ".join(world.object_types), containers=", ".join(world.containers),
-                  surfaces=", ".join(world.surfaces), examples=shots, directive=directive.strip())
+    return render("translate", objects=objects_text(world, as_text=False), containers=", ".join(world.containers),
+                  surfaces=", ".join(world.surfaces), rooms=", ".join(world.rooms), examples=shots, directive=directive.strip())
 
 
 def policy_example(instruction: str, completed: Sequence[Action], observation: str, upcoming: Sequence[Action]) -> str:
@@ -67,6 +85,7 @@ def policy_example(instruction: str, completed: Sequence[Action], observation: s
 
 def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, history: Sequence[Action],
                   examples: Sequence[str]) -> str:
-    return render("policy", rooms=_names(world.rooms), examples="\n\n".join(examples), goal=instruction.strip(),
+    return render("policy", rooms=_names(world.rooms), furniture=furniture_text(world), objects=objects_text(world),
+                  examples="\n\n".join(examples), goal=instruction.strip(),
                   completed=actions_to_text(history), observation=observation_to_text(observation, world))
 

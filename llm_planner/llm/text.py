@@ -62,14 +62,26 @@ def action_to_text(action: Action) -> str:
     return _TEMPLATES[action.verb].format(*(name_to_text(a) for a in action.args))
 
 
-def text_to_action(text: str, names: Iterable[str]) -> Action | None:
-    """Exact inverse of :func:`action_to_text` over known ``names``; None when the text is not one."""
-    known = {name_to_text(n): n for n in names}
+def action_phrases(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """(verb, argument phrases) of an action sentence in the prompts' words; None if it is not one.
+
+        >>> action_phrases("put the apple 1 inside the fridge")
+        ('putin', ('apple 1', 'fridge'))
+    """
     clean = " ".join(text.lower().strip().rstrip(".").split())
     for verb, pattern in _PATTERNS.items():
         match = pattern.match(clean)
-        if match and all(g in known for g in match.groups()):
-            return Action(verb, tuple(known[g] for g in match.groups()))
+        if match:
+            return verb, tuple(match.groups())
+    return None
+
+
+def text_to_action(text: str, names: Iterable[str]) -> Action | None:
+    """Exact inverse of :func:`action_to_text` over known ``names``; None when the text is not one."""
+    known = {name_to_text(n): n for n in names}
+    parsed = action_phrases(text)
+    if parsed and all(g in known for g in parsed[1]):
+        return Action(parsed[0], tuple(known[g] for g in parsed[1]))
     return None
 
 

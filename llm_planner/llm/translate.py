@@ -39,7 +39,8 @@ class TranslationResult:
 
 def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, grounder: Grounder,
                 min_score: float) -> Goal:
-    """Map (rel, object words, destination words, count) onto scene names; merge repeated items."""
+    """Map (rel, object words, destination words, count) onto scene names. An item named twice is an
+    error: two tuples may mean two objects or one said twice, and a count is never guessed."""
     merged: dict[tuple[str, str, str], int] = {}
     types = list(world.object_types)
     furniture = list(world.furniture)
@@ -52,7 +53,10 @@ def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, 
         if count < 1:
             raise GoalError(f"the count of {obj_type} must be at least 1, got {count}")
         key = (rel, obj_type, destination)
-        merged[key] = merged.get(key, 0) + int(count)
+        if key in merged:
+            raise GoalError(f"the goal names {obj_type} {rel} the {destination} twice; give it once with its count, "
+                            f"e.g. ({rel.upper()}, {obj_type}, {destination}, {merged[key] + int(count)})")
+        merged[key] = int(count)
     return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
 
 

@@ -8,8 +8,9 @@ most frequent first, are the ranked predictions.
 A thin adapter over the LLM layer: it uses :meth:`OpenAIBackend.ask` (requests, retries, the
 answer cache and usage accounting stay there) with its own prompt, and the LLM layer's grounding
 of goal tuples (:func:`llm_planner.llm.translate.ground_goal`). Nothing the model writes is
-evaluated: goals are read by a regular expression, templates by :func:`parse_template`, and
-every name is grounded onto the scene or the answer is dropped.
+evaluated: answers in any style are read by ``llm_planner.llm.answers.read_goal_template`` (labelled
+lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
+by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped.
 """
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ import numpy as np
 
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, parse_formal_goal, relation_to_text
+from llm_planner.llm.answers import Unparsable, read_goal_template, read_goal_tuples
+from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.nl2pddl.channels import ChannelOutput
 from llm_planner.nl2pddl.dataset import DirectiveSample
 from llm_planner.nl2pddl.template import PlanTemplate, check_template, parse_template
-from llm_planner.world.symbolic import Goal, Household, State
+from llm_planner.world.symbolic import INSIDE, ON, Goal, Household, State
 
 INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
 Goal: the final state asked for, as tuples (REL, object type, destination, count) joined by "-",
@@ -91,22 +93,26 @@ class OpenAIChannels:
         templates: Counter = Counter()
         min_score = float(self.backend.config.get("grounding.min_name_score"))
         for text in texts:
-            for line in text.splitlines():
-                key, _, value = line.partition(":")
-                key, value = key.strip().lower(), value.strip()
-                if key == "goal" and value.lower() != "none":
-                    try:
-                        goal = ground_goal(tuple(parse_formal_goal(value)), self.world, self.backend.resources.grounder,
-                                           min_score)
-                        if goal:
-                            goals[self.h.check_goal(goal)] += 1
-                    except GoalError:
-                        continue
-                elif key == "template" and value.lower() != "none":
-                    try:
-                        templates[check_template(self.h, parse_template(value))] += 1
-                    except PlanningError:
-                        continue
+            goal_values, template_values = read_goal_template(text)
+            for value in goal_values:
+                if value.lower().strip(" .") == "none":
+                    continue
+                try:
+                    items = read_goal_tuples(value)
+                    if any(rel not in (INSIDE, ON) for rel, *_ in items):
+                        continue  # a relation the domain does not have: not this goal
+                    goal = ground_goal(tuple(items), self.world, self.backend.resources.grounder, min_score)
+                    if goal:
+                        goals[self.h.check_goal(goal)] += 1
+                except (GoalError, Unparsable):
+                    continue
+            for value in template_values:
+                if value.lower().strip(" .") == "none":
+                    continue
+                try:
+                    templates[check_template(self.h, parse_template(value.strip("`")))] += 1
+                except PlanningError:
+                    continue
         return [g for g, _ in goals.most_common(self.n)], [t for t, _ in templates.most_common(self.n)]
 
     def _ask(self, directive: str, state: State | None) -> tuple[list[Goal], list[PlanTemplate]]:

@@ -9,7 +9,7 @@ import pytest
 
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.openai_backend import first_action
+from llm_planner.llm.answers import first_action
 from llm_planner.llm.policy import HeuristicPolicy
 from llm_planner.llm.translate import translate_directive
 from llm_planner.world.symbolic import Action
@@ -48,7 +48,7 @@ def test_server_refusing_n_falls_back_to_one_request_per_sample(openai_backend, 
 
 
 def test_server_ignoring_n_is_topped_up(openai_backend, fake_openai, http, seen, seen_world):
-    fake_openai.default = lambda req: http.Reply(body=http.completion(["grab the apple 1"]))
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["walk to the bathroom"]))
     lm = openai_backend()
     answer = lm.next_actions(_query(seen, seen_world), m=4)
     assert len(answer.texts) == 4 and len(fake_openai.requests) == 4
@@ -117,7 +117,7 @@ def test_empty_choices_are_retried_then_an_error(openai_backend, fake_openai, ht
 def test_text_that_parses_to_nothing(openai_backend, fake_openai, seen, seen_world):
     fake_openai.answer = "I am sorry, I cannot help with that."
     lm = openai_backend(openai__parse_retries=1)
-    with pytest.raises(LLMError, match=r"gave no formal goal tuple .*after 2 answer"):
+    with pytest.raises(LLMError, match=r"declined: .I am sorry.*after 2 answer"):
         lm.translate(seen_world, "put one apple inside the fridge")
     assert len(fake_openai.requests) == 2
     fake_openai.answer = ""
@@ -128,7 +128,10 @@ def test_text_that_parses_to_nothing(openai_backend, fake_openai, seen, seen_wor
 def test_names_that_ground_to_nothing(openai_backend, fake_openai, seen, seen_world):
     lm = openai_backend(openai__parse_retries=0)
     fake_openai.answer = "xyzzy plugh, frobnicate the quux"
-    with pytest.raises(LLMError, match="ground to no admissible action"):
+    with pytest.raises(LLMError, match="gave no next action"):
+        lm.next_actions(_query(seen, seen_world))
+    fake_openai.answer = "walk to the spaceship"
+    with pytest.raises(LLMError, match="name no admissible action: 'walk to the spaceship'"):
         lm.next_actions(_query(seen, seen_world))
     fake_openai.answer = "Inside the spaceship, On the moon"
     with pytest.raises(LLMError, match="named no container or surface"):
@@ -187,7 +190,7 @@ def test_missing_key_for_the_openai_service_names_the_variable(openai_backend, m
 
 def test_repeated_run_makes_no_new_request_and_gives_the_same_result(openai_backend, fake_openai, seen, seen_world,
                                                                         tmp_path):
-    fake_openai.answer = "open the fridge"
+    fake_openai.answer = "walk to the bedroom"
     query = _query(seen, seen_world)
     first = openai_backend().next_actions(query)
     again = openai_backend()  # a new process would do the same: same cache directory

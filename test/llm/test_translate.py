@@ -27,10 +27,13 @@ def test_impossible_goals_are_goal_errors(offline, seen, unseen):
     assert translate_directive("put three apples in the fridge", unseen, offline).goal[0].count == 3
 
 
-def test_model_words_are_grounded_and_merged(offline, seen_world):
-    items = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1), ("on", "Plate", "kitchentable", 1))
+def test_model_words_are_grounded_and_a_repeated_item_is_refused(offline, seen_world):
+    items = (("inside", "apples", "refrigerator", 2), ("on", "Plate", "kitchentable", 1))
     goal = ground_goal(items, seen_world, offline.resources.grounder, 0.58)
     assert goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
+    twice = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1))  # two apples, or one said twice?
+    with pytest.raises(GoalError, match=r"names apple inside the fridge twice; .*\(INSIDE, apple, fridge, 2\)"):
+        ground_goal(twice, seen_world, offline.resources.grounder, 0.58)
     with pytest.raises(GoalError, match="no object 'unicorn'; the closest known names are"):
         ground_goal((("on", "unicorn", "sofa", 1),), seen_world, offline.resources.grounder, 0.58)
 

@@ -1,0 +1,69 @@
+"""Benchmarks against a served model: ``--serve-style STYLE`` starts ``llm-planner serve`` (its own
+process, 127.0.0.1, a free port) for the run and points the ``openai`` backend at it, with a fresh
+answer cache so every question really crosses HTTP. Episodes then wait on the server: with
+latency they are I/O-bound, and ``--workers`` may exceed the cores.
+
+    llm-planner bench household --suites simple,comp --serve-style chatty --serve-latency 0.2 --workers 6
+
+A server of one's own is used with ``--backend openai --llm-set openai.base_url=URL`` instead.
+"""
+from __future__ import annotations
+
+import argparse
+import atexit
+import tempfile
+from typing import Any
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    from llm_planner.llm.styles import STYLES
+
+    group = parser.add_argument_group("served model (llm-planner serve started for the run)")
+    group.add_argument("--serve-style", default=None, choices=STYLES,
+                       help="start llm-planner serve with this answer style and run the openai backend against it")
+    group.add_argument("--serve-latency", default="0", metavar="S|DIST",
+                       help="its latency per request: seconds, or uniform:LO,HI | normal:MEAN,SD | lognormal:MEDIAN,SIGMA "
+                            "| exp:MEAN (default 0)")
+    group.add_argument("--serve-structured", action="store_true",
+                       help="let it accept structured output (JSON schema); by default it refuses, so the client "
+                            "falls back to reading the style's text")
+    group.add_argument("--serve-arg", action="append", default=[], metavar="OPTION",
+                       help="a further option of llm-planner serve, e.g. --serve-arg=--fault-rate=0.2 (repeatable)")
+
+
+def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], backend: str) -> tuple[dict[str, Any], str]:
+    """Without ``--serve-style``: the arguments unchanged. With it: a started server (stopped, with its
+    request counts printed, when the process exits) and the overrides that point the openai backend
+    at it (the model name says style and latency, so tables and answer caches tell runs apart)."""
+    if not getattr(args, "serve_style", None):
+        return llm_overrides, backend
+    from llm_planner.llm.config import load_llm_config
+    from llm_planner.llm.serve import Latency, ServeProcess, format_stats
+
+    latency = Latency.parse(args.serve_latency)
+    serve_args = ["--style", args.serve_style, "--latency-dist" if latency.kind != "fixed" else "--latency",
+                  args.serve_latency if latency.kind != "fixed" else f"{latency.params[0]:g}", *args.serve_arg]
+    if not args.serve_structured:
+        serve_args.append("--no-structured-output")
+    server = ServeProcess(serve_args).start()
+    cache = tempfile.TemporaryDirectory(prefix="llm_planner_served_")
+
+    def stop() -> None:
+        try:
+            stats = server.stats()
+            print(f"\nserved model ({args.serve_style}, latency {latency}): " + format_stats(stats), flush=True)
+        except OSError:
+            pass
+        server.stop()
+        cache.cleanup()
+
+    atexit.register(stop)
+    served = {"base_url": server.base_url, "model": f"llm-planner-offline/{args.serve_style}@{latency}".replace(" ", ""),
+              "api_key_env": "LLM_PLANNER_SERVE_KEY"}
+    overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
+                 "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
+    load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker
+    print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency {latency}, "
+          f"structured output {'accepted' if args.serve_structured else 'refused'}"
+          + (f", {' '.join(args.serve_arg)}" if args.serve_arg else "") + ")", flush=True)
+    return overrides, "openai"
