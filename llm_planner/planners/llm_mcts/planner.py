@@ -237,8 +237,11 @@ def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 
 def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
     """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
     sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
-    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing)."""
-    from llm_planner.llm.text import action_to_text
+    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing).
+    The LLM layer's own warm-up of the apartment (``embeddings.warm_actions``) and the loading of the
+    expert data set D (the K-shot examples of the policy prompt) run here too, at the start of the
+    episode, so no decision pays for them (nor several of its question threads at once)."""
+    from llm_planner.llm.text import WorldInfo, action_to_text
 
     key = (household.scene.name, household.objects, household.furniture, tuple(sorted({g.obj_type for g in goal})))
     with runtime.lock:
@@ -246,6 +249,8 @@ def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:
             return
         resources = getattr(runtime.backend, "resources", None)
         if resources is not None:
+            resources.has_expert()  # loads D now (False when there is none: the prompts then have no examples)
+            resources.warm_actions(WorldInfo.from_household(household))
             resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
         runtime.warmed.add(key)
 
