@@ -46,10 +46,10 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   AlphaGo Zero): a simulation that reaches a node whose pi(a|h) is not known yet sends the question
   and waits there while the others go on; every edge on the path of a waiting simulation counts as
   one more visit with return 0 in line 29 (its virtual loss), so the next simulations spread over
-  other branches instead of queueing behind it. When every running simulation waits, the search
-  waits for all the questions of that *wave* together and resumes the simulations in the order
-  they started; the result therefore depends on the seed and on the answers, never on the order
-  in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root states
+  other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
+  is left to start), the search waits for all the questions of that *wave* together and resumes
+  the simulations in the order they started; the result therefore depends on the seed and on the
+  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root states
   (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
   simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
   Algorithm 1 exactly (the tests check it gives identical results).
