@@ -99,7 +99,8 @@ def test_decisions_do_not_depend_on_when_answers_arrive(hh, serve, tmp_path):
 
 def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
     """Every request fails (HTTP 500): the search stops at its first wave with the error, no thread
-    waits forever and the episode ends at once; with a share of faults it still finishes."""
+    waits forever and the episode ends at once. A model that answers with nothing usable leaves pi
+    uniform at its nodes (said in the decision); with a share of faults the episode still finishes."""
     server = serve(fault_rate=1.0, faults=("500",))
     planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path / "dead"),
                      seed=0, max_in_flight=4)
@@ -111,6 +112,15 @@ def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
     assert not result.success and "LLM error at step 1 during simulation" in result.message
     assert "HTTP 500" in result.message and not result.steps
     assert not [t for t in threading.enumerate() if t.name.startswith("llm-mcts-pi")]
+
+    # a model that answers, but refuses every question: pi is uniform where it did, and the robot acts
+    refusing = serve(fault_rate=1.0, faults=("refusal",))
+    planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,
+                     llm_config=openai_config(refusing, tmp_path / "refusing"))
+    planner.start(Task(task.instruction, task.goal, hh), hh.observe(hh.sample_initial_state(task.placement_seed)))
+    decision = planner.decide(planner.observations[-1])
+    assert decision.action is not None and "named no admissible action (pi uniform there)" in decision.message
+    assert planner.figures()["unusable_answers"] >= 1
 
     flaky = serve(fault_rate=0.2, faults=("500", "429"), retry_after_s=0.01)
     planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,

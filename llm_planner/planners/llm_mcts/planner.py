@@ -298,6 +298,7 @@ class LLMMCTSPlanner(Planner):
         self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), summed over the
                                          # questions (concurrent questions overlap: see search_stats.wait_seconds)
         self._policy_seconds_lock = threading.Lock()
+        self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.last_result = None
         self._reset_episode()
@@ -390,14 +391,24 @@ class LLMMCTSPlanner(Planner):
 
     def _policy_fn(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
                    actions: Sequence[Action]) -> Sequence[float]:
-        """QUERYLLMPOLICY(h) (line 28): the §2.3 empirical policy of the LLM layer for this history."""
+        """QUERYLLMPOLICY(h) (line 28): the §2.3 empirical policy of the LLM layer for this history.
+
+        A model that answers, but with nothing that names an admissible action (after its retries),
+        gives pi uniform at that node: §2.3's estimate from zero usable samples, counted in
+        ``unusable_answers`` and said in the decision. A model that does not answer (connection,
+        HTTP errors, time-outs) raises: the search cannot go on without it."""
         from llm_planner.llm.base import PolicyQuery
+        from llm_planner.llm.openai_backend import UnusableAnswer
 
         assert self.task is not None and self.runtime is not None
         query = PolicyQuery(self.world, self.task.directive, observation, history, tuple(actions), self.task.goal, past)
         started = time.perf_counter()
         try:
             return self.runtime.policy(query)
+        except UnusableAnswer:
+            with self._policy_seconds_lock:
+                self.unusable_answers += 1
+            return [1.0 / len(actions)] * len(actions)
         finally:
             with self._policy_seconds_lock:  # called from the search's question threads
                 self.policy_seconds += time.perf_counter() - started
@@ -434,6 +445,7 @@ class LLMMCTSPlanner(Planner):
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.mcts is not None and self.belief is not None
+        unusable_before = self.unusable_answers
         result = self.mcts.search(self.history, observation, self.belief, past=tuple(self.observations[:-1]))
         self.last_result = result
         self.search_stats.add(result.stats)
@@ -442,7 +454,9 @@ class LLMMCTSPlanner(Planner):
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         best = result.q_table()[:3]
         summary = ", ".join(f"{a} Q={q:.2f} N={n} pi={p:.2f}" for a, q, n, p in best)
-        return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}")
+        unusable = self.unusable_answers - unusable_before
+        note = f"; {unusable} policy answer(s) named no admissible action (pi uniform there)" if unusable else ""
+        return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}{note}")
 
     def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
         """The action's outcome and the observation after it: history and belief update (App. C.2)."""
@@ -475,6 +489,7 @@ class LLMMCTSPlanner(Planner):
                 "planning_time_s": self.stats.planning_time_s, "search_seconds": s.seconds,
                 "policy_seconds": self.policy_seconds, "decide_seconds": self.decide_seconds,
                 "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
+                "unusable_answers": self.unusable_answers,
                 "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
                 "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits}
 
