@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from llm_planner.bench.serving import add_serve_arguments, serve_for_bench
+from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
@@ -304,6 +304,13 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
 
 # --------------------------------------------------------------------------- running
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    finally:
+        stop_served_models()  # --serve-style / --latencies: the servers end with the run
+
+
+def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.planners.llm_mcts.planner import load_config
