@@ -27,10 +27,17 @@ data set D of the offline policy loaded or built by the LLM layer. Parameters::
            prior=None | PriorBelief | "prior.json",
            seed=0, simulations=..., c=..., ...)            # any key of config/llm_mcts.yaml
 
+With a served model most of a decision's time is waiting for answers. The search asks up to
+``max_in_flight`` policy questions at once (so does the prior, one object type per question),
+expands a node after ``expand_after`` visits, waits for at most ``max_waves`` rounds of questions,
+and keeps the subtree of the real step for the next decision (``reuse_tree``); see
+``llm_planner.planners.llm_mcts.mcts`` for what each changes in Algorithm 1 and why.
+
 Bad input ends the episode at once with a Decision saying why (never 30 steps of wandering): a
 goal the apartment cannot satisfy, a belief that has no place left for a goal object, a zero
 simulation budget, a missing LLM resource (naming the command that builds it), and an LLM error
-during a search (with the decision step and simulation it happened at).
+during a search (with the decision step and simulation it happened at; an answer that names no
+admissible action is no error: pi is uniform at that node, and the decision says so).
 """
 from __future__ import annotations
 
