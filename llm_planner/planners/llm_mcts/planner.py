@@ -111,22 +111,10 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             epsilon=float(cfg["epsilon"]), max_depth=int(cfg["max_depth"]),
                             goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
                             root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
-                            expand_after=int(cfg["expand_after"]), reuse_tree=_flag(cfg["reuse_tree"], "reuse_tree"),
+                            expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
                             max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None
-
-
-def _flag(value: Any, key: str) -> bool:
-    """A yes/no setting from YAML or ``--set KEY=VALUE`` (``true``/``false``, also as text)."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "on", "1"):
-        return True
-    if text in ("false", "no", "off", "0"):
-        return False
-    raise ValueError(f"'{key}' must be true or false, got {value!r}")
 
 
 # ------------------------------------------------------------------ shared LLM resources
@@ -304,7 +292,7 @@ class LLMMCTSPlanner(Planner):
         self.decision_llm_requests = 0   # model questions asked during decide (not the prior)
         self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), summed over the
                                          # questions (concurrent questions overlap: see search_stats.wait_seconds)
-        self._policy_seconds_lock = threading.Lock()
+        self._figures_lock = threading.Lock()
         self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.last_result = None
@@ -413,11 +401,11 @@ class LLMMCTSPlanner(Planner):
         try:
             return self.runtime.policy(query)
         except UnusableAnswer:
-            with self._policy_seconds_lock:
+            with self._figures_lock:
                 self.unusable_answers += 1
             return [1.0 / len(actions)] * len(actions)
         finally:
-            with self._policy_seconds_lock:  # called from the search's question threads
+            with self._figures_lock:  # called from the search's question threads
                 self.policy_seconds += time.perf_counter() - started
 
     def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
