@@ -90,8 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)  # --serve-style ...: run against a started llm-planner serve (bench/serving.py)
     p.add_argument("--latencies", default=None, metavar="S,S,...",
-                   help="latency grid: start llm-planner serve with each latency (seconds per request) and run "
-                        "every method against each, side by side; prints the latency table (e.g. 0,0.2,0.5,1.0)")
+                   help="latency grid: start llm-planner serve with each latency (seconds per request; answer style "
+                        "--serve-style, default plain) and run every method against each, side by side, each with "
+                        "answer caches of its own; prints the latency table (e.g. 0,0.2,0.5,1.0)")
     p.add_argument("--profile", nargs="?", const="", default=None, metavar="FILE",
                    help="run the episodes in this process under cProfile and print where the time goes "
                         "(FILE: also write the statistics)")
