@@ -145,8 +145,8 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
     ``offline``/``openai`` with optional overrides of config/llm.yaml) for one ``scope``.
 
     Backends (with their data set, embeddings and prior) are shared by every scope; each scope
-    (the planners use their method name) has its own policy answers in memory, so one method's
-    cost figures never include answers another method paid for."""
+    (the planners use their method name and settings) has its own policy answers in memory, so
+    one method's cost figures never include answers another method paid for."""
     from llm_planner.llm.base import LanguageModel
     from llm_planner.llm.policy import HeuristicPolicy
 
@@ -361,7 +361,7 @@ class LLMMCTSPlanner(Planner):
     def _prepare(self, task: Task, observation: Observation, full_state: State | None) -> None:
         household = task.household
         if self.uses_prior or self.uses_policy:
-            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self.name)
+            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self._scope())
             from llm_planner.llm.text import WorldInfo
 
             self.world = WorldInfo.from_household(household)
@@ -373,6 +373,12 @@ class LLMMCTSPlanner(Planner):
         self.stats.llm_requests += self._requests_since(before)
         policy = self._policy_fn if self.uses_policy else None
         self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]))
+
+    def _scope(self) -> str:
+        """The policy answers this planner shares: those of planners with the same name and settings
+        (all but the seed), so a variant's cost figures never count answers another variant paid for."""
+        settings = {k: v for k, v in self.cfg.items() if k != "seed"}
+        return f"{self.name}:{yaml.safe_dump(settings, sort_keys=True)}"
 
     def _initial_belief(self, household: Household, full_state: State | None) -> Belief:
         if not self.uses_prior:
