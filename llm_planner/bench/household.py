@@ -20,6 +20,21 @@ writes the DESIGN.md format with one record per episode.
 
     llm-planner bench household --methods llm_mcts,uct,l_policy --suites simple,comp \\
         --home seen,unseen --episodes 5 --seeds 3 --workers 2 --json runs/household.json
+
+**Latency** (``--latencies 0,0.2,0.5,1.0``): for each latency a served model (``llm-planner
+serve``, answer style ``--serve-style``, default plain) is started and every method runs against it
+with the ``openai`` backend, all in one pool of workers, side by side. Each method has answer
+caches of its own (no method is served answers another one paid for). With latency the episodes
+wait on HTTP, so ``--workers`` may exceed the cores. A latency table follows the usual ones: per
+latency and method, success per suite, LLM requests, rounds of waiting, wall and search seconds
+per decision, and the concurrent / sequential ratio of the wall time::
+
+    llm-planner bench household --latencies 0.5 --suites simple,comp,novel_comp3 --episodes 8 --seeds 3 \\
+        --methods "llm_mcts:max_in_flight=1,llm_mcts" --workers 12
+
+**Profile** (``--profile [FILE]``): the episodes run in this process under cProfile, and the
+functions that take the time of the search (own time and cumulative) are printed; FILE keeps the
+statistics for ``python -m pstats``.
 """
 from __future__ import annotations
 
@@ -31,7 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from llm_planner.bench.serving import add_serve_arguments, serve_for_bench
+from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
@@ -74,21 +89,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)  # --serve-style ...: run against a started llm-planner serve (bench/serving.py)
+    p.add_argument("--latencies", default=None, metavar="S,S,...",
+                   help="latency grid: start llm-planner serve with each latency (seconds per request; answer style "
+                        "--serve-style, default plain) and run every method against each, side by side, each with "
+                        "answer caches of its own; prints the latency table (e.g. 0,0.2,0.5,1.0)")
+    p.add_argument("--profile", nargs="?", const="", default=None, metavar="FILE",
+                   help="run the episodes in this process under cProfile and print where the time goes "
+                        "(FILE: also write the statistics)")
     p.set_defaults(func=run)
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A planner name and configuration overrides (``llm_mcts:final_action=visits``)."""
+    """A planner name and configuration overrides (``llm_mcts:final_action=visits``), and the
+    latency of the served model it runs against (``--latencies``; None: the configured backend)."""
 
     planner: str
     overrides: tuple[tuple[str, Any], ...] = ()
+    latency: float | None = None
 
     @property
-    def label(self) -> str:
+    def base_label(self) -> str:
         if not self.overrides:
             return self.planner
         return f"{self.planner}[{','.join(f'{k}={v}' for k, v in self.overrides)}]"
+
+    @property
+    def label(self) -> str:
+        return self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
 
 
 def parse_methods(text: str) -> list[MethodSpec]:
@@ -225,7 +253,7 @@ def run_job(job: Job) -> dict[str, Any]:
                       goal=[[g.rel, g.obj_type, g.destination, g.count] for g in task.goal])
         config = {**settings["config"], **dict(job.method.overrides)}
         planner = create(job.method.planner, backend=settings["backend"], config=config,
-                         llm_config=settings["llm_config"], seed=job.seed * 1000 + job.index)
+                         llm_config=llm_config_of(job.method, settings), seed=job.seed * 1000 + job.index)
         world = make_world(household, task.placement_seed, settings["pybullet"])
         result = run_episode(planner, Task(task.instruction, task.goal, household, settings["max_steps"]), world)
         record.update(success=bool(result.success), steps=len(result.steps), message=result.message,
@@ -239,8 +267,51 @@ def run_job(job: Job) -> dict[str, Any]:
     return record
 
 
+def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
+    """The LLM overrides of a method's episodes: those of its latency's served model, if any. Against
+    a served model each method names itself in the model id, which keys the answer cache and the
+    prior file, so no method is served answers (or a prior) another method paid for."""
+    served = settings.get("served") or {}
+    overrides = served.get(spec.latency, settings["llm_config"])
+    if not served:
+        return overrides
+    openai = dict(overrides.get("openai", {}))
+    openai["model"] = f"{openai.get('model', 'served')}#{spec.base_label}"
+    return {**overrides, "openai": openai}
+
+
+def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
+                        backend: str) -> tuple[dict[float | None, dict[str, Any]], str]:
+    """The served models of the run, by latency: one per ``--latencies`` value, or the one of
+    ``--serve-style`` (key None), or none; each is started by ``bench.serving`` and stopped at exit."""
+    if not args.latencies:
+        overrides, backend = serve_for_bench(args, llm_overrides, backend)
+        return ({None: overrides} if args.serve_style else {}), backend
+    try:
+        latencies = [float(x) for x in args.latencies.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"--latencies '{args.latencies}': give seconds per request, e.g. 0,0.2,0.5,1.0") from None
+    if not latencies or any(x < 0 for x in latencies) or len(set(latencies)) != len(latencies):
+        raise ConfigError(f"--latencies '{args.latencies}': give distinct non-negative seconds, e.g. 0,0.2,0.5,1.0")
+    if args.serve_latency not in ("0", "", None):
+        raise ConfigError("--latencies and --serve-latency exclude each other (the grid sets each server's latency)")
+    served = {}
+    for latency in latencies:
+        one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain",
+                                    "serve_latency": f"{latency:g}"})
+        served[latency], backend = serve_for_bench(one, llm_overrides, backend)
+    return served, backend
+
+
 # --------------------------------------------------------------------------- running
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    finally:
+        stop_served_models()  # --serve-style / --latencies: the servers end with the run
+
+
+def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.planners.llm_mcts.planner import load_config
@@ -263,7 +334,11 @@ def run(args: argparse.Namespace) -> int:
     llm_config = load_llm_config(overrides=llm_overrides)
     backend = args.backend or str(mcts_config["backend"])
     llm_config = llm_config.with_overrides({"backend": backend})
-    llm_overrides, backend = serve_for_bench(args, llm_overrides, backend)  # --serve-style: a started serve
+    served, backend = start_served_models(args, llm_overrides, backend)  # --serve-style, --latencies
+    if None in served:
+        llm_overrides = served[None]
+    if args.latencies:
+        methods = [MethodSpec(m.planner, m.overrides, latency) for latency in served for m in methods]
     for home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:
@@ -283,32 +358,43 @@ def run(args: argparse.Namespace) -> int:
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
     settings = {"episodes": args.episodes, "config": config, "llm_config": llm_overrides, "backend": backend,
-                "pybullet": bool(args.pybullet), "max_steps": args.max_steps}
+                "pybullet": bool(args.pybullet), "max_steps": args.max_steps, "served": served}
     jobs = [Job(home, scene, spec, suite, seed, i)
             for home, scene in homes for spec in methods for suite in suites
             for seed in range(args.seed_offset, args.seed_offset + args.seeds) for i in range(args.episodes)]
-    jobs.sort(key=lambda j: -_COST.get(j.method.planner, 1))
+    in_flight = {spec: int(load_config({**config, **dict(spec.overrides)})["max_in_flight"]) for spec in methods}
+    # slow episodes first: costly methods, then long latencies asked one question at a time
+    jobs.sort(key=lambda j: (-_COST.get(j.method.planner, 1), -(j.method.latency or 0.0) / in_flight[j.method]))
     sims = int(mcts_config["simulations"])
     from llm_planner.llm.factory import make_backend
 
-    described = make_backend(llm_overrides, backend=backend).describe()  # cheap: resources load lazily
+    described = make_backend(next(iter(served.values()), llm_overrides), backend=backend).describe()  # lazy: cheap
+    if args.profile is not None:
+        args.workers = 1  # the profile is of this process
     backend_label = f"{described.get('backend')} (model {described.get('model')})"
     world_kind = "PyBullet + perception" if args.pybullet else "symbolic model"
     print(f"household benchmark: {len(homes)} apartment(s) x {len(methods)} method(s) x {len(suites)} suite(s) x "
           f"{args.seeds} seed(s) x {args.episodes} episode(s) = {len(jobs)} episodes; backend {backend_label}; "
           f"N={sims} simulations; world: {world_kind}; {args.workers} worker(s)", flush=True)
     started = time.perf_counter()
-    records = _run_jobs(jobs, settings, args.workers, not args.no_progress)
+    if args.profile is None:
+        records = _run_jobs(jobs, settings, args.workers, not args.no_progress)
+    else:
+        records = _profiled(lambda: _run_jobs(jobs, settings, 1, not args.no_progress), args.profile)
     wall = time.perf_counter() - started
 
     report = BenchReport("household", backend, config={"backend": described,
         "homes": [h for h, _ in homes], "scenes": [s for _, s in homes], "methods": [m.label for m in methods],
         "suites": suites, "episodes_per_seed": args.episodes, "seeds": args.seeds, "seed_offset": args.seed_offset,
         "max_steps": args.max_steps, "workers": args.workers, "world": world_kind, "llm_mcts": mcts_config,
-        "llm_overrides": llm_overrides, "wall_s": round(wall, 1)})
+        "llm_overrides": llm_overrides, "wall_s": round(wall, 1),
+        "latencies": [x for x in served if x is not None], "serve_style": args.serve_style or (
+            "plain" if args.latencies else None)})
     report.episodes = records
     fill_rows(report, records, homes, methods, suites, range(args.seed_offset, args.seed_offset + args.seeds))
     print(format_report(report, homes, methods, suites, sims, wall))
+    if args.latencies:
+        print("\n" + format_latency_table(report, methods, suites, in_flight))
     errors = [r for r in records if r.get("error")]
     if errors:
         print(f"\n{len(errors)} episode(s) ended in an error, counted as failures; first: {errors[0]['message']}",
@@ -317,6 +403,26 @@ def run(args: argparse.Namespace) -> int:
         path = report.write_json(args.json)
         print(f"\nwrote {path}")
     return 0
+
+
+def _profiled(work, path: str) -> list[dict[str, Any]]:  # noqa: ANN001 - a callable
+    """``work()`` under cProfile; prints the top functions by own and by cumulative time."""
+    import cProfile
+    import io
+    import pstats
+
+    profile = cProfile.Profile()
+    records = profile.runcall(work)
+    out = io.StringIO()
+    stats = pstats.Stats(profile, stream=out).strip_dirs()
+    stats.sort_stats("tottime").print_stats(20)
+    stats.sort_stats("cumulative").print_stats("mcts|symbolic|belief|policy|planner", 20)
+    print("\nprofile (this process; own time first, then cumulative time of the search's functions):\n"
+          + "\n".join(line for line in out.getvalue().splitlines() if line.strip()))
+    if path:
+        stats.dump_stats(path)
+        print(f"profile statistics written to {path} (python -m pstats {path})")
+    return records
 
 
 def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress: bool) -> list[dict[str, Any]]:
@@ -364,7 +470,8 @@ def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, see
                     if runs:
                         per_seed.append(sum(r["success"] for r in runs) / len(runs))
                 mean, err = mean_stderr(per_seed)
-                report.add_row(spec.label, suite, len(cell), mean, err, home=home, **cost_figures(cell))
+                extra = {} if spec.latency is None else {"latency_s": spec.latency, "method_base": spec.base_label}
+                report.add_row(spec.label, suite, len(cell), mean, err, home=home, **extra, **cost_figures(cell))
 
 
 def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -375,7 +482,7 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     decisions = max(total("decisions"), 1.0)
     seconds = total("decide_seconds")
     search = total("search_seconds")
-    llm = total("policy_seconds")
+    wait = total("wait_seconds")  # the search waiting for pi answers (inline or in waves)
     sims = total("simulations")
     return {
         "decisions": int(total("decisions")),
@@ -383,10 +490,13 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         "policy_visits_per_decision": total("policy_visits") / decisions,
         "policy_queries_per_decision": total("policy_queries") / decisions,
         "seconds_per_decision": seconds / decisions,
-        "llm_seconds_per_decision": llm / decisions,
+        "llm_seconds_per_decision": wait / decisions,
+        "search_seconds_per_decision": (search - wait) / decisions,
+        "waves_per_decision": total("waves") / decisions,
+        "peak_in_flight": int(max((r.get("peak_in_flight", 0) or 0 for r in records), default=0)),
         "simulations_per_decision": sims / decisions,
         "simulations_per_second": sims / search if search > 0 else 0.0,
-        "simulations_per_second_without_llm": sims / (search - llm) if sims and search - llm > 0 else 0.0,
+        "simulations_per_second_without_llm": sims / (search - wait) if sims and search - wait > 0 else 0.0,
         "steps_mean": total("steps") / max(len(records), 1),
         "planning_time_s": total("planning_time_s"),
     }
@@ -405,7 +515,7 @@ def format_report(report, homes, methods, suites, sims: int, wall: float) -> str
                  f"N={sims} simulations")
         out.append("\n" + sub.pivot("success_rate", "stderr", 100.0, 1, title=title))
     header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
-              "s/decision", "LLM s/dec", "sims/s", "sims/s w/o LLM"]
+              "s/decision", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
     body = []
     for spec in methods:
         cell = [r for r in report.episodes if r["method"] == spec.label]
@@ -423,3 +533,42 @@ def format_report(report, homes, methods, suites, sims: int, wall: float) -> str
         f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))
     out.append(f"\nwall time {wall:.0f} s for {len(report.episodes)} episodes")
     return "\n".join(out)
+
+
+def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001
+                         in_flight: dict[MethodSpec, int]) -> str:
+    """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
+    per decision; then, per latency, each concurrent method's wall time over the sequential one's."""
+    from llm_planner.bench.report import fmt_pm, format_table
+
+    rows = {(r["method"], r["split"]): r for r in report.rows}
+    header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec"]
+    body, notes = [], []
+    for latency in dict.fromkeys(m.latency for m in methods):
+        group = [m for m in methods if m.latency == latency]
+        cost: dict[MethodSpec, dict[str, float]] = {}
+        for spec in group:
+            cell = [r for r in report.episodes if r["method"] == spec.label]
+            if not cell:
+                continue
+            cost[spec] = f = cost_figures(cell)
+            k = in_flight[spec]
+            body.append([f"{latency:g} s", spec.base_label, "sequential" if k == 1 else f"concurrent ({k} in flight)",
+                         *[fmt_pm(rows[(spec.label, s)]["success_rate"], rows[(spec.label, s)]["stderr"], 100.0)
+                           if (spec.label, s) in rows else "-" for s in suites],
+                         f"{f['llm_requests_per_decision']:.1f}",
+                         f"{f['waves_per_decision']:.2f}" if k > 1 else "= req",
+                         f"{f['seconds_per_decision']:.2f}", f"{f['search_seconds_per_decision']:.3f}"])
+        for seq in [m for m in cost if in_flight[m] == 1]:
+            for con in [m for m in cost if in_flight[m] > 1]:
+                ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)
+                gaps = ", ".join(f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
+                                 for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
+                notes.append(f"{latency:g} s: {con.base_label} takes {ratio:.2f} of the wall time per decision of "
+                             f"{seq.base_label} (1/{1 / ratio:.1f}); success difference (points): {gaps}")
+    cfg = report.config
+    title = (f"LLM-MCTS against a served model (llm-planner serve, style {cfg.get('serve_style')}; backend openai; "
+             f"{cfg['seeds']} seeds x {cfg['episodes_per_seed']} episodes per suite and method; {cfg['workers']} "
+             f"worker processes running episodes side by side; rounds = waits for a wave of questions; search = "
+             f"the search's own time, without waiting for answers)")
+    return format_table(header, body, title=title) + ("\n" + "\n".join(notes) if notes else "")

@@ -15,6 +15,17 @@ import tempfile
 from typing import Any
 
 
+_RUNNING: list = []  # stop functions of the servers started by serve_for_bench
+
+
+def stop_served_models() -> None:
+    """Stop the servers this process started (their statistics are printed); at exit otherwise."""
+    while _RUNNING:
+        stop = _RUNNING.pop()
+        atexit.unregister(stop)
+        stop()
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     from llm_planner.llm.styles import STYLES
 
@@ -58,6 +69,7 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
         cache.cleanup()
 
     atexit.register(stop)
+    _RUNNING.append(stop)
     served = {**server.client_config()["openai"],
               "model": f"llm-planner-offline/{args.serve_style}@{latency}".replace(" ", "")}
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},

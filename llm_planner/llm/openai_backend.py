@@ -259,7 +259,7 @@ class OpenAIBackend(LanguageModel):
                 self.cache.put(key, texts, self.name, self.model)
             return parsed, _Reply(texts, False, requests)
         assert error is not None
-        raise LLMError(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
+        raise UnusableAnswer(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
 
     def _params(self, section: str, **extra: Any) -> dict[str, Any]:
         opts = self.config.section(section)

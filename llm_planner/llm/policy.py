@@ -13,6 +13,7 @@ few small numpy products.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -79,15 +80,18 @@ class HeuristicPolicy:
         self.stats = PolicyStats()
         self._memory: OrderedDict[PolicyQuery, np.ndarray] = OrderedDict()
         self._capacity = memory
+        self._lock = threading.Lock()  # a search may ask from several threads at once
 
     def __call__(self, query: PolicyQuery) -> np.ndarray:
-        """Probabilities aligned with ``query.admissible`` (sum 1). Raises LLMError when the backend fails."""
-        self.stats.calls += 1
-        hit = self._memory.get(query)
-        if hit is not None:
-            self.stats.memory_hits += 1
-            self._memory.move_to_end(query)
-            return hit
+        """Probabilities aligned with ``query.admissible`` (sum 1). Raises LLMError when the backend fails.
+        Safe to call from several threads; the backend is asked outside the lock."""
+        with self._lock:
+            self.stats.calls += 1
+            hit = self._memory.get(query)
+            if hit is not None:
+                self.stats.memory_hits += 1
+                self._memory.move_to_end(query)
+                return hit
         if not query.admissible:
             return np.zeros(0)
         self.backend.resources.warm_actions(query.world)
@@ -95,9 +99,10 @@ class HeuristicPolicy:
         sims = self.backend.resources.grounder.action_similarities(list(samples.texts), list(query.admissible))
         probs = empirical_policy(sims, self.lam, self.scale)
         probs.setflags(write=False)
-        self._memory[query] = probs
-        if len(self._memory) > self._capacity:
-            self._memory.popitem(last=False)
+        with self._lock:
+            self._memory[query] = probs
+            if len(self._memory) > self._capacity:
+                self._memory.popitem(last=False)
         return probs
 
     def distribution(self, query: PolicyQuery) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -112,8 +113,9 @@ def position_vector(counts: Mapping[str, int], places: Sequence[str], floor: flo
 
 def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: int | None = None,
                 floor: float | None = None, seed: int | None = None,
-                obj_types: Sequence[str] | None = None) -> PriorBelief:
-    """Ask the backend M times per object type and build the belief (§2.2, App. C.2)."""
+                obj_types: Sequence[str] | None = None, max_in_flight: int = 1) -> PriorBelief:
+    """Ask the backend M times per object type and build the belief (§2.2, App. C.2); with
+    ``max_in_flight`` > 1 that many object types are asked at once (same answers, same result)."""
     opts = backend.config.section("world_model")
     m = int(m or opts["samples"])
     floor = float(opts["floor"] if floor is None else floor)
@@ -124,8 +126,17 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
     probs: dict[str, tuple[float, ...]] = {}
     counts: dict[str, dict[str, int]] = {}
     answers: dict[str, tuple[str, ...]] = {}
-    for obj_type in obj_types or world.object_types:
-        answer = backend.object_positions(world, obj_type, m=m, seed=seed)
+    types = list(obj_types or world.object_types)
+
+    def ask(obj_type: str) -> Any:
+        return backend.object_positions(world, obj_type, m=m, seed=seed)
+
+    if max_in_flight > 1 and len(types) > 1:
+        with ThreadPoolExecutor(max_workers=min(max_in_flight, len(types)), thread_name_prefix="prior") as pool:
+            replies = list(pool.map(ask, types))
+    else:
+        replies = [ask(t) for t in types]
+    for obj_type, answer in zip(types, replies):
         named = Counter(place for sample in answer.samples for _rel, place in sample if place in places)
         counts[obj_type] = dict(named)
         probs[obj_type] = position_vector(named, places, floor)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import random
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -142,6 +144,155 @@ def test_search_is_deterministic_for_a_seed(hh):
 
     assert q_table(7) == q_table(7)
     assert q_table(7) != q_table(8)
+
+
+# ------------------------------------------- concurrent questions, fewer questions, reuse
+def _comp_root(hh):
+    task = generate_tasks(hh.scene, "comp", 1, 4)[0]
+    obs = hh.observe(hh.sample_initial_state(task.placement_seed))
+    belief = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}})
+    belief.update(obs)
+    return task.goal, obs, belief
+
+
+def _fixed_policy(history, past, observation, actions):
+    """A deterministic, history-dependent stand-in for pi(a|h) (sums to 1)."""
+    weights = [1.0 + (len(str(a)) * (len(history) + 3)) % 7 for a in actions]
+    return [w / sum(weights) for w in weights]
+
+
+def _search(hh, policy=_fixed_policy, seed=11, n=150, **config):
+    goal, obs, belief = _comp_root(hh)
+    m = LLMMCTS(hh, goal, SearchConfig(simulations=n, **config), policy, seed=seed)
+    return m, m.search([], obs, belief)
+
+
+def _summary(result):
+    return (result.action, result.root.na, result.root.q, result.stats.policy_queries, result.stats.goal_hits,
+            result.stats.nodes)
+
+
+def _walk(node):
+    yield node
+    for child in node.children.values():
+        yield from _walk(child)
+
+
+def test_sequential_search_matches_the_recursive_reference(hh):
+    """One question at a time the iterative SIMULATE is Algorithm 1 as the recursive implementation
+    computed it (these figures are that implementation's, before the search could wait for answers)."""
+    for config in ({}, {"max_in_flight": 1}):
+        _, result = _search(hh, **config)
+        assert result.action == Action("walk", ("sofa",))
+        assert result.root.na == [16, 16, 3, 13, 20, 3, 13, 20, 6, 23, 13, 3]
+        assert result.root.q[3] == pytest.approx(0.484807238) and sum(result.root.q) == pytest.approx(0.484807238)
+        assert (result.stats.policy_queries, result.stats.goal_hits, result.stats.nodes) == (33, 1, 150)
+        assert result.stats.waves == 0 and result.stats.peak_in_flight == 1
+
+
+class CountingPolicy:
+    """_fixed_policy answered after a random delay from several threads, counting questions in flight."""
+
+    def __init__(self, seed=0, delay=0.004, fail_after=None):
+        self.lock = threading.Lock()
+        self.rng = random.Random(seed)
+        self.delay, self.fail_after = delay, fail_after
+        self.calls = self.in_flight = self.peak = 0
+
+    def __call__(self, history, past, observation, actions):
+        with self.lock:
+            self.calls += 1
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            call, pause = self.calls, self.rng.random() * self.delay
+        try:
+            time.sleep(pause)  # answers come back in an order that changes from run to run
+            if self.fail_after is not None and call > self.fail_after:
+                raise LLMError(f"question {call}: HTTP 500 three times")
+            return _fixed_policy(history, past, observation, actions)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+
+def test_concurrent_search_is_bounded_and_deterministic(hh):
+    """Questions in flight never exceed max_in_flight; the result depends on the seed and the
+    answers, not on the order in which answers arrive; virtual losses are all taken back."""
+    runs = []
+    for delay_seed in (1, 2):
+        policy = CountingPolicy(delay_seed)
+        m, result = _search(hh, policy, max_in_flight=4)
+        assert 1 < policy.peak <= 4 and result.stats.peak_in_flight == policy.peak
+        assert result.stats.waves >= 2 and result.stats.simulations == 150
+        assert result.stats.policy_queries == policy.calls
+        assert all(node.loss_n == 0 and not any(node.loss or ()) for node in _walk(result.root))
+        assert result.root.n == 149  # every simulation after the one that added the root went through it
+        runs.append(_summary(result))
+    assert runs[0] == runs[1]
+    # two questions in flight are not four: a different (still seeded) search
+    assert _summary(_search(hh, CountingPolicy(1), max_in_flight=2)[1]) != runs[0]
+
+
+def test_concurrent_search_equals_sequential_where_the_order_does_not_matter(hh):
+    """When only the root asks (every other node stays unexpanded), the simulations never wait
+    below it: the concurrent search is the sequential one, result for result."""
+    sequential = _summary(_search(hh, expand_after=1000)[1])
+    assert sequential[3] == 1
+    assert _summary(_search(hh, CountingPolicy(3), expand_after=1000, max_in_flight=8)[1]) == sequential
+
+
+def test_expand_after_asks_only_nodes_visited_more_often(hh):
+    counts = {}
+    for k in (1, 2, 3):
+        _, result = _search(hh, expand_after=k)
+        asked = [node for node in _walk(result.root) if node.pi is not None]
+        counts[k] = len(asked)
+        assert result.stats.policy_queries == len(asked)
+        assert all(node.visits > k for node in asked if node is not result.root)
+        assert result.stats.rollout_visits > 0 or k == 1
+    assert counts[1] > counts[2] > counts[3] >= 1
+
+
+def test_max_waves_bounds_the_rounds_of_questions(hh):
+    _, unbounded = _search(hh, CountingPolicy(), max_in_flight=4)
+    _, bounded = _search(hh, CountingPolicy(), max_in_flight=4, max_waves=2)
+    assert unbounded.stats.waves > 2 and bounded.stats.waves == 2
+    assert bounded.stats.policy_queries < unbounded.stats.policy_queries
+    assert bounded.stats.simulations == 150 and bounded.root.pi is not None
+
+
+def test_a_failing_question_ends_the_search_without_deadlock(hh):
+    policy = CountingPolicy(fail_after=3)
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="HTTP 500"):
+        _search(hh, policy, max_in_flight=4)
+    assert time.monotonic() - started < 60  # bounded: a deadlock would hang the test (and its timeout)
+    assert not [t for t in threading.enumerate() if t.name.startswith("llm-mcts-pi")]
+    assert policy.in_flight == 0
+
+
+def test_the_subtree_is_kept_when_the_observation_was_expected(hh):
+    goal, obs, belief = _comp_root(hh)
+    m = LLMMCTS(hh, goal, SearchConfig(simulations=150, reuse_tree=True), _fixed_policy, seed=11)
+    first = m.search([], obs, belief)
+    i = first.root.actions.index(first.action)
+    expected = [(key, child) for key, child in first.root.children.items() if key[0] == i]
+    (_, next_obs), child = max(expected, key=lambda kv: kv[1].n)
+    visits = child.n
+    m.advance(first.action, next_obs)
+    belief.update(next_obs)
+    second = m.search([first.action], next_obs, belief, past=[obs])
+    assert second.root is child and second.stats.reused_nodes > 1
+    assert child.n == visits + 150  # the kept visits plus this decision's N simulations
+    # an observation the tree did not expect, a failed step, or no reuse: T starts empty
+    m.advance(second.action, obs)
+    assert m.search([first.action, second.action], obs, belief).stats.reused_nodes == 0
+    m.advance(None, next_obs)
+    assert m._root is None
+    plain = LLMMCTS(hh, goal, SearchConfig(simulations=50), _fixed_policy, seed=11)
+    plain.search([], obs, belief)
+    plain.advance(first.action, next_obs)
+    assert plain._root is None
 
 
 # ---------------------------------------------------------------------------- belief
@@ -293,3 +444,50 @@ def test_bench_household_runs_and_writes_the_design_json(tmp_path, capsys):
     for row in data["rows"]:
         assert row["episodes"] == 2 and 0.0 <= row["success_rate"] <= 1.0 and "seconds_per_decision" in row
     assert len(data["episodes"]) == 4 and all("success" in e and not e.get("error") for e in data["episodes"])
+
+
+@pytest.mark.slow
+def test_bench_household_latency_table_against_served_models(tmp_path, capsys):
+    """--latencies starts one llm-planner serve per latency and runs the methods side by side against
+    each (answer caches of their own); the latency table compares them."""
+    from llm_planner.cli import main
+
+    out = tmp_path / "latency.json"
+    code = main(["bench", "household", "--latencies", "0,0.05", "--methods", "llm_mcts:max_in_flight=1,llm_mcts",
+                 "--suites", "simple", "--episodes", "1", "--seeds", "1", "--simulations", "30", "--workers", "2",
+                 "--no-progress", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "LLM-MCTS against a served model" in printed and "concurrent (8 in flight)" in printed
+    assert "0.05 s: llm_mcts takes" in printed and "success difference (points): simple" in printed
+    data = json.loads(out.read_text())
+    assert data["backend"] == "openai" and data["config"]["latencies"] == [0.0, 0.05]
+    assert {(r["method_base"], r["latency_s"]) for r in data["rows"]} == {
+        (m, x) for m in ("llm_mcts[max_in_flight=1]", "llm_mcts") for x in (0.0, 0.05)}
+    episodes = data["episodes"]
+    assert len(episodes) == 4 and not any(e.get("error") for e in episodes)
+    assert all(e["llm_requests"] > 0 for e in episodes)  # every method paid for its own answers
+    by_method = {e["method"]: e for e in episodes}
+    assert by_method["llm_mcts @0.05s"]["waves"] > 0 and by_method["llm_mcts[max_in_flight=1] @0.05s"]["waves"] == 0
+
+
+def test_bench_household_profile_names_the_search(tmp_path, capsys):
+    from llm_planner.cli import main
+
+    stats = tmp_path / "search.prof"
+    assert main(["bench", "household", "--methods", "uct", "--suites", "simple", "--episodes", "1", "--seeds", "1",
+                 "--simulations", "20", "--no-progress", "--profile", str(stats)]) == 0
+    printed = capsys.readouterr().out
+    assert "profile (this process" in printed and "legal_actions" in printed and "rollout" in printed
+    assert stats.is_file()
+
+
+def test_bench_household_latencies_are_checked_before_anything_starts(capsys):
+    from llm_planner.cli import main
+
+    base = ["bench", "household", "--methods", "llm_mcts", "--suites", "simple", "--episodes", "1", "--seeds", "1"]
+    for bad, message in ((["--latencies", "0.5,fast"], "give seconds per request"),
+                         (["--latencies", "0.5,0.5"], "distinct non-negative"),
+                         (["--latencies", "0.5", "--serve-latency", "0.2"], "exclude each other")):
+        assert main([*base, *bad]) == 1
+        assert message in capsys.readouterr().err

@@ -27,10 +27,17 @@ data set D of the offline policy loaded or built by the LLM layer. Parameters::
            prior=None | PriorBelief | "prior.json",
            seed=0, simulations=..., c=..., ...)            # any key of config/llm_mcts.yaml
 
+With a served model most of a decision's time is waiting for answers. The search asks up to
+``max_in_flight`` policy questions at once (so does the prior, one object type per question),
+expands a node after ``expand_after`` visits, waits for at most ``max_waves`` rounds of questions,
+and keeps the subtree of the real step for the next decision (``reuse_tree``); see
+``llm_planner.planners.llm_mcts.mcts`` for what each changes in Algorithm 1 and why.
+
 Bad input ends the episode at once with a Decision saying why (never 30 steps of wandering): a
 goal the apartment cannot satisfy, a belief that has no place left for a goal object, a zero
 simulation budget, a missing LLM resource (naming the command that builds it), and an LLM error
-during a search (with the decision step and simulation it happened at).
+during a search (with the decision step and simulation it happened at; an answer that names no
+admissible action is no error: pi is uniform at that node, and the decision says so).
 """
 from __future__ import annotations
 
@@ -55,7 +62,7 @@ from llm_planner.world.symbolic import Action, Household, Observation, State
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
@@ -104,7 +111,9 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
         return SearchConfig(simulations=int(cfg["simulations"]), c=float(cfg["c"]), gamma=float(cfg["gamma"]),
                             epsilon=float(cfg["epsilon"]), max_depth=int(cfg["max_depth"]),
                             goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
-                            root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]))
+                            root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
+                            expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
+                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None
 
@@ -137,8 +146,8 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
     ``offline``/``openai`` with optional overrides of config/llm.yaml) for one ``scope``.
 
     Backends (with their data set, embeddings and prior) are shared by every scope; each scope
-    (the planners use their method name) has its own policy answers in memory, so one method's
-    cost figures never include answers another method paid for."""
+    (the planners use their method name and settings) has its own policy answers in memory, so
+    one method's cost figures never include answers another method paid for."""
     from llm_planner.llm.base import LanguageModel
     from llm_planner.llm.policy import HeuristicPolicy
 
@@ -163,10 +172,12 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
         return _RUNTIMES[(key, scope)]
 
 
-def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None) -> Any:
+def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None,
+              max_in_flight: int = 1) -> Any:
     """The App. C.2 prior of the household's apartment: from ``prior_file`` when it matches the
-    scene, backend, model and M, else built with the backend and saved (atomically) to
-    ``prior_file`` or the LLM cache directory, so the next process reuses it."""
+    scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
+    at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
+    process reuses it."""
     from llm_planner.llm.prior import PriorBelief, build_prior
     from llm_planner.llm.text import WorldInfo
 
@@ -192,7 +203,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
             if prior_file and path.is_file():
                 raise LLMError(f"{path}: the prior was built for another scene, backend, model or M; rebuild it "
                                f"with `llm-planner build-prior --scene {household.scene.name} --out {path}`")
-            prior = build_prior(backend, world, scene=household.scene.name, m=m)
+            prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -222,8 +233,11 @@ def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 
 def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
     """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
     sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
-    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing)."""
-    from llm_planner.llm.text import action_to_text
+    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing).
+    The LLM layer's own warm-up of the apartment (``embeddings.warm_actions``) and the loading of the
+    expert data set D (the K-shot examples of the policy prompt) run here too, at the start of the
+    episode, so no decision pays for them (nor several of its question threads at once)."""
+    from llm_planner.llm.text import WorldInfo, action_to_text
 
     key = (household.scene.name, household.objects, household.furniture, tuple(sorted({g.obj_type for g in goal})))
     with runtime.lock:
@@ -231,6 +245,8 @@ def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:
             return
         resources = getattr(runtime.backend, "resources", None)
         if resources is not None:
+            resources.has_expert()  # loads D now (False when there is none: the prompts then have no examples)
+            resources.warm_actions(WorldInfo.from_household(household))
             resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
         runtime.warmed.add(key)
 
@@ -275,7 +291,10 @@ class LLMMCTSPlanner(Planner):
         self.runtime: LLMRuntime | None = None
         self.search_stats = SearchStats()
         self.decision_llm_requests = 0   # model questions asked during decide (not the prior)
-        self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), all decisions
+        self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), summed over the
+                                         # questions (concurrent questions overlap: see search_stats.wait_seconds)
+        self._figures_lock = threading.Lock()
+        self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.last_result = None
         self._reset_episode()
@@ -349,7 +368,7 @@ class LLMMCTSPlanner(Planner):
     def _prepare(self, task: Task, observation: Observation, full_state: State | None) -> None:
         household = task.household
         if self.uses_prior or self.uses_policy:
-            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self.name)
+            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self._scope())
             from llm_planner.llm.text import WorldInfo
 
             self.world = WorldInfo.from_household(household)
@@ -362,27 +381,45 @@ class LLMMCTSPlanner(Planner):
         policy = self._policy_fn if self.uses_policy else None
         self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]))
 
+    def _scope(self) -> str:
+        """The policy answers this planner shares: those of planners with the same name and settings
+        (all but the seed), so a variant's cost figures never count answers another variant paid for."""
+        settings = {k: v for k, v in self.cfg.items() if k != "seed"}
+        return f"{self.name}:{yaml.safe_dump(settings, sort_keys=True)}"
+
     def _initial_belief(self, household: Household, full_state: State | None) -> Belief:
         if not self.uses_prior:
             return Belief.uniform(household)
         prior = self.prior_param
         if prior is None or isinstance(prior, (str, Path)):
-            prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"))
+            prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
+                              max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
         return Belief.from_prior(household, table, floor=float(prior.floor))
 
     def _policy_fn(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
                    actions: Sequence[Action]) -> Sequence[float]:
-        """QUERYLLMPOLICY(h) (line 28): the §2.3 empirical policy of the LLM layer for this history."""
+        """QUERYLLMPOLICY(h) (line 28): the §2.3 empirical policy of the LLM layer for this history.
+
+        A model that answers, but with nothing that names an admissible action (after its retries),
+        gives pi uniform at that node: §2.3's estimate from zero usable samples, counted in
+        ``unusable_answers`` and said in the decision. A model that does not answer (connection,
+        HTTP errors, time-outs) raises: the search cannot go on without it."""
         from llm_planner.llm.base import PolicyQuery
+        from llm_planner.llm.openai_backend import UnusableAnswer
 
         assert self.task is not None and self.runtime is not None
         query = PolicyQuery(self.world, self.task.directive, observation, history, tuple(actions), self.task.goal, past)
         started = time.perf_counter()
         try:
             return self.runtime.policy(query)
+        except UnusableAnswer:
+            with self._figures_lock:
+                self.unusable_answers += 1
+            return [1.0 / len(actions)] * len(actions)
         finally:
-            self.policy_seconds += time.perf_counter() - started
+            with self._figures_lock:  # called from the search's question threads
+                self.policy_seconds += time.perf_counter() - started
 
     def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
         self.stats.decisions += 1
@@ -416,6 +453,7 @@ class LLMMCTSPlanner(Planner):
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.mcts is not None and self.belief is not None
+        unusable_before = self.unusable_answers
         result = self.mcts.search(self.history, observation, self.belief, past=tuple(self.observations[:-1]))
         self.last_result = result
         self.search_stats.add(result.stats)
@@ -424,7 +462,9 @@ class LLMMCTSPlanner(Planner):
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         best = result.q_table()[:3]
         summary = ", ".join(f"{a} Q={q:.2f} N={n} pi={p:.2f}" for a, q, n, p in best)
-        return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}")
+        unusable = self.unusable_answers - unusable_before
+        note = f"; {unusable} policy answer(s) named no admissible action (pi uniform there)" if unusable else ""
+        return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}{note}")
 
     def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
         """The action's outcome and the observation after it: history and belief update (App. C.2)."""
@@ -433,6 +473,8 @@ class LLMMCTSPlanner(Planner):
         self.observations.append(observation)
         if self.belief is not None:
             self.belief.update(observation)
+        if self.mcts is not None:  # the subtree the next search starts from (reuse_tree)
+            self.mcts.advance(action if success else None, observation)
 
     # -------------------------------------------------------------------- accounting
     def _usage(self) -> Any:
@@ -454,6 +496,9 @@ class LLMMCTSPlanner(Planner):
                 "llm_requests": self.decision_llm_requests, "llm_requests_total": self.stats.llm_requests,
                 "planning_time_s": self.stats.planning_time_s, "search_seconds": s.seconds,
                 "policy_seconds": self.policy_seconds, "decide_seconds": self.decide_seconds,
+                "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
+                "unusable_answers": self.unusable_answers,
+                "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
                 "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits}
 
 
