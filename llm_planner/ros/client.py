@@ -14,9 +14,11 @@ give up with an LlmPlannerError that says so (DDS notices a killed process after
 """
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import rclpy
 from action_msgs.msg import GoalStatus
@@ -93,12 +95,13 @@ class PlannerClient:
             self.executor.spin_once(timeout_sec=0.1)
         return future.done()
 
-    def _wait_served(self, future: Any, is_served: Callable[[], bool], what: str, limit_s: float) -> bool:
-        """Spin until ``future`` is done (True), ``limit_s`` passes (False), or the server has been
-        absent from the graph for ``server_timeout_s`` (LlmPlannerError)."""
+    def _wait_served(self, future: Any, is_served: Callable[[], bool], what: str, limit_s: float,
+                     stop: threading.Event | None = None) -> bool:
+        """Spin until ``future`` is done (True), ``limit_s`` passes or ``stop`` is set (False), or
+        the server has been absent from the graph for ``server_timeout_s`` (LlmPlannerError)."""
         deadline = time.monotonic() + limit_s
         absent_since = None
-        while not future.done() and time.monotonic() < deadline:
+        while not future.done() and time.monotonic() < deadline and not (stop is not None and stop.is_set()):
             self.executor.spin_once(timeout_sec=0.1)
             now = time.monotonic()
             absent_since = None if is_served() else absent_since or now
@@ -162,6 +165,7 @@ class PlannerClient:
         if not self.action_client.server_is_ready() and not self._wait_for(self.action_client.server_is_ready, wait_s):
             raise LlmPlannerError(f"{what} is not available: start the system first (llm-planner launch)")
         self._feedback, self._on_feedback = [], on_feedback
+        self._goal = self._result_future = None
         goal = ExecuteDirective.Goal(directive=directive, planner=planner, timeout_s=float(timeout_s))
         sent = self.action_client.send_goal_async(goal, feedback_callback=self._store_feedback)
         if not self._wait_served(sent, self.action_client.server_is_ready, what, self.server_timeout_s * 3):
@@ -197,14 +201,17 @@ class PlannerClient:
             return False
         return bool(future.result().goals_canceling)
 
-    def result(self, timeout_s: float | None = None) -> dict[str, Any]:
-        """Wait for the goal's result: the /plan_task fields plus ``status`` (succeeded, failed, canceled)."""
+    def result(self, timeout_s: float | None = None, stop: threading.Event | None = None) -> dict[str, Any]:
+        """Wait for the goal's result: the /plan_task fields plus ``status`` (succeeded, failed,
+        canceled). ``stop`` (set from elsewhere, e.g. a signal handler) ends the wait early with
+        LlmPlannerError."""
         if self._result_future is None:
             raise LlmPlannerError("no goal was sent (call execute first)")
         what = self._name("execute_directive")
         if not self._wait_served(self._result_future, self.action_client.server_is_ready, what,
-                                 float("inf") if timeout_s is None else timeout_s):
-            raise LlmPlannerError(f"{what} sent no result within {timeout_s:g} s")
+                                 float("inf") if timeout_s is None else timeout_s, stop):
+            raise LlmPlannerError(f"{what} sent no result within {timeout_s:g} s" if stop is None or not stop.is_set()
+                                  else f"stopped waiting for the result of {what}")
         response = self._result_future.result()
         self._drain_feedback(len(response.result.executed))
         return {**result_to_dict(response.result), "status": STATUS_NAMES.get(response.status, "unknown")}
@@ -217,14 +224,21 @@ class PlannerClient:
 
     def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
             on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> dict[str, Any]:
-        """Execute and wait for the result; Ctrl-C (KeyboardInterrupt) cancels the goal and returns
-        the result once the robot has stopped (status ``canceled``)."""
-        self.execute(directive, planner, timeout_s, on_feedback, wait_s)
-        try:
-            return self.result()
-        except KeyboardInterrupt:
-            self.cancel()
-            return self.result(timeout_s=self.server_timeout_s * 3)
+        """Execute and wait for the result; Ctrl-C (SIGINT, or KeyboardInterrupt off the main
+        thread) cancels the goal and returns the result once the robot has stopped (status
+        ``canceled``); a second Ctrl-C while it stops is a KeyboardInterrupt."""
+        with _sigint_sets() as interrupted:
+            try:
+                self.execute(directive, planner, timeout_s, on_feedback, wait_s)
+                return self.result(stop=interrupted)
+            except LlmPlannerError:
+                if not interrupted.is_set() or self._result_future is None:
+                    raise
+            except KeyboardInterrupt:
+                if self._result_future is None:
+                    raise
+        self.cancel()
+        return self.result(timeout_s=self.server_timeout_s * 3)
 
     def cancel_task(self, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
         """``cancel_task``: stop the running task (by id, or whatever runs); (done, message)."""
@@ -300,6 +314,22 @@ def format_status(msg: TaskStatus, details: bool = True) -> str:
     if details and msg.belief:
         head += "  belief: " + describe_beliefs(belief_from_msg(msg.belief))
     return head
+
+
+@contextlib.contextmanager
+def _sigint_sets() -> Iterator[threading.Event]:
+    """An event set by SIGINT while the block runs (on the main thread; elsewhere SIGINT stays a
+    KeyboardInterrupt). A flag is checked where the client waits; a KeyboardInterrupt lands at
+    whatever bytecode runs, possibly inside an rclpy callback that does not pass it on."""
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.set())
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
