@@ -6,11 +6,11 @@ import pytest
 
 from llm_planner.config import load_params_file
 from llm_planner.domains import get_domain
-from llm_planner.domains.base import Percept
-from llm_planner.domains.household import state_predicates
+from llm_planner.domains.percept import Percept
+from llm_planner.domains.household.adapter import state_predicates
 from llm_planner.errors import ConfigError, GoalError
 from llm_planner.service import PlanningService, PlanTaskRequest, RobotSlot, check_directive
-from llm_planner.sim.perception import predicates
+from llm_planner.domains.household.sim.perception import predicates
 
 
 def test_directive_is_cleaned():
@@ -56,7 +56,8 @@ def test_household_preview_grounds_the_directive_and_plans_on_the_percepts(house
 
 
 def test_gtamp_preview_and_a_goal_that_already_holds():
-    from llm_planner.domains.gtamp import GeometryPerceiver, GTampSimulator
+    from llm_planner.domains.gtamp.perception import GeometryPerceiver
+    from llm_planner.domains.gtamp.sim import GTampSimulator
 
     params = load_params_file("config/gtamp_nodes.yaml")
     service = PlanningService(get_domain("gtamp")(params))

@@ -1,7 +1,7 @@
 """``llm-planner bench household``: LLM-MCTS Tables 1-3 (seed 000, §3) on the household suites.
 
 For every apartment (``--home seen,unseen`` or ``--scene FILE``), method and suite, ``--seeds S``
-task sets of ``--episodes N`` tasks are generated (``llm_planner.world.tasks.generate_tasks``,
+task sets of ``--episodes N`` tasks are generated (``llm_planner.domains.household.world.tasks.generate_tasks``,
 seed-reproducible) and each task is run in the closed loop (``llm_planner.execution.run_episode``)
 on the symbolic world, or with ``--pybullet`` through the PyBullet simulator and its perception.
 Success = every goal relation holds in the world within ``--max-steps`` (30, §3.1 "Evaluation").
@@ -63,7 +63,7 @@ _COST = {"uniform_prior": 6, "fully_observable": 4, "llm_mcts": 4, "no_heuristic
 
 # ------------------------------------------------------------------------------ CLI
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner.world.tasks import SUITES
+    from llm_planner.domains.household.world.tasks import SUITES
 
     p = sub.add_parser("household", help="LLM-MCTS Tables 1-3: success of the household methods per suite",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -178,15 +178,15 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
 
 @lru_cache(maxsize=8)
 def _household(scene: str):  # noqa: ANN202 - Household
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     return Household(load_scene(scene))
 
 
 @lru_cache(maxsize=64)
 def _tasks(scene: str, suite: str, n: int, seed: int) -> tuple:
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     return tuple(generate_tasks(_household(scene).scene, suite, n, seed))
 
@@ -201,17 +201,17 @@ def make_world(household, placement_seed: int, pybullet: bool):  # noqa: ANN001,
 
 
 class PyBulletWorld:
-    """The PyBullet apartment (``llm_planner.sim.world.HouseholdSim``) as a closed-loop world:
+    """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a closed-loop world:
     skills move the robot; observations and the goal check come from geometry through
-    ``llm_planner.sim.perception`` (never from the simulator's bookkeeping)."""
+    ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
 
     def __init__(self, household, placement_seed: int) -> None:  # noqa: ANN001
         try:
-            from llm_planner.sim.perception import perceive, perceive_full
-            from llm_planner.sim.world import HouseholdSim
+            from llm_planner.domains.household.sim.perception import perceive, perceive_full
+            from llm_planner.domains.household.sim.world import HouseholdSim
         except ImportError as exc:
-            raise ConfigError(f"--pybullet needs the PyBullet world (llm_planner/sim/world.py, HouseholdSim) and "
-                              f"perception (llm_planner/sim/perception.py, perceive/perceive_full): {exc}") from None
+            raise ConfigError(f"--pybullet needs the PyBullet world (llm_planner/domains/household/sim/world.py, HouseholdSim) and "
+                              f"perception (llm_planner/domains/household/sim/perception.py, perceive/perceive_full): {exc}") from None
         self.household = household
         self._perceive, self._perceive_full = perceive, perceive_full
         scene = household.scene
@@ -314,8 +314,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
     from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.planners.llm_mcts.planner import load_config
-    from llm_planner.world.tasks import SUITES
+    from llm_planner.methods.llm_mcts.planner import load_config
+    from llm_planner.domains.household.world.tasks import SUITES
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
@@ -346,13 +346,13 @@ def _run(args: argparse.Namespace) -> int:
                 _tasks(scene, suite, args.episodes, seed)
     if args.pybullet:
         try:  # fail before starting workers, not once per episode
-            import llm_planner.sim.perception  # noqa: F401
-            import llm_planner.sim.world  # noqa: F401
+            import llm_planner.domains.household.sim.perception  # noqa: F401
+            import llm_planner.domains.household.sim.world  # noqa: F401
         except ImportError as exc:
-            raise ConfigError(f"--pybullet needs llm_planner/sim/world.py (HouseholdSim) and "
-                              f"llm_planner/sim/perception.py (perceive, perceive_full): {exc}") from None
-        from llm_planner.sim.check import check_layout
-        from llm_planner.sim.config import load_sim_config
+            raise ConfigError(f"--pybullet needs llm_planner/domains/household/sim/world.py (HouseholdSim) and "
+                              f"llm_planner/domains/household/sim/perception.py (perceive, perceive_full): {exc}") from None
+        from llm_planner.domains.household.sim.check import check_layout
+        from llm_planner.domains.household.sim.config import load_sim_config
 
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()

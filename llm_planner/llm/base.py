@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.text import WorldInfo
-from llm_planner.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources

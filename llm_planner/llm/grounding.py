@@ -21,7 +21,7 @@ import numpy as np
 
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 
 @dataclass(frozen=True)

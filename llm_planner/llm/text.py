@@ -1,5 +1,5 @@
 """Natural-language rendering of names, actions, observations and goals: the one mapping between
-the symbolic household (``llm_planner.world.symbolic``) and the sentences a language model reads
+the symbolic household (``llm_planner.domains.household.world.symbolic``) and the sentences a language model reads
 and writes (LLM-MCTS seed 000, App. A.4-A.5: "the action is translated into the sentence ...";
 "relationships are translated to natural language descriptions ... 'an apple is inside the fridge'").
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
-from llm_planner.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
 
 _VOWELS = "aeiou"
 
@@ -109,7 +109,7 @@ class WorldInfo:
         )
 
     @classmethod
-    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.world.scene.Scene
+    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
         return cls.from_household(Household(scene))
 
     @property

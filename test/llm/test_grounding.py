@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from llm_planner.llm.grounding import Grounder
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 
 def test_names_ground_to_the_scene(embedder, seen_world):

@@ -12,7 +12,7 @@ from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.answers import first_action
 from llm_planner.llm.policy import HeuristicPolicy
 from llm_planner.llm.translate import translate_directive
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 
 def _query(household, world, instruction="put one apple inside the fridge"):

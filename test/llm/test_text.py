@@ -6,7 +6,7 @@ import dataclasses
 from llm_planner.llm.text import (
     WorldInfo, action_to_text, goal_to_formal, goal_to_text, observation_to_text, parse_formal_goal, text_to_action,
 )
-from llm_planner.world.symbolic import Action, GoalItem
+from llm_planner.domains.household.world.symbolic import Action, GoalItem
 
 
 def test_action_sentences_round_trip_for_every_admissible_action(seen, seen_world):
