@@ -17,7 +17,8 @@ import pytest
 
 from llm_planner.domains.household.sim import perception
 from llm_planner.domains.household.sim.perception import perceive, perceive_full
-from llm_planner.domains.household.sim.world import HouseholdSim, PlacementError
+from llm_planner.domains.household.sim.skills import PlacementError
+from llm_planner.domains.household.sim.world import HouseholdSim
 from llm_planner.domains.household.world.symbolic import Action, Household
 
 APARTMENTS = ("apartment_seen", "apartment_unseen")
