@@ -314,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
     from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.methods.llm_mcts.planner import load_config
+    from llm_planner.methods.llm_mcts.config import load_config
     from llm_planner.domains.household.world.tasks import SUITES
 
     methods = parse_methods(args.methods)

@@ -3,6 +3,8 @@
 * :mod:`.belief`: the belief b(s) of §2.2 / App. C.2 (prior from the LLM, update from observations,
   sampling).
 * :mod:`.mcts`: Algorithm 1 (SEARCH, SIMULATE, ROLLOUT) with PUCT.
+* :mod:`.config`: the hyper-parameters (``config/llm_mcts.yaml``).
+* :mod:`.runtime`: what the planners of one process share (language model, policy, prior).
 * :mod:`.planner`: the registered planners ``llm_mcts``, ``uct``, ``l_policy``,
   ``no_heuristic_policy``, ``uniform_prior``, ``fully_observable`` (importing this package
   registers them; ``llm_planner.planners.base.create`` does so on demand).
@@ -13,8 +15,9 @@ from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS, Node, SearchConfig, SearchResult, SearchStats
 from llm_planner.methods.llm_mcts.planner import (
     FullyObservablePlanner, LLMMCTSPlanner, LPolicyPlanner, NoHeuristicPolicyPlanner, UCTPlanner,
-    UniformPriorPlanner, load_config,
+    UniformPriorPlanner,
 )
+from llm_planner.methods.llm_mcts.config import load_config
 
 __all__ = [
     "Belief", "FullyObservablePlanner", "LLMMCTS", "LLMMCTSPlanner", "LPolicyPlanner", "NoHeuristicPolicyPlanner",
