@@ -194,14 +194,17 @@ class Node:
         self.loss_n = 0
 
 
-def puct_score(q: float, pi: float, n_h: int, n_ha: int, c: float) -> float:
-    """Line 29: Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1)."""
-    return q + c * pi * math.sqrt(n_h) / (n_ha + 1)
+def puct_scores(q: Sequence[float], pi: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:
+    """Line 29 for every action a of a node: Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1)."""
+    root_n = math.sqrt(n_h)
+    return [q[j] + c * pi[j] * root_n / (na[j] + 1) for j in range(len(q))]
 
 
-def uct_score(q: float, n_h: int, n_ha: int, c: float) -> float:
-    """UCB1 of the UCT baselines: Q(h,a) + c sqrt(ln(N(h) + 1) / (N(h,a) + 1)) (authors' code)."""
-    return q + c * math.sqrt(math.log(n_h + 1) / (n_ha + 1))
+def uct_scores(q: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:
+    """UCB1 of the UCT baselines for every action of a node: Q(h,a) + c sqrt(ln(N(h) + 1) / (N(h,a) + 1))
+    (authors' code)."""
+    log_n = math.log(n_h + 1)
+    return [q[j] + c * math.sqrt(log_n / (na[j] + 1)) for j in range(len(q))]
 
 
 def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[int], rng: random.Random) -> int:
@@ -544,12 +547,7 @@ class LLMMCTS:
             q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na)]
         else:
             n_h, q, na = node.n, node.q, node.na
-        if self.config.selection == "puct":
-            root_n = math.sqrt(n_h)
-            values = [q[j] + c * pi[j] * root_n / (na[j] + 1) for j in range(len(q))]
-        else:
-            log_n = math.log(n_h + 1)
-            values = [q[j] + c * math.sqrt(log_n / (na[j] + 1)) for j in range(len(q))]
+        values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)
         return argmax_ties(values, pi, na, self.rng)
 
     # --------------------------------------------------------------- pi(a|h)

@@ -15,7 +15,7 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.execution import SymbolicWorld, run_episode
 from llm_planner.planners.base import Task, create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
-from llm_planner.methods.llm_mcts.mcts import argmax_ties, puct_score, uct_score
+from llm_planner.methods.llm_mcts.mcts import argmax_ties, puct_scores, uct_scores
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import generate_tasks
@@ -53,9 +53,8 @@ def test_puct_arithmetic_on_a_hand_built_tree(hh):
     node.n, node.na, node.q = 16, [10, 4, 2], [1.0, 2.0, 0.5]
     m = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(c=24.0))
     # by hand: 1 + 24*.6*4/11 = 6.236; 2 + 24*.3*4/5 = 7.76; .5 + 24*.1*4/3 = 3.7
-    assert puct_score(1.0, 0.6, 16, 10, 24.0) == pytest.approx(1.0 + 57.6 / 11)
-    assert puct_score(2.0, 0.3, 16, 4, 24.0) == pytest.approx(7.76)
-    assert puct_score(0.5, 0.1, 16, 2, 24.0) == pytest.approx(3.7)
+    assert puct_scores([1.0, 2.0, 0.5], [0.6, 0.3, 0.1], 16, [10, 4, 2], 24.0) == pytest.approx(
+        [1.0 + 57.6 / 11, 7.76, 3.7])
     assert m.select(node, node.pi) == 1
     # without exploration (c = 0) the choice is argmax Q; a large Q gap beats the prior
     assert LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(c=0.0)).select(node, node.pi) == 1
@@ -68,7 +67,8 @@ def test_puct_arithmetic_on_a_hand_built_tree(hh):
 
 
 def test_uct_score_and_tie_breaks(hh):
-    assert uct_score(1.0, 9, 3, 2.0) == pytest.approx(1.0 + 2.0 * math.sqrt(math.log(10) / 4))
+    assert uct_scores([1.0, 0.0], 9, [3, 0], 2.0) == pytest.approx(
+        [1.0 + 2.0 * math.sqrt(math.log(10) / 4), 2.0 * math.sqrt(math.log(10))])
     rng = random.Random(0)
     assert argmax_ties([1.0, 3.0, 3.0], [0.1, 0.2, 0.7], [5, 5, 5], rng) == 2   # larger pi
     assert argmax_ties([3.0, 3.0], [0.5, 0.5], [1, 7], rng) == 1                # then more visits
