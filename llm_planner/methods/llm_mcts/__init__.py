@@ -2,6 +2,7 @@
 
 * :mod:`.belief`: the belief b(s) of §2.2 / App. C.2 (prior from the LLM, update from observations,
   sampling).
+* :mod:`.tree`: the search tree (nodes, the line-29 scores, statistics).
 * :mod:`.mcts`: Algorithm 1 (SEARCH, SIMULATE, ROLLOUT) with PUCT.
 * :mod:`.config`: the hyper-parameters (``config/llm_mcts.yaml``).
 * :mod:`.runtime`: what the planners of one process share (language model, policy, prior).
@@ -12,7 +13,8 @@
 Hyper-parameters: ``config/llm_mcts.yaml``. Benchmark: ``llm-planner bench household``.
 """
 from llm_planner.methods.llm_mcts.belief import Belief
-from llm_planner.methods.llm_mcts.mcts import LLMMCTS, Node, SearchConfig, SearchResult, SearchStats
+from llm_planner.methods.llm_mcts.mcts import LLMMCTS
+from llm_planner.methods.llm_mcts.tree import Node, SearchConfig, SearchResult, SearchStats
 from llm_planner.methods.llm_mcts.planner import (
     FullyObservablePlanner, LLMMCTSPlanner, LPolicyPlanner, NoHeuristicPolicyPlanner, UCTPlanner,
     UniformPriorPlanner,

@@ -9,7 +9,7 @@ import yaml
 
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
-from llm_planner.methods.llm_mcts.mcts import SearchConfig
+from llm_planner.methods.llm_mcts.tree import SearchConfig
 
 
 CONFIG_FILE = "llm_mcts.yaml"

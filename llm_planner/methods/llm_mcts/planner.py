@@ -56,7 +56,8 @@ from llm_planner.planners.base import (BELIEF_PLACES, Decision, ObjectBelief, Pl
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
-from llm_planner.methods.llm_mcts.mcts import LLMMCTS, SearchStats, argmax_ties
+from llm_planner.methods.llm_mcts.mcts import LLMMCTS
+from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties
 from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 
 

@@ -15,7 +15,7 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.execution import SymbolicWorld, run_episode
 from llm_planner.planners.base import Task, create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
-from llm_planner.methods.llm_mcts.mcts import argmax_ties, puct_scores, uct_scores
+from llm_planner.methods.llm_mcts.tree import argmax_ties, puct_scores, uct_scores
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import generate_tasks
