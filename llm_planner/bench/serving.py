@@ -49,7 +49,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
     if not getattr(args, "serve_style", None):
         return llm_overrides, backend
     from llm_planner.llm.config import load_llm_config
-    from llm_planner.llm.offline.serve import Latency, ServeProcess, format_stats
+    from llm_planner.llm.offline.serve import ServeProcess
+    from llm_planner.llm.offline.serve_options import Latency, format_stats
 
     latency = Latency.parse(args.serve_latency)
     serve_args = ["--style", args.serve_style, "--latency-dist" if latency.kind != "fixed" else "--latency",

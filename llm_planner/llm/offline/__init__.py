@@ -9,7 +9,7 @@ asked, from what the prompt would tell a model (never the simulator's hidden tru
 * :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
 * :mod:`.tamp`: STaLM task plans by weighted A* on the prompt's predicate abstraction.
 * :mod:`.levy_karpas`, :mod:`.clauses`: the Levy-Karpas translation channels (clause classifier).
-* :mod:`.served`, :mod:`.styles`, :mod:`.serve`: the same answers written as a model would write
+* :mod:`.served`, :mod:`.styles`, :mod:`.serve`, :mod:`.serve_options`: the same answers written as a model would write
   them, behind ``llm-planner serve`` (an OpenAI-compatible HTTP server for tests and latency runs).
 
 Every offline figure of the README's tables is a figure of these components, not of a language

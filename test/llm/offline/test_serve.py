@@ -15,7 +15,8 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
-from llm_planner.llm.offline.serve import Latency, ModelServer, ServeOptions, _limit
+from llm_planner.llm.offline.serve import ModelServer, _limit
+from llm_planner.llm.offline.serve_options import Latency, ServeOptions
 from llm_planner.llm.offline.served import ServedModel, classify, policy_world, read_actions, read_observation
 from llm_planner.llm.offline.styles import STYLES, render
 from llm_planner.domains.household.world.symbolic import Action

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from llm_planner.execution import SymbolicWorld, run_episode
-from llm_planner.llm.offline.serve import Latency, ModelServer, ServeOptions
+from llm_planner.llm.offline.serve import ModelServer
+from llm_planner.llm.offline.serve_options import Latency, ServeOptions
 from llm_planner.planners.base import Task, create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
