@@ -5,7 +5,8 @@ asked, from what the prompt would tell a model (never the simulator's hidden tru
 
 * :mod:`.backend`: ``OfflineBackend``, the ``offline`` entry of the backend factory.
 * :mod:`.commonsense`: where objects are usually kept (``llm/offline/data/commonsense.yaml``).
-* :mod:`.goal_parser`: directive to goal, by grammar and Sentence-BERT grounding.
+* :mod:`.goal_parser`, :mod:`.quantities`: directive to goal, by grammar and Sentence-BERT grounding.
+* :mod:`.clause_classifier`: the Levy-Karpas clause classifier (k nearest labelled clauses).
 * :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
 * :mod:`.tamp`: STaLM task plans by weighted A* on the prompt's predicate abstraction.
 * :mod:`.levy_karpas`, :mod:`.clauses`: the Levy-Karpas translation channels (clause classifier).

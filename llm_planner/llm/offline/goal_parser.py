@@ -44,6 +44,7 @@ from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
 from llm_planner.llm.phrasing import normalize
+from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
 from llm_planner.llm.text import WorldInfo, name_to_text, plural
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
 
@@ -58,16 +59,6 @@ PLACE_MATCH = 0.70
 NEW_WORD_MATCH = 0.85
 MARGIN = 0.05
 
-NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "single": 1, "another": 1, "the": 1, "this": 1, "that": 1, "my": 1,
-    "two": 2, "both": 2, "couple": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}
-_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                "ten": 10, "single": 1, "another": 1, "a": 1, "an": 1}
-ALL_WORDS = ("all", "every", "each")
-_VAGUE_COUNTS = ("some", "few", "several", "many", "bunch", "lot", "lots", "any", "more", "most")
-_DEFINITE = ("the", "my", "this", "that", "these", "those", "our", "your", "his", "her", "their")
 _PAIR_NOUNS = ("glasses", "pants", "trousers", "jeans", "scissors", "shoes", "socks", "slippers")
 PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")
 VERBS = (
@@ -90,7 +81,6 @@ _RELATIONS = (
 _REL_PATTERN = re.compile(r"\b(" + "|".join(re.escape(w) for w, _ in _RELATIONS) + r")\b")
 _REL_OF = dict(_RELATIONS)
 _DETERMINERS = re.compile(r"^(?:the|a|an|some|my|our|your|this|that|these|those|of)\s+")
-_FILLER_ADVERBS = re.compile(r"\b(?:away|back|up|down|over|please|carefully|gently|quickly|out)\b")
 _COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|needs?\s+to\s+(?:be|go)"
                      r"|goes|go|belongs?|stays?|ends?\s+up)$")
 _GOES_TO = re.compile(r"\s+(?:needs?|has|have|ought|wants?)\s+to\s+(?:be|go|end\s+up|get)\s+")
@@ -263,15 +253,15 @@ class GoalParser:
         words = head.split()
         span = self._last_type_span(words)
         if span is None:  # no known name: the phrase after the quantity words, for grounding
-            count, rest, pairs, every = _quantity(words)
+            count, rest, pairs, every = quantity(words)
             return count, " ".join(w for w in rest if w not in _AFTER_OBJECT) or " ".join(rest), pairs, every
         start, end = span
         after = [w for w in words[end:] if w not in _AFTER_OBJECT]
         if after:
             raise GoalError(f"cannot tell what '{' '.join(words[end:])}' after '{' '.join(words[start:end])}' means; "
                             "say only which object to move and where, e.g. 'put the mug inside the dishwasher'")
-        count, before, pairs, every = _quantity(words[:start], trailing=True)
-        stray = [w for w in before if w.isdigit() or w in _COUNT_WORDS or w in ALL_WORDS or w in _VAGUE_COUNTS]
+        count, before, pairs, every = quantity(words[:start], trailing=True)
+        stray = [w for w in before if w.isdigit() or w in COUNT_WORDS or w in ALL_WORDS or w in VAGUE_COUNTS]
         if stray:
             raise GoalError(f"cannot tell how many {' '.join(words[start:end])} from '{head}'; say a number, e.g. "
                             f"'two {plural(words[end - 1]) if not words[end - 1].endswith('s') else words[end - 1]}'")
@@ -442,63 +432,8 @@ def _strip_clause(clause: str) -> str:
     return " ".join(words)
 
 
-def _quantity(words: list[str], trailing: bool = False) -> tuple[int | None, list[str], bool, bool]:
-    """(count, remaining words, pairs, every) of quantity words: at the start of ``words``, or with
-    ``trailing`` the run of quantity words that ends ``words`` (what precedes an object's name)."""
-    count: int | None = None
-    pairs = every = False
-    words = [w for w in words if not _FILLER_ADVERBS.fullmatch(w)]
-    if trailing:  # walk back over the quantity phrase just before the name
-        i = len(words)
-        while i > 0:
-            w = words[i - 1]
-            if w in _DEFINITE or w == "of":
-                i -= 1
-            elif w.isdigit():
-                count, i = int(w), i - 1
-            elif w in ALL_WORDS:
-                every, i = True, i - 1
-            elif w in ("pair", "pairs"):
-                pairs, i = True, i - 1
-                count = count if count is not None else 1
-            elif w in ("couple", "both"):
-                count, i = 2, i - 1
-            elif w in _COUNT_WORDS:
-                if count is None or (pairs and count == 1):  # "a couple": 2; "two pairs": 2 pairs
-                    count = _COUNT_WORDS[w]
-                i -= 1
-            elif w in _VAGUE_COUNTS:
-                raise GoalError(f"'{w}' does not say how many; give a number, e.g. 'two'")
-            else:
-                break
-        if words[i:i + 2] == ["one", "of"]:  # "one of the apples"
-            count, every = 1, False
-        return count, words[:i], pairs, every
-    rest = list(words)
-    while rest:
-        w = rest[0]
-        if w.isdigit():
-            count = int(w)
-        elif w in ALL_WORDS:
-            every = True
-        elif w in ("pair", "pairs"):
-            pairs = True
-        elif w in ("couple", "both"):
-            count = 2
-        elif w in _COUNT_WORDS:
-            count = _COUNT_WORDS[w]
-        elif w in _VAGUE_COUNTS:
-            raise GoalError(f"'{w}' does not say how many; give a number, e.g. 'two'")
-        elif w in _DEFINITE or w == "of":
-            pass
-        else:
-            break
-        rest = rest[1:]
-    return count, rest, pairs, every
-
-
 def _clean_place(phrase: str) -> str:
-    phrase = _FILLER_ADVERBS.sub(" ", phrase)
+    phrase = FILLER_ADVERBS.sub(" ", phrase)
     phrase = _POLITE_END.sub("", " ".join(phrase.split())).strip()
     phrase = _DETERMINERS.sub("", " ".join(phrase.split()))
     phrase = re.sub(r"^(?:top of|the top of|inside of)\s+(?:the\s+)?", "", phrase)
