@@ -202,12 +202,9 @@ class PyBulletWorld:
     ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
 
     def __init__(self, household, placement_seed: int) -> None:  # noqa: ANN001
-        try:
-            from llm_planner.domains.household.sim.perception import perceive, perceive_full
-            from llm_planner.domains.household.sim.world import HouseholdSim
-        except ImportError as exc:
-            raise ConfigError(f"--pybullet needs the PyBullet world (llm_planner/domains/household/sim/world.py, HouseholdSim) and "
-                              f"perception (llm_planner/domains/household/sim/perception.py, perceive/perceive_full): {exc}") from None
+        from llm_planner.domains.household.sim.perception import perceive, perceive_full
+        from llm_planner.domains.household.sim.world import HouseholdSim
+
         self.household = household
         self._perceive, self._perceive_full = perceive, perceive_full
         scene = household.scene
@@ -341,12 +338,6 @@ def _run(args: argparse.Namespace) -> int:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):
                 _tasks(scene, suite, args.episodes, seed)
     if args.pybullet:
-        try:  # fail before starting workers, not once per episode
-            import llm_planner.domains.household.sim.perception  # noqa: F401
-            import llm_planner.domains.household.sim.world  # noqa: F401
-        except ImportError as exc:
-            raise ConfigError(f"--pybullet needs llm_planner/domains/household/sim/world.py (HouseholdSim) and "
-                              f"llm_planner/domains/household/sim/perception.py (perceive, perceive_full): {exc}") from None
         from llm_planner.domains.household.sim.check import check_layout
         from llm_planner.domains.household.sim.config import load_sim_config
 

@@ -33,13 +33,6 @@ class Match:
     score: float
 
 
-@dataclass(frozen=True)
-class ActionMatch:
-    action: Action
-    index: int
-    score: float
-
-
 def _clean(text: str) -> str:
     return " ".join(text.lower().replace("_", " ").strip(" .,;:!?\"'`").split())
 
@@ -99,16 +92,6 @@ class Grounder:
         if not texts or not actions:
             return np.zeros((len(texts), len(actions)), dtype=np.float32)
         return self.embedder.encode([_clean(t) for t in texts]) @ self.action_matrix(actions).T
-
-    def ground_action(self, text: str, actions: Sequence[Action], min_score: float = 0.0) -> ActionMatch | None:
-        """The admissible action most similar to ``text``, or None below ``min_score``."""
-        if not actions:
-            return None
-        sims = self.action_similarities([text], actions)[0]
-        best = int(np.argmax(sims))
-        if sims[best] < min_score:
-            return None
-        return ActionMatch(actions[best], best, float(sims[best]))
 
     # ------------------------------------------------------------- verification
     def refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:

@@ -49,7 +49,6 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 T = TypeVar("T")
 
 OPENAI_HOSTS = ("api.openai.com",)
-STRUCTURED_MODES = ("auto", "json_schema", "off")
 _INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 
 

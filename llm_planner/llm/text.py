@@ -213,15 +213,3 @@ def goal_to_text(goal: Goal) -> str:
 def goal_to_formal(goal: Sequence[GoalItem]) -> str:
     """App. F listing 3: ``(INSIDE, apple, fridge, 2)-(ON, plate, kitchen_table, 1)``."""
     return "-".join(f"({g.rel.upper()}, {g.obj_type}, {g.destination}, {g.count})" for g in goal)
-
-
-_TUPLE = re.compile(r"\(\s*([A-Za-z]+)\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*(?:,\s*(\d+)\s*)?\)")
-
-
-def parse_formal_goal(text: str) -> list[tuple[str, str, str, int]]:
-    """Tuples ``(REL, object, destination[, count])`` found in a model's text (regular expression only,
-    nothing is evaluated). Relations other than INSIDE/ON are kept for the caller to reject."""
-    out = []
-    for rel, obj, dest, count in _TUPLE.findall(text):
-        out.append((rel.strip().lower(), obj.strip().strip("'\""), dest.strip().strip("'\""), int(count) if count else 1))
-    return out

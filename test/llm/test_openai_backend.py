@@ -1,5 +1,5 @@
 """The openai backend against a local OpenAI-compatible HTTP server (real sockets, the real
-``openai`` client): scripted answers, delays and each fault of issue 4."""
+``openai`` client): scripted answers, delays and each fault the backend must survive."""
 from __future__ import annotations
 
 import sqlite3

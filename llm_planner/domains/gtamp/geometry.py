@@ -56,11 +56,6 @@ def wrap(angle: float) -> float:
     return math.remainder(angle, 2 * math.pi)
 
 
-def footprint_overlap(a: tuple[float, float], ra: float, b: tuple[float, float], rb: float, margin: float = 0.0) -> bool:
-    """Whether two bounding circles overlap (with ``margin`` of clearance)."""
-    return math.dist(a, b) < ra + rb + margin
-
-
 def interpolate(a: Sequence[float], b: Sequence[float], max_step: float) -> list[tuple[float, ...]]:
     """Configurations from ``a`` to ``b`` (both included), no coordinate moving more than ``max_step``."""
     n = max(1, math.ceil(max(abs(y - x) for x, y in zip(a, b)) / max_step)) if len(a) else 1

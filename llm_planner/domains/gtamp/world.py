@@ -224,10 +224,6 @@ class GTampWorld:
         """Forget which state the bodies show (call after moving bodies by hand)."""
         self._synced = None
 
-    def read_pose(self, index: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-        pos, orn = p.getBasePositionAndOrientation(self.objects[index], physicsClientId=self.client)
-        return tuple(pos), tuple(orn)
-
     # ------------------------------------------------------------------ collisions
     def hits(self, body: int, others: Iterable[int], link: int | None = None) -> list[int]:
         """The bodies among ``others`` that penetrate ``body`` (optionally one of its links)."""

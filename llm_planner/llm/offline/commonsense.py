@@ -47,11 +47,6 @@ class Commonsense:
         """word -> object type, for every type and alias."""
         return _word_index(self.objects, self.aliases)
 
-    def place_alias_index(self) -> dict[str, str]:
-        """word -> general place, for every place and alias."""
-        return _word_index(self.places, self.place_aliases)
-
-
 def _word_index(names: Mapping[str, object], aliases: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
     index = {n: n for n in names}
     for name, words in aliases.items():

@@ -41,13 +41,12 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Sequence
 
 from llm_planner.errors import ConfigError, LlmPlannerError
 
-from llm_planner.llm.offline.serve_options import HOST, MAX_BODY, MODEL, Latency, ServeOptions, ServeStats
+from llm_planner.llm.offline.serve_options import HOST, MAX_BODY, MODEL, ServeOptions, ServeStats
 # ------------------------------------------------------------------------------ clients
 class _ClientConfig:
     """How a client reaches a running server (``base_url`` set by the subclass)."""
@@ -419,12 +418,3 @@ class ServeProcess(_ClientConfig):
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
-
-
-def serve_options(**changes: Any) -> ServeOptions:
-    """:class:`ServeOptions` with ``changes`` (``latency`` may be a number or a distribution text)."""
-    latency = changes.pop("latency", None)
-    options = replace(ServeOptions(), **changes)
-    if latency is not None:
-        options = replace(options, latency=latency if isinstance(latency, Latency) else Latency.parse(str(latency)))
-    return options.validate()

@@ -134,7 +134,6 @@ class AbstractModel:
     def __init__(self, ab: Abstraction, optimistic: bool = False) -> None:
         self.ab = ab
         self.optimistic = optimistic
-        self.region0 = {a[0]: a[2] for a in ab.at if a[1] == "on"}
         self.goal_objects = {g[0] for g in ab.goal}
         self.relevant = self._relevant()
 

@@ -14,7 +14,6 @@ import re
 from llm_planner.llm.phrasing import normalize
 
 LABELS = ("walk", "grab", "open", "close", "put", "bring")
-STEP_LABELS = ("walk", "grab", "open", "close")
 PRONOUNS = ("it", "them", "that", "this one")
 
 _SPLIT = re.compile(r"\s*(?:[,;.!?]+|\band\s+then\b|\bafter\s+that\b|\bthen\b|\band\b)\s*")

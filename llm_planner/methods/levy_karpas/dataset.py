@@ -27,10 +27,8 @@ clause classifier). Files are JSON Lines, one sample per line.
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from llm_planner.errors import ConfigError
@@ -291,27 +289,4 @@ def build_splits(config: Mapping[str, Any], only: Iterable[str] | None = None) -
                                                 int(specs[name]["seed"]), config)
                         for t in (s.goal_directive, s.step_directive)}
         out["train"] = [s for s in out["train"] if s.goal_directive not in held_out and s.step_directive not in held_out]
-    return out
-
-
-def save_samples(path: str | Path, samples: Iterable[DirectiveSample]) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as out:
-        for s in samples:
-            out.write(json.dumps(s.to_dict(), separators=(",", ":")) + "\n")
-    return path
-
-
-def load_samples(path: str | Path) -> list[DirectiveSample]:
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such directive data set file")
-    out = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(DirectiveSample.from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ConfigError(f"{path}:{number}: not a directive sample: {exc}") from None
     return out

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import random
 
 from llm_planner.domains.gtamp.config import with_search
 from llm_planner.methods.stalm.llm_source import make_plan_source

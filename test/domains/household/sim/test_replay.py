@@ -1,4 +1,4 @@
-"""Expert trajectories of D replay on the PyBullet robot (issue 3: "for a sample, in PyBullet")."""
+"""Expert trajectories of D replay on the PyBullet robot ("for a sample, in PyBullet")."""
 from __future__ import annotations
 
 import dataclasses
