@@ -18,9 +18,9 @@ from typing import Any
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, describe_beliefs
+from llm_planner.domains.shapes import Point
 from llm_planner.domains.geometry import GeometrySnapshot
 
-Point = tuple[float, float]
 
 
 @dataclass(frozen=True)

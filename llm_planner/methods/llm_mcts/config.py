@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import yaml
 
 from llm_planner.errors import ConfigError
-from llm_planner.paths import config_dir
+from llm_planner.paths import config_dir, read_yaml_mapping
 from llm_planner.methods.llm_mcts.tree import SearchConfig
 
 
@@ -33,13 +33,7 @@ def load_config(source: Mapping[str, Any] | str | Path | None = None, **override
         raise ConfigError(f"{path}: cannot read the LLM-MCTS configuration: {exc}") from None
     layers: list[tuple[str, Mapping[str, Any]]] = []
     if isinstance(source, (str, Path)):
-        try:
-            user = yaml.safe_load(Path(source).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{source}: cannot read the LLM-MCTS configuration: {exc}") from None
-        if not isinstance(user, Mapping):
-            raise ConfigError(f"{source}: an LLM-MCTS configuration must be a mapping")
-        layers.append((str(source), user))
+        layers.append((str(source), read_yaml_mapping(source, "an LLM-MCTS configuration")))
     elif source is not None:
         layers.append(("config", source))
     layers.append(("parameters", overrides))
