@@ -41,9 +41,10 @@ class BodyGeometry:
 
 @dataclass(frozen=True)
 class JointGeometry:
-    """A container door joint. ``name`` is ``<container>/<joint>``, e.g. ``fridge/door``;
-    ``position`` is the joint value, 0 = closed (metres for the sliding doors of the household
-    world, radians for a hinged door); past ``open_threshold`` the container is open."""
+    """A joint the sensors report. Household: a container's door, ``name`` ``<container>/<joint>``
+    (e.g. ``fridge/door``), ``position`` in metres for the sliding doors, 0 = closed; past
+    ``open_threshold`` the container is open. G-TAMP: ``grasp_pitch`` and ``grasp_yaw``, the
+    gripper orientation of the current grasp in radians (threshold 0, not a door)."""
 
     name: str
     position: float
