@@ -72,12 +72,11 @@ def world_of_scene(scene: str) -> WorldInfo:
 class ExpertIndex:
     """D with its instruction embeddings: the K most similar instructions, their goals and K-shot prompt blocks."""
 
-    def __init__(self, trajectories: Sequence["Trajectory"], grounder: Grounder, pool: int = 20) -> None:
+    def __init__(self, trajectories: Sequence["Trajectory"], grounder: Grounder) -> None:
         if not trajectories:
             raise LLMError("the expert data set D is empty")
         self.trajectories = list(trajectories)
         self.grounder = grounder
-        self.pool = pool
         self.instructions = [t.task.instruction for t in self.trajectories]
         self._inst_matrix = grounder.matrix(self.instructions)
 

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
 # Roles of an abstract action's arguments.
 TARGET, SOURCE, DEST, ROOM_OF_SOURCE, ROOM_OF_DEST = "TARGET", "SOURCE", "DEST", "ROOM_OF_SOURCE", "ROOM_OF_DEST"
 FETCH, DELIVER = "fetch", "deliver"
-#: Weight factors of a candidate search place: in the robot's room, elsewhere.
-LOCALITY = (3.0, 1.0)
 
 
 # ------------------------------------------------------------------------ situations
@@ -156,11 +154,13 @@ def knowledge_from(query: "PolicyQuery") -> Knowledge:
 class RetrievalPolicy:
     """The expert steps of D abstracted into situations, and the policy that retrieves and adapts them."""
 
-    def __init__(self, index: ExpertIndex) -> None:
+    def __init__(self, index: ExpertIndex, pool: int, locality: tuple[float, float], place_match: float) -> None:
         self.index = index
         self.grounder = index.grounder
         self.trajectories = index.trajectories
-        self.pool = index.pool
+        self.pool = pool
+        self.locality = locality
+        self.place_match = place_match
         self.steps = [s for k, t in enumerate(self.trajectories) for s in abstract_steps(t, k)]
         self._by_trajectory: dict[int, list[ExpertStep]] = {}
         self._by_situation: dict[Situation, Counter] = {}
@@ -251,7 +251,7 @@ class RetrievalPolicy:
                  scene_knowledge: "SceneKnowledge", obs: Observation) -> list[tuple[str, float]]:
         """Unsearched candidate places for an object type: where experts of similar instructions found
         that type (weighted by instruction similarity), else common sense, else any unsearched place.
-        Places in the robot's room weigh more (LOCALITY), as a searcher checks the cupboards around
+        Places in the robot's room weigh more (``offline.search_locality``), as a searcher checks the cupboards around
         it before crossing the flat; without this the samples send the robot back and forth."""
         furniture = set(world.furniture)
         excluded = know.searched | {item.destination}
@@ -274,11 +274,11 @@ class RetrievalPolicy:
                 if place not in excluded:
                     weights[place] += 1.0
         for place in weights:
-            weights[place] *= LOCALITY[0] if world.furniture_room.get(place) == obs.room else LOCALITY[1]
+            weights[place] *= self.locality[0] if world.furniture_room.get(place) == obs.room else self.locality[1]
         return sorted(weights.items(), key=lambda x: -x[1])
 
     def _ground_place(self, name: str, world: WorldInfo) -> str | None:
-        match = self.grounder.ground_name(name_to_text(name), list(world.furniture), 0.58)
+        match = self.grounder.ground_name(name_to_text(name), list(world.furniture), self.place_match)
         return match.name if match else None
 
 
@@ -325,5 +325,11 @@ def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:
 
 
 def retrieval_policy(resources: "Resources") -> RetrievalPolicy:
-    """The policy over the backend's data set D, built once per backend resources."""
-    return resources.shared("retrieval_policy", lambda: RetrievalPolicy(resources.expert()))
+    """The policy over the backend's data set D, built once per backend resources (its settings:
+    ``offline.policy_pool``, ``offline.search_locality``, ``offline.place_match`` of config/llm.yaml)."""
+    opts = resources.config.section("offline")
+    locality = tuple(float(w) for w in opts["search_locality"])
+    if len(locality) != 2:
+        raise LLMError(f"offline.search_locality must be two weights (robot's room, elsewhere), got {locality!r}")
+    return resources.shared("retrieval_policy", lambda: RetrievalPolicy(
+        resources.expert(), int(opts["policy_pool"]), locality, float(opts["place_match"])))
