@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "commonsense.yaml"
 
-#: Cosine a general place needs with a scene furniture to stand for it.
-PLACE_MATCH = 0.5
-#: Cosine an unknown object type needs with a known one to borrow its places.
-TYPE_MATCH = 0.6
 ROOM_BONUS = 0.05
 
 
@@ -97,17 +93,20 @@ def load_commonsense(path: str | Path | None = None) -> Commonsense:
 class SceneKnowledge:
     """The commonsense file seen through one scene's names (computed once per scene)."""
 
-    def __init__(self, commonsense: Commonsense, world: WorldInfo, grounder: Grounder) -> None:
+    def __init__(self, commonsense: Commonsense, world: WorldInfo, grounder: Grounder, place_match: float,
+                 type_match: float) -> None:
         self.commonsense = commonsense
         self.world = world
         self.grounder = grounder
+        self.place_match = place_match
+        self.type_match = type_match
         self.place_map = self._map_places()
         self._type_cache: dict[str, str | None] = {}
 
     def _map_places(self) -> dict[str, str]:
         """General place -> scene furniture: the furniture of that name or alias; else the first
         ``like`` place the scene has; else the most similar furniture of the same kind (cosine
-        >= PLACE_MATCH, a small bonus for the usual room); else absent."""
+        >= ``offline.commonsense_place_match``, a small bonus for the usual room); else absent."""
         furniture = list(self.world.furniture)
         if not furniture:
             return {}
@@ -136,7 +135,7 @@ class SceneKnowledge:
                 score = float(sims[i, j]) + (ROOM_BONUS if self.world.furniture_room.get(f) == room else 0.0)
                 if score > best_score:
                     best, best_score = f, score
-            if best is not None and best_score >= PLACE_MATCH:
+            if best is not None and best_score >= self.place_match:
                 out[place] = best
         return out
 
@@ -148,7 +147,7 @@ class SceneKnowledge:
         index = self.commonsense.alias_index()
         found = index.get(text)
         if found is None:
-            match = self.grounder.ground_name(text, list(self.commonsense.objects), TYPE_MATCH)
+            match = self.grounder.ground_name(text, list(self.commonsense.objects), self.type_match)
             found = match.name if match else None
         self._type_cache[obj_type] = found
         return found
@@ -170,4 +169,6 @@ def scene_knowledge(resources: "Resources", world: WorldInfo) -> SceneKnowledge:
     """The commonsense file seen through one scene, built once per backend resources and scene."""
     commonsense = load_commonsense(resources.config.get("offline.commonsense"))
     return resources.shared(("knowledge", world.fingerprint()),
-                            lambda: SceneKnowledge(commonsense, world, resources.grounder))
+                            lambda: SceneKnowledge(commonsense, world, resources.grounder,
+                                                   float(resources.config.get("offline.commonsense_place_match")),
+                                                   float(resources.config.get("offline.commonsense_type_match"))))

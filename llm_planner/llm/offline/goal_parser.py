@@ -20,8 +20,8 @@ What it reads:
 
 Names are grounded in three steps: the scene's own word (singular or plural), the commonsense
 file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
-cosine over the scene's names, accepted only when clearly the closest (``OBJECT_MATCH`` /
-``PLACE_MATCH`` and a ``MARGIN`` over the next name: "the cabinet" in a flat with a kitchen and a
+cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
+config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a kitchen and a
 bathroom cabinet is refused, not guessed).
 
 Where it cannot read a directive it raises GoalError saying why, never a guess: a count it cannot
@@ -35,7 +35,7 @@ import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from llm_planner.errors import GoalError
 from llm_planner.llm.offline.commonsense import Commonsense
@@ -51,13 +51,6 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
 
-#: Cosine an unknown word needs with a scene object type / furniture, and its lead over the next one;
-#: a phrase that shares no word with the name (a furniture: not its last word) needs ``NEW_WORD_MATCH``
-#: ("dining table" may be the kitchen table, a "kitchen drawer" is not the kitchen cabinet).
-OBJECT_MATCH = 0.70
-PLACE_MATCH = 0.70
-NEW_WORD_MATCH = 0.85
-MARGIN = 0.05
 
 _PAIR_NOUNS = ("glasses", "pants", "trousers", "jeans", "scissors", "shoes", "socks", "slippers")
 PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")
@@ -126,12 +119,16 @@ class _Clause:
 class GoalParser:
     """Rules + embeddings goal parser for one scene (see the module docstring)."""
 
-    def __init__(self, world: WorldInfo, commonsense: Commonsense, grounder: Grounder,
-                 min_score: float = 0.58) -> None:
+    def __init__(self, world: WorldInfo, commonsense: Commonsense, grounder: Grounder, min_score: float,
+                 thresholds: Mapping[str, float]) -> None:
         self.world = world
         self.commonsense = commonsense
         self.grounder = grounder
         self.min_score = min_score
+        self.object_match = float(thresholds["object_match"])
+        self.place_match = float(thresholds["place_match"])
+        self.new_word_match = float(thresholds["new_word_match"])
+        self.margin = float(thresholds["margin"])
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
@@ -339,7 +336,7 @@ class GoalParser:
                             "the dishwasher'")
         if phrase in PRONOUNS:
             raise GoalError(f"cannot tell what '{phrase}' is; name the object, e.g. 'put the mug on the desk'")
-        match = self._clear_match(phrase, self.types, OBJECT_MATCH)
+        match = self._clear_match(phrase, self.types, self.object_match)
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}")
@@ -367,7 +364,7 @@ class GoalParser:
         if len(sharing) >= 2:
             raise GoalError(f"which {phrase}: {' or '.join(name_to_text(f) for f in sharing)}? say it, e.g. "
                             f"'on the {name_to_text(sharing[0])}'")
-        match = self._clear_match(phrase, self.furniture, PLACE_MATCH, heads=True)
+        match = self._clear_match(phrase, self.furniture, self.place_match, heads=True)
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}' to put things in or on; the closest are "
                             f"{self._closest(phrase, self.furniture)}")
@@ -384,9 +381,9 @@ class GoalParser:
         best = ranked[0]
         words = name_to_text(best.name).split()
         shared = set(phrase.split()) & ({words[-1]} if heads else set(words) | {plural(w) for w in words})
-        if best.score < max(threshold if shared else NEW_WORD_MATCH, self.min_score):
+        if best.score < max(threshold if shared else self.new_word_match, self.min_score):
             return None
-        if len(ranked) > 1 and best.score - ranked[1].score < MARGIN:
+        if len(ranked) > 1 and best.score - ranked[1].score < self.margin:
             return None
         return best.name
 
@@ -459,6 +456,7 @@ def goal_parser(resources: "Resources", world: WorldInfo) -> GoalParser:
 
     def build() -> GoalParser:
         return GoalParser(world, load_commonsense(resources.config.get("offline.commonsense")), resources.grounder,
-                          float(resources.config.get("grounding.min_name_score")))
+                          float(resources.config.get("grounding.min_name_score")),
+                          resources.config.get("offline.goal_parser"))
 
     return resources.shared(("goal_parser", world.fingerprint()), build)
