@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from llm_planner.ros import SERVER_TIMEOUT_S
+from llm_planner.ros import client_settings
 
 
 def add_graph_options(p: argparse.ArgumentParser) -> None:
     """--namespace and --server-timeout, shared by the commands that talk to a running graph."""
     p.add_argument("--namespace", default="", help="namespace of the robot's graph (launch argument namespace)")
-    p.add_argument("--server-timeout", type=float, default=SERVER_TIMEOUT_S, metavar="SECONDS",
-                   help=f"give up when the planner node has left the ROS graph this long (default {SERVER_TIMEOUT_S:g})")
+    default = client_settings().server_timeout_s
+    p.add_argument("--server-timeout", type=float, default=default, metavar="SECONDS",
+                   help=f"give up when the planner node has left the ROS graph this long (default {default:g}, "
+                        "config/client.yaml)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
