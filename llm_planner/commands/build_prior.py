@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     from llm_planner.bench.report import format_table
     from llm_planner.errors import ConfigError
-    from llm_planner.llm.prior import build_prior, evaluate_prior
+    from llm_planner.methods.llm_mcts.prior import build_prior, evaluate_prior
     from llm_planner.llm.text import WorldInfo
     from llm_planner.domains.household.world.scene import load_scene
 

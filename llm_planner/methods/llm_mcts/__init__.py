@@ -1,7 +1,9 @@
 """LLM-MCTS (seed 000_bdbd3ffbd6faf9c2.txt, Zhao, Lee, Hsu, NeurIPS 2023) and its baselines.
 
+* :mod:`.prior`: the commonsense prior b(s0) from the language model's answers (§2.2, App. C.2).
 * :mod:`.belief`: the belief b(s) of §2.2 / App. C.2 (prior from the LLM, update from observations,
   sampling).
+* :mod:`.policy`: the heuristic policy pi(a|h) of §2.3.
 * :mod:`.tree`: the search tree (nodes, the line-29 scores, statistics).
 * :mod:`.mcts`: Algorithm 1 (SEARCH, SIMULATE, ROLLOUT) with PUCT.
 * :mod:`.config`: the hyper-parameters (``config/llm_mcts.yaml``).

@@ -24,7 +24,7 @@ Choices the paper leaves open, and how they are made here (each says where it co
 * pi(a|h) is asked once per tree node and kept in it (the authors' code computes
   ``children_probs`` when a node is built, at most once per node); :class:`SearchStats` counts
   both the line-28 visits and the nodes that asked. The policy itself may cache answers per prompt
-  (``llm_planner.llm.policy.HeuristicPolicy`` does), so equal prompts cost one model question.
+  (:class:`~llm_planner.methods.llm_mcts.policy.HeuristicPolicy` does), so equal prompts cost one model question.
 * Ties in the argmax of lines 8 and 29 go to the larger pi(a|h) (the authors' ``greedy_action_node``
   breaks ties by the child's prior probability), then the larger N(h, a), then a seeded draw.
 * ``selection: uct`` replaces line 29 by UCB1 of the ``uct`` and ``no_heuristic_policy`` baselines,

@@ -27,7 +27,7 @@ class LLMRuntime:
     that answers cached in memory serve every episode (the paper's prompt buffer)."""
 
     backend: Any                      # llm_planner.llm.base.LanguageModel
-    policy: Any                       # llm_planner.llm.policy.HeuristicPolicy
+    policy: Any                       # llm_planner.methods.llm_mcts.policy.HeuristicPolicy
     priors: dict[str, Any] = field(default_factory=dict)
     warmed: set = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -51,7 +51,7 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
     (the planners use their method name and settings) has its own policy answers in memory, so
     one method's cost figures never include answers another method paid for."""
     from llm_planner.llm.base import LanguageModel
-    from llm_planner.llm.policy import HeuristicPolicy
+    from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 
     with _RUNTIMES_LOCK:
         if isinstance(backend, LanguageModel):
@@ -80,7 +80,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
     scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
     at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
     process reuses it."""
-    from llm_planner.llm.prior import PriorBelief, build_prior
+    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
     from llm_planner.llm.text import WorldInfo
 
     world = WorldInfo.from_household(household)
