@@ -59,9 +59,9 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
     from llm_planner.methods.levy_karpas.consistency import memoized
-    from llm_planner.methods.levy_karpas.system import Nl2PddlSystem
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
-    _WORKER["system"] = Nl2PddlSystem.create(backend, config, solver=memoized())
+    _WORKER["system"] = LevyKarpasSystem.create(backend, config, solver=memoized())
     _WORKER["households"] = {}
 
 

@@ -31,7 +31,7 @@ from llm_planner.domains.household.world.symbolic import Goal, Observation, Stat
 
 
 @register("pddl")
-class Nl2PddlPlanner(ClassicalPlanner):
+class LevyKarpasPlanner(ClassicalPlanner):
     """Executes, replans after a failed step and previews like ``classical``; plans differently."""
 
     needs_full_state = True
@@ -55,9 +55,9 @@ class Nl2PddlPlanner(ClassicalPlanner):
 
     def _system(self):
         if self.system is None:
-            from llm_planner.methods.levy_karpas.system import Nl2PddlSystem
+            from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
-            self.system = Nl2PddlSystem.create(self.backend_arg, self.config)
+            self.system = LevyKarpasSystem.create(self.backend_arg, self.config)
         return self.system
 
     def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:

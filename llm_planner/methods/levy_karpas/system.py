@@ -1,7 +1,7 @@
 """The whole system of Levy & Karpas (seed 001, Figure 1): Phase I (the two translation channels)
 and Phase II (consistency checking with up to B tries), for one directive in one state.
 
-    >>> system = Nl2PddlSystem.create()                 # offline backend, config/nl2pddl.yaml
+    >>> system = LevyKarpasSystem.create()                 # offline backend, config/nl2pddl.yaml
     >>> result = system.run(household, state, "go to the bedroom through the kitchen and bring the book to the sofa")
     >>> result.plan                                      # walk(kitchen), walk(bedroom), ... puton(book_1, sofa)
 
@@ -40,7 +40,7 @@ class SystemResult:
         return self.check.message
 
 
-class Nl2PddlSystem:
+class LevyKarpasSystem:
     """Channels of a backend (``offline``: rules + trained clause classifier; ``openai``: the
     model with K training examples) and the consistency check, per scene."""
 
@@ -53,7 +53,7 @@ class Nl2PddlSystem:
 
     @classmethod
     def create(cls, backend: str | LanguageModel | None = None, config: Mapping[str, Any] | None = None,
-               **kwargs: Any) -> "Nl2PddlSystem":
+               **kwargs: Any) -> "LevyKarpasSystem":
         if not isinstance(backend, LanguageModel):
             from llm_planner.llm.factory import make_backend
 

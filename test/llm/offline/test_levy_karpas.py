@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from llm_planner.methods.levy_karpas.config import load_config
-from llm_planner.methods.levy_karpas.system import Nl2PddlSystem
+from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 from llm_planner.methods.levy_karpas.template import parse_template
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household
@@ -19,7 +19,7 @@ def system(tmp_path_factory):
     config = load_config()
     config["dataset"]["splits"]["train"]["n"] = 120  # a smaller train split trains faster
     backend = make_backend(backend="offline", cache__dir=str(tmp_path_factory.mktemp("nl2pddl_cache")))
-    return Nl2PddlSystem(backend, config)
+    return LevyKarpasSystem(backend, config)
 
 
 @pytest.fixture(scope="module")
