@@ -181,6 +181,7 @@ def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
 
 
 def test_the_simulator_publishes_the_world_as_rviz_markers_after_every_skill(graph):
+    from rclpy.qos import QoSProfile
     from visualization_msgs.msg import Marker, MarkerArray
 
     from llm_planner.ros.conversions import geometry_from_msg, time_to_ns
@@ -191,9 +192,12 @@ def test_the_simulator_publishes_the_world_as_rviz_markers_after_every_skill(gra
     client = graph.client
     arrays: list = []
     geometries: dict = {}
-    subs = [client.node.create_subscription(MarkerArray, "markers", arrays.append, GEOMETRY_QOS),
+    # The publishers keep the last message for late joiners (depth 1, transient local); this
+    # subscriber queues every message it is sent, so none is lost while the client is busy.
+    qos = QoSProfile(depth=100, reliability=GEOMETRY_QOS.reliability, durability=GEOMETRY_QOS.durability)
+    subs = [client.node.create_subscription(MarkerArray, "markers", arrays.append, qos),
             client.node.create_subscription(GeometrySnapshot, "sim/geometry",
-                                            lambda m: geometries.setdefault(time_to_ns(m.header.stamp), m), GEOMETRY_QOS)]
+                                            lambda m: geometries.setdefault(time_to_ns(m.header.stamp), m), qos)]
     client.spin_for(1.0)
     assert len(arrays) == 1, "markers is latched: a late subscriber gets the current world at once"
     result = client.run("put one bread slice inside the fridge", planner="classical")
