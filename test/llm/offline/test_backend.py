@@ -2,7 +2,6 @@
 Say candidates, STaLM delegation, and robustness to prompt injection."""
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -94,12 +93,8 @@ def test_injected_instructions_cannot_leave_the_admissible_set(offline, seen, se
 
 
 def test_task_plans_delegate_to_offline_tamp(offline):
-    if importlib.util.find_spec("llm_planner.llm.offline.tamp") is None:
-        with pytest.raises(LLMError, match="offline STaLM task plans are unavailable"):
-            offline.task_plans("## Task Instruction ##", n=2)
-    else:  # the STaLM engineer's planner is installed: it must answer with text plans
-        try:
-            plans = offline.task_plans("## Task Instruction ##\n## Goal ##\n", n=2)
-        except LLMError:
-            return  # a prompt without a problem may have no plan; the error is the contract
-        assert all(isinstance(p, str) for p in plans.plans)
+    try:
+        plans = offline.task_plans("## Task Instruction ##\n## Goal ##\n", n=2)
+    except LLMError:
+        return  # a prompt without a problem may have no plan; the error is the contract
+    assert all(isinstance(p, str) for p in plans.plans)
