@@ -149,6 +149,11 @@ class LanguageModel(ABC):
         self._usage = Usage()
         self._usage_lock = threading.Lock()
 
+    def prepare(self) -> None:
+        """Load now what answering needs (the expert data set D and what a backend derives from it),
+        so that no question pays for it; without D the prompts have no K-shot examples."""
+        self.resources.has_expert()
+
     @property
     def usage(self) -> Usage:
         """Cumulative cost figures of this backend (read-only view for planners and benchmarks)."""

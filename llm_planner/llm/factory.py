@@ -48,6 +48,10 @@ class FallbackBackend(LanguageModel):
     def describe(self) -> dict[str, Any]:
         return {**self.primary.describe(), "fallback": self.secondary.name}
 
+    def prepare(self) -> None:
+        self.primary.prepare()
+        self.secondary.prepare()
+
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         try:
             return getattr(self.primary, method)(*args, **kwargs)

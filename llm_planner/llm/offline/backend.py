@@ -48,6 +48,11 @@ class OfflineBackend(LanguageModel):
     def model(self) -> str:
         return MODEL
 
+    def prepare(self) -> None:
+        """D and the retrieval policy's abstracted expert steps."""
+        if self.resources.has_expert():
+            retrieval_policy(self.resources)
+
     # ---------------------------------------------------------------- world model
     def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:

@@ -167,8 +167,10 @@ class SceneKnowledge:
 
 def scene_knowledge(resources: "Resources", world: WorldInfo) -> SceneKnowledge:
     """The commonsense file seen through one scene, built once per backend resources and scene."""
-    commonsense = load_commonsense(resources.config.get("offline.commonsense"))
-    return resources.shared(("knowledge", world.fingerprint()),
-                            lambda: SceneKnowledge(commonsense, world, resources.grounder,
-                                                   float(resources.config.get("offline.commonsense_place_match")),
-                                                   float(resources.config.get("offline.commonsense_type_match"))))
+    def build() -> SceneKnowledge:
+        cfg = resources.config
+        return SceneKnowledge(load_commonsense(cfg.get("offline.commonsense")), world, resources.grounder,
+                              float(cfg.get("offline.commonsense_place_match")),
+                              float(cfg.get("offline.commonsense_type_match")))
+
+    return resources.shared(("knowledge", world.fingerprint()), build)

@@ -327,9 +327,11 @@ def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:
 def retrieval_policy(resources: "Resources") -> RetrievalPolicy:
     """The policy over the backend's data set D, built once per backend resources (its settings:
     ``offline.policy_pool``, ``offline.search_locality``, ``offline.place_match`` of config/llm.yaml)."""
-    opts = resources.config.section("offline")
-    locality = tuple(float(w) for w in opts["search_locality"])
-    if len(locality) != 2:
-        raise LLMError(f"offline.search_locality must be two weights (robot's room, elsewhere), got {locality!r}")
-    return resources.shared("retrieval_policy", lambda: RetrievalPolicy(
-        resources.expert(), int(opts["policy_pool"]), locality, float(opts["place_match"])))
+    def build() -> RetrievalPolicy:
+        opts = resources.config.section("offline")
+        locality = tuple(float(w) for w in opts["search_locality"])
+        if len(locality) != 2:
+            raise LLMError(f"offline.search_locality must be two weights (robot's room, elsewhere), got {locality!r}")
+        return RetrievalPolicy(resources.expert(), int(opts["policy_pool"]), locality, float(opts["place_match"]))
+
+    return resources.shared("retrieval_policy", build)

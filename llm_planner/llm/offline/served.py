@@ -239,7 +239,7 @@ class ServedModel:
         """Load the sentence embedder and the expert data set now, not on the first request."""
         with self._lock:
             self.backend.resources.embedder.encode(["warm up"])
-            self.backend.resources.has_expert()
+            self.backend.prepare()
 
     def answer(self, prompt: str, n: int, seed: int = 0) -> tuple[str, list[Sample]]:
         """(question kind, n samples). A prompt that cannot be read is answered as a model would:

@@ -147,7 +147,7 @@ def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:
             return
         resources = getattr(runtime.backend, "resources", None)
         if resources is not None:
-            resources.has_expert()  # loads D now (False when there is none: the prompts then have no examples)
+            getattr(runtime.backend, "prepare", resources.has_expert)()  # D and what the backend derives from it
             resources.warm_actions(WorldInfo.from_household(household))
             resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
         runtime.warmed.add(key)
