@@ -12,7 +12,7 @@ import sys
 
 from llm_planner.errors import LlmPlannerError
 
-#: Sub-command modules, in the order --help lists them. A missing module is skipped.
+#: Sub-command modules, in the order --help lists them.
 COMMAND_MODULES = (
     "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
     "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
@@ -20,28 +20,22 @@ COMMAND_MODULES = (
     "status",      # llm-planner status                  (watch /task_status)
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
-    "translate",   # llm-planner translate "DIRECTIVE"   (goal translation, issue 4)
+    "translate",   # llm-planner translate "DIRECTIVE"   (goal translation)
     "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
-    "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief, issue 4)
-    "dataset",     # llm-planner dataset household       (expert data D, issue 3)
+    "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief)
+    "dataset",     # llm-planner dataset household       (expert data D)
     "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)
     "scene",       # llm-planner scene check FILE        (what is wrong with a scene file, with a picture)
     "plot",        # llm-planner plot FILE.json          (redraw a benchmark's plot)
-    "train",       # llm-planner train saycanpay         (issue 7)
+    "train",       # llm-planner train saycanpay         (SayCanPay Can and Pay models)
     "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
 )
 
 
 def register_modules(sub: argparse._SubParsersAction, package: str, names: tuple[str, ...]) -> None:
-    """Import ``package.<name>`` for each name and let it ``register(sub)``; absent modules are skipped."""
+    """Import ``package.<name>`` for each name and let it ``register(sub)``."""
     for name in names:
-        try:
-            module = importlib.import_module(f"{package}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{package}.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"{package}.{name}").register(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:

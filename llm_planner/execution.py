@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
-from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
 

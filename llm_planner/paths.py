@@ -1,10 +1,16 @@
 """Where the package's data lives: the source tree when run from a checkout (editable install),
-else the ament share directory (colcon / ROS 2 install, ``share/llm_planner``)."""
+else the ament share directory (colcon / ROS 2 install, ``share/llm_planner``); and reading a
+YAML file of it."""
 from __future__ import annotations
 
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from llm_planner.errors import ConfigError
 
 PACKAGE = "llm_planner"
 
@@ -32,3 +38,15 @@ def config_dir() -> Path:
 
 def launch_dir() -> Path:
     return share_dir() / "launch"
+
+
+def read_yaml_mapping(path: str | Path, what: str) -> Mapping[str, Any]:
+    """The mapping a YAML file holds (an empty file: ``{}``); ConfigError naming the file and saying
+    it should hold ``what`` (e.g. "an LLM configuration")."""
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read {what}: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: {what} must be a mapping")
+    return data

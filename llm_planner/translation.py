@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from llm_planner.domains.base import Translation
+from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
-from llm_planner.world.symbolic import Household
+from llm_planner.domains.household.world.symbolic import Household
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
 OWN_GOAL_CHANNEL = ("pddl",)
@@ -53,10 +53,10 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
 
 def _levy_karpas_goal(directive: str, household: Household, backend, state: dict) -> Translation:
     from llm_planner.llm.text import goal_to_text
-    from llm_planner.nl2pddl.system import Nl2PddlSystem
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
     if "nl2pddl" not in state:
-        state["nl2pddl"] = Nl2PddlSystem.create(backend)
+        state["nl2pddl"] = LevyKarpasSystem.create(backend)
     output = state["nl2pddl"].translate(household, directive)
     if not output.goals:
         raise GoalError(output.goal_error or "the directive states no goal the goal channel could read; /plan_task "

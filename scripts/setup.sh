@@ -80,7 +80,7 @@ ln -sfn "$ROOT/launch" "$VENV/share/llm_planner/launch"
 ln -sfn "$ROOT/config" "$VENV/share/llm_planner/config"
 ln -sf "$ROOT/package.xml" "$VENV/share/llm_planner/package.xml"
 
-"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning; from llm_planner.sim.bullet import pybullet" \
+"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning; from llm_planner.domains.bullet import pybullet" \
   || { log "set-up finished but the imports fail; delete .venv and run again"; exit 1; }
 echo "$STAMP" > "$VENV/.setup-stamp"
 log "done in $((SECONDS - started)) s"

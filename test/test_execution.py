@@ -6,16 +6,16 @@ import time
 
 import pytest
 
-from llm_planner.domains.gtamp import GTampSimWorld
+from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.errors import LlmPlannerError
 from llm_planner.execution import CANCELED, FAILED, SUCCEEDED, TIMED_OUT, SkillOutcome, SymbolicWorld, run_episode
-from llm_planner.gtamp.domain import ConcreteAction
-from llm_planner.gtamp.problems import load_problem
-from llm_planner.gtamp.sim import GTampSim
+from llm_planner.domains.gtamp.domain import ConcreteAction
+from llm_planner.domains.gtamp.problems import load_problem
+from llm_planner.domains.gtamp.sim import GTampSim
 from llm_planner.planners.base import Task, create
-from llm_planner.planners.stalm import GTampTask
-from llm_planner.world.scene import load_scene
-from llm_planner.world.symbolic import GoalItem, Household
+from llm_planner.methods.stalm.planner import GTampTask
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import GoalItem, Household
 
 
 class FlakyRobot(GTampSimWorld):

@@ -6,11 +6,11 @@ import pytest
 
 from llm_planner.config import load_params_file
 from llm_planner.domains import get_domain
-from llm_planner.domains.base import Percept
-from llm_planner.domains.household import state_predicates
+from llm_planner.domains.percept import Percept
+from llm_planner.domains.household.adapter import state_predicates
 from llm_planner.errors import ConfigError, GoalError
 from llm_planner.service import PlanningService, PlanTaskRequest, RobotSlot, check_directive
-from llm_planner.sim.perception import predicates
+from llm_planner.domains.household.sim.perception import predicates
 
 
 def test_directive_is_cleaned():
@@ -56,7 +56,8 @@ def test_household_preview_grounds_the_directive_and_plans_on_the_percepts(house
 
 
 def test_gtamp_preview_and_a_goal_that_already_holds():
-    from llm_planner.domains.gtamp import GeometryPerceiver, GTampSimulator
+    from llm_planner.domains.gtamp.perception import GeometryPerceiver
+    from llm_planner.domains.gtamp.sim import GTampSimulator
 
     params = load_params_file("config/gtamp_nodes.yaml")
     service = PlanningService(get_domain("gtamp")(params))
@@ -74,6 +75,37 @@ def test_gtamp_preview_and_a_goal_that_already_holds():
         perceiver.close()
 
 
+def test_the_time_limit_comes_from_the_request_else_from_the_node_parameter(household_service):
+    asked = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=12.5))
+    default = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=-1))
+    assert asked.timeout_s == 12.5 and default.timeout_s == household_service.params["plan_timeout_s"] == 300.0
+    assert asked.task_id != default.task_id and len(asked.task_id) == 12
+    assert household_service.prepare(PlanTaskRequest("put one plate on the sofa")).planner == "llm_mcts"  # the default
+
+
+@pytest.mark.parametrize("directive, planner, error, says", [
+    ("put the unicorn in the fridge", "classical", GoalError, "this apartment has no 'unicorn'"),
+    ("mets la pomme dans le frigo", "classical", GoalError, "does not look like English"),
+    ("put one plate on the sofa", "teleport", ConfigError, "unknown planner 'teleport' for the household domain"),
+    ("   ", "classical", GoalError, "the directive is empty"),
+])
+def test_prepare_refuses_bad_requests_saying_why(household_service, directive, planner, error, says):
+    with pytest.raises(error, match=says):
+        household_service.prepare(PlanTaskRequest(directive, planner=planner))
+
+
+def test_gtamp_requests_are_read_by_its_grammar_and_results_carry_the_reading():
+    service = PlanningService(get_domain("gtamp")(load_params_file("config/gtamp_nodes.yaml")))
+    with pytest.raises(GoalError, match="unknown object 'fork'"):
+        service.prepare(PlanTaskRequest("put the fork on table2"))
+    task = service.prepare(PlanTaskRequest("  solve   the problem ", planner="uct"))
+    assert (task.directive, task.planner) == ("solve the problem", "gtamp_uct")
+    result = task.result(service.domain, False, "no plan within 1 s", llm_requests=3)
+    assert result.message.startswith("goal: the goal of problem P2") and result.message.endswith("; no plan within 1 s")
+    assert result.goal == [["AtPosition", "salter", "on", "table2"], ["AtPosition", "salter", "right_of", "bottle1"]]
+    assert result.llm_requests == 3 + task.translation.llm_requests and result.to_dict()["task_id"] == task.task_id
+
+
 def test_one_robot_runs_one_task_and_a_second_is_refused_naming_the_first():
     slot = RobotSlot()
     cancel, _ = slot.claim("task1", "put one apple inside the fridge")
@@ -84,3 +116,13 @@ def test_one_robot_runs_one_task_and_a_second_is_refused_naming_the_first():
     assert slot.cancel("")[0] and cancel.is_set()
     slot.release("task1")
     assert slot.claim("task2", "put one plate on the sofa")[0] is not None
+
+
+def test_cancel_and_release_only_touch_the_running_task():
+    slot = RobotSlot()
+    assert slot.cancel() == (False, "no task is running")
+    cancel, _ = slot.claim("task1", "put one apple inside the fridge")
+    slot.release("task2")  # not the running task: the robot stays busy
+    assert slot.claim("task3", "x")[0] is None and not cancel.is_set()
+    done, message = slot.cancel("task1")
+    assert done and cancel.is_set() and message.startswith("canceling task task1")

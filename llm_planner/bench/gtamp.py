@@ -17,10 +17,10 @@ from typing import Any, Sequence
 
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.errors import ConfigError
-from llm_planner.gtamp.config import load_config
-from llm_planner.gtamp.episode import EpisodeResult, run_benchmark_episode
-from llm_planner.gtamp.problems import load_problem, problem_names
-from llm_planner.planners.stalm import POLICIES
+from llm_planner.domains.gtamp.config import load_config
+from llm_planner.methods.stalm.episode import EpisodeResult, run_benchmark_episode
+from llm_planner.domains.gtamp.problems import load_problem, problem_names
+from llm_planner.methods.stalm.planner import POLICIES
 
 TABLE2 = ("stalm", "uct", "uct_hcount", "saycan", "iterative_replanning", "llm_mcts")
 DEFAULT_METHODS = TABLE2 + ("stalm_no_uct",)

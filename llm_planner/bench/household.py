@@ -1,7 +1,7 @@
 """``llm-planner bench household``: LLM-MCTS Tables 1-3 (seed 000, §3) on the household suites.
 
 For every apartment (``--home seen,unseen`` or ``--scene FILE``), method and suite, ``--seeds S``
-task sets of ``--episodes N`` tasks are generated (``llm_planner.world.tasks.generate_tasks``,
+task sets of ``--episodes N`` tasks are generated (``llm_planner.domains.household.world.tasks.generate_tasks``,
 seed-reproducible) and each task is run in the closed loop (``llm_planner.execution.run_episode``)
 on the symbolic world, or with ``--pybullet`` through the PyBullet simulator and its perception.
 Success = every goal relation holds in the world within ``--max-steps`` (30, §3.1 "Evaluation").
@@ -49,21 +49,17 @@ from typing import Any, Sequence
 from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
+from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
+
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
-#: Labels of the seed's tables for the methods (Tables 1 and 2).
-PAPER_NAMES = {
-    "llm_mcts": "GPT3.5-MCTS (Ours)", "uct": "UCT [21]", "l_policy": "GPT3.5 Policy [18]",
-    "no_heuristic_policy": "MCTS (No Heuristic Policy)", "uniform_prior": "MCTS (Uniform State Prior)",
-    "fully_observable": "MCTS (Fully Observable)",
-}
 #: Relative cost of a method, to start the slow episodes first (better load balance).
 _COST = {"uniform_prior": 6, "fully_observable": 4, "llm_mcts": 4, "no_heuristic_policy": 1, "uct": 1, "l_policy": 0}
 
 
 # ------------------------------------------------------------------------------ CLI
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner.world.tasks import SUITES
+    from llm_planner.domains.household.world.tasks import SUITES
 
     p = sub.add_parser("household", help="LLM-MCTS Tables 1-3: success of the household methods per suite",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -178,15 +174,15 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
 
 @lru_cache(maxsize=8)
 def _household(scene: str):  # noqa: ANN202 - Household
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     return Household(load_scene(scene))
 
 
 @lru_cache(maxsize=64)
 def _tasks(scene: str, suite: str, n: int, seed: int) -> tuple:
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     return tuple(generate_tasks(_household(scene).scene, suite, n, seed))
 
@@ -201,17 +197,14 @@ def make_world(household, placement_seed: int, pybullet: bool):  # noqa: ANN001,
 
 
 class PyBulletWorld:
-    """The PyBullet apartment (``llm_planner.sim.world.HouseholdSim``) as a closed-loop world:
+    """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a closed-loop world:
     skills move the robot; observations and the goal check come from geometry through
-    ``llm_planner.sim.perception`` (never from the simulator's bookkeeping)."""
+    ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
 
     def __init__(self, household, placement_seed: int) -> None:  # noqa: ANN001
-        try:
-            from llm_planner.sim.perception import perceive, perceive_full
-            from llm_planner.sim.world import HouseholdSim
-        except ImportError as exc:
-            raise ConfigError(f"--pybullet needs the PyBullet world (llm_planner/sim/world.py, HouseholdSim) and "
-                              f"perception (llm_planner/sim/perception.py, perceive/perceive_full): {exc}") from None
+        from llm_planner.domains.household.sim.perception import perceive, perceive_full
+        from llm_planner.domains.household.sim.world import HouseholdSim
+
         self.household = household
         self._perceive, self._perceive_full = perceive, perceive_full
         scene = household.scene
@@ -314,8 +307,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
     from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.planners.llm_mcts.planner import load_config
-    from llm_planner.world.tasks import SUITES
+    from llm_planner.methods.llm_mcts.config import load_config
+    from llm_planner.domains.household.world.tasks import SUITES
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
@@ -345,14 +338,8 @@ def _run(args: argparse.Namespace) -> int:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):
                 _tasks(scene, suite, args.episodes, seed)
     if args.pybullet:
-        try:  # fail before starting workers, not once per episode
-            import llm_planner.sim.perception  # noqa: F401
-            import llm_planner.sim.world  # noqa: F401
-        except ImportError as exc:
-            raise ConfigError(f"--pybullet needs llm_planner/sim/world.py (HouseholdSim) and "
-                              f"llm_planner/sim/perception.py (perceive, perceive_full): {exc}") from None
-        from llm_planner.sim.check import check_layout
-        from llm_planner.sim.config import load_sim_config
+        from llm_planner.domains.household.sim.check import check_layout
+        from llm_planner.domains.household.sim.config import load_sim_config
 
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()
@@ -451,124 +438,3 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
         bar.close()
     records.sort(key=lambda r: (r["home"], r["method"], r["suite"], r["seed"], r["index"]))
     return records
-
-
-# --------------------------------------------------------------------------- tables
-def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, seeds) -> None:  # noqa: ANN001
-    """One row per (home, method, suite): success mean ± stderr over seeds, and cost figures."""
-    from llm_planner.bench.report import mean_stderr
-
-    for home, _ in homes:
-        for spec in methods:
-            for suite in suites:
-                cell = [r for r in records if r["home"] == home and r["method"] == spec.label and r["suite"] == suite]
-                if not cell:
-                    continue
-                per_seed = []
-                for seed in seeds:
-                    runs = [r for r in cell if r["seed"] == seed]
-                    if runs:
-                        per_seed.append(sum(r["success"] for r in runs) / len(runs))
-                mean, err = mean_stderr(per_seed)
-                extra = {} if spec.latency is None else {"latency_s": spec.latency, "method_base": spec.base_label}
-                report.add_row(spec.label, suite, len(cell), mean, err, home=home, **extra, **cost_figures(cell))
-
-
-def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """Per-decision cost of a set of episodes (sums over episodes, divided once)."""
-    def total(key: str) -> float:
-        return float(sum(r.get(key, 0) or 0 for r in records))
-
-    decisions = max(total("decisions"), 1.0)
-    seconds = total("decide_seconds")
-    search = total("search_seconds")
-    wait = total("wait_seconds")  # the search waiting for pi answers (inline or in waves)
-    sims = total("simulations")
-    return {
-        "decisions": int(total("decisions")),
-        "llm_requests_per_decision": total("llm_requests") / decisions,
-        "policy_visits_per_decision": total("policy_visits") / decisions,
-        "policy_queries_per_decision": total("policy_queries") / decisions,
-        "seconds_per_decision": seconds / decisions,
-        "llm_seconds_per_decision": wait / decisions,
-        "search_seconds_per_decision": (search - wait) / decisions,
-        "waves_per_decision": total("waves") / decisions,
-        "peak_in_flight": int(max((r.get("peak_in_flight", 0) or 0 for r in records), default=0)),
-        "simulations_per_decision": sims / decisions,
-        "simulations_per_second": sims / search if search > 0 else 0.0,
-        "simulations_per_second_without_llm": sims / (search - wait) if sims and search - wait > 0 else 0.0,
-        "steps_mean": total("steps") / max(len(records), 1),
-        "planning_time_s": total("planning_time_s"),
-    }
-
-
-def format_report(report, homes, methods, suites, sims: int, wall: float) -> str:  # noqa: ANN001
-    from llm_planner.bench.report import BenchReport, format_table
-
-    out = []
-    n_seeds = report.config["seeds"]
-    n_eps = report.config["episodes_per_seed"]
-    for home, scene in homes:
-        sub = BenchReport("household", report.backend, rows=[r for r in report.rows if r["home"] == home])
-        title = (f"Success rate (%) within {report.config['max_steps']} steps, {home} apartment ({scene}); "
-                 f"mean ± stderr over {n_seeds} seeds x {n_eps} episodes; backend {report.backend}; "
-                 f"N={sims} simulations")
-        out.append("\n" + sub.pivot("success_rate", "stderr", 100.0, 1, title=title))
-    header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
-              "s/decision", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
-    body = []
-    for spec in methods:
-        cell = [r for r in report.episodes if r["method"] == spec.label]
-        if not cell:
-            continue
-        f = cost_figures(cell)
-        body.append([spec.label, PAPER_NAMES.get(spec.planner, ""), f["decisions"],
-                     f"{f['llm_requests_per_decision']:.1f}", f"{f['policy_visits_per_decision']:.1f}",
-                     f"{f['policy_queries_per_decision']:.1f}", f"{f['seconds_per_decision']:.3f}",
-                     f"{f['llm_seconds_per_decision']:.3f}",
-                     f"{f['simulations_per_second']:.0f}" if f["simulations_per_second"] else "-",
-                     f"{f['simulations_per_second_without_llm']:.0f}" if f["simulations_per_second_without_llm"] else "-"])
-    out.append("\n" + format_table(header, body, title=(
-        f"Cost per decision (all apartments and suites; backend {report.backend}; paper, App. E: GPT3.5-MCTS "
-        f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))
-    out.append(f"\nwall time {wall:.0f} s for {len(report.episodes)} episodes")
-    return "\n".join(out)
-
-
-def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001
-                         in_flight: dict[MethodSpec, int]) -> str:
-    """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
-    per decision; then, per latency, each concurrent method's wall time over the sequential one's."""
-    from llm_planner.bench.report import fmt_pm, format_table
-
-    rows = {(r["method"], r["split"]): r for r in report.rows}
-    header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec"]
-    body, notes = [], []
-    for latency in dict.fromkeys(m.latency for m in methods):
-        group = [m for m in methods if m.latency == latency]
-        cost: dict[MethodSpec, dict[str, float]] = {}
-        for spec in group:
-            cell = [r for r in report.episodes if r["method"] == spec.label]
-            if not cell:
-                continue
-            cost[spec] = f = cost_figures(cell)
-            k = in_flight[spec]
-            body.append([f"{latency:g} s", spec.base_label, "sequential" if k == 1 else f"concurrent ({k} in flight)",
-                         *[fmt_pm(rows[(spec.label, s)]["success_rate"], rows[(spec.label, s)]["stderr"], 100.0)
-                           if (spec.label, s) in rows else "-" for s in suites],
-                         f"{f['llm_requests_per_decision']:.1f}",
-                         f"{f['waves_per_decision']:.2f}" if k > 1 else "= req",
-                         f"{f['seconds_per_decision']:.2f}", f"{f['search_seconds_per_decision']:.3f}"])
-        for seq in [m for m in cost if in_flight[m] == 1]:
-            for con in [m for m in cost if in_flight[m] > 1]:
-                ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)
-                gaps = ", ".join(f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
-                                 for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
-                notes.append(f"{latency:g} s: {con.base_label} takes {ratio:.2f} of the wall time per decision of "
-                             f"{seq.base_label} (1/{1 / ratio:.1f}); success difference (points): {gaps}")
-    cfg = report.config
-    title = (f"LLM-MCTS against a served model (llm-planner serve, style {cfg.get('serve_style')}; backend openai; "
-             f"{cfg['seeds']} seeds x {cfg['episodes_per_seed']} episodes per suite and method; {cfg['workers']} "
-             f"worker processes running episodes side by side; rounds = waits for a wave of questions; search = "
-             f"the search's own time, without waiting for answers)")
-    return format_table(header, body, title=title) + ("\n" + "\n".join(notes) if notes else "")

@@ -5,7 +5,7 @@ Measures, on (state, action) pairs recorded from random legal rollouts of ``--ho
 ``Household.step`` (G(s, a): preconditions, transition, goal check, observation), its parts, and
 ``legal_actions``; plus whole random rollouts (legal_actions + choice + step), the inner loop of
 UCT. Every repeat starts from a fresh ``Household`` so its memo caches start cold. ``--pddl K``
-also times Fast Downward (``llm_planner.world.pddl.solve``) on K generated compositional tasks.
+also times Fast Downward (``llm_planner.domains.household.world.pddl.solve``) on K generated compositional tasks.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport, format_table, mean_stderr
     from llm_planner.errors import ConfigError
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     if args.pairs < 1 or args.repeats < 1 or args.horizon < 1:
         raise ConfigError("--pairs, --repeats and --horizon must be positive")
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _record_pairs(household, n: int, horizon: int, seed: int):
     """(state, action) pairs of random legal rollouts from random placements, and a goal."""
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     goal = generate_tasks(household.scene, "comp", 1, seed)[0].goal
     rng = random.Random(seed)
@@ -119,8 +119,8 @@ def _time_once(fn: Callable, pairs) -> float:
 
 def _time_pddl(report, household, k: int, seed: int) -> list[str]:
     from llm_planner.bench.report import mean_stderr
-    from llm_planner.world import pddl
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world import pddl
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     seconds, lengths = [], []
     for task in generate_tasks(household.scene, "comp", k, seed):

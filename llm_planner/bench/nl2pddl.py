@@ -1,5 +1,5 @@
 """``llm-planner bench nl2pddl``: Levy & Karpas (seed 001) Tables 1, 2, 4 and 5 on the household
-directive data set (``llm_planner/nl2pddl/dataset.py``), for directive-only (D) and
+directive data set (``llm_planner/methods/levy_karpas/dataset.py``), for directive-only (D) and
 directive + state (D+S) inputs.
 
 Every test sample runs the whole system: Phase I (goal and template channels, ranked predictions)
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> dict[str, Any]:
-    from llm_planner.nl2pddl.config import load_config
+    from llm_planner.methods.levy_karpas.config import load_config
 
     config = load_config(args.config)
     if args.tries is not None:
@@ -58,16 +58,16 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
-    from llm_planner.nl2pddl.consistency import memoized
-    from llm_planner.nl2pddl.system import Nl2PddlSystem
+    from llm_planner.methods.levy_karpas.consistency import memoized
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
-    _WORKER["system"] = Nl2PddlSystem.create(backend, config, solver=memoized())
+    _WORKER["system"] = LevyKarpasSystem.create(backend, config, solver=memoized())
     _WORKER["households"] = {}
 
 
 def _household(scene: str):
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     cache = _WORKER["households"]
     if scene not in cache:
@@ -77,8 +77,8 @@ def _household(scene: str):
 
 def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
     """One sample with one input: the system's output, its scores and costs."""
-    from llm_planner.nl2pddl.metrics import score_goal, score_template
-    from llm_planner.world.symbolic import goal_to_lists
+    from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
+    from llm_planner.domains.household.world.symbolic import goal_to_lists
 
     sample, modality = job
     system = _WORKER["system"]
@@ -121,7 +121,7 @@ def _cell(p: float) -> str:
 
 def summarize(records: Sequence[dict], backend: str, config: dict, splits: Sequence[str], inputs: Sequence[str],
               wall_s: float) -> BenchReport:
-    from llm_planner.nl2pddl.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
+    from llm_planner.methods.levy_karpas.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
 
     report = BenchReport("nl2pddl", backend, {
         "tries_B": config["consistency"]["tries"], "planner_timeout_s": config["consistency"]["planner_timeout_s"],
@@ -150,7 +150,7 @@ def summarize(records: Sequence[dict], backend: str, config: dict, splits: Seque
 
 
 def print_tables(report: BenchReport) -> None:
-    from llm_planner.nl2pddl.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
+    from llm_planner.methods.levy_karpas.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
 
     rows = report.rows
     splits = list(dict.fromkeys(r["split"] for r in rows))
@@ -185,7 +185,7 @@ def print_tables(report: BenchReport) -> None:
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
     from llm_planner.errors import ConfigError
-    from llm_planner.nl2pddl.dataset import build_splits
+    from llm_planner.methods.levy_karpas.dataset import build_splits
 
     config = _config(args)
     splits = [s.strip() for s in args.splits.split(",") if s.strip()]

@@ -11,7 +11,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -96,10 +96,6 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
     out.append(line)
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     return "\n".join(out)
-
-
-def describe_config(config: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in config.items())
 
 
 # ------------------------------------------------------------------ parallel episodes

@@ -9,7 +9,7 @@ the seen apartment, other task seeds), and the test-generalize splits ``novel`` 
 apartment) and ``unseen`` (the unseen apartment).
 
 Measures: planning success (the goal holds after the plan, Table 3), cost-effectiveness (success
-with exactly the expert's plan length, Table 4; the expert is ``llm_planner.world.expert``),
+with exactly the expert's plan length, Table 4; the expert is ``llm_planner.domains.household.world.expert``),
 generalization (success on the test-generalize splits, Table 5) and the relative length
 expert / generated (0 for failures, Figure 4).
 """
@@ -62,8 +62,8 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool) -> None:
     from llm_planner.llm.factory import make_backend
-    from llm_planner.planners.saycanpay import load_models
-    from llm_planner.saycanpay.config import model_dir
+    from llm_planner.methods.saycanpay.planner import load_models
+    from llm_planner.methods.saycanpay.config import model_dir
 
     _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
     from pathlib import Path
@@ -72,8 +72,8 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
 
 
 def _household(scene: str):
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     cache = _WORKER["households"]
     if scene not in cache:
@@ -84,9 +84,9 @@ def _household(scene: str):
 def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     from llm_planner.execution import SymbolicWorld, run_episode
     from llm_planner.planners.base import Task
-    from llm_planner.planners.saycanpay import SayCanPayPlanner
-    from llm_planner.world.expert import expert_plan
-    from llm_planner.world.symbolic import goal_to_lists
+    from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
+    from llm_planner.domains.household.world.expert import expert_plan
+    from llm_planner.domains.household.world.symbolic import goal_to_lists
 
     split, task, method = job
     household = _household(task.scene)
@@ -109,7 +109,7 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------ aggregation
 def tasks_of(config: dict[str, Any], split: str, n: int | None):
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     spec = config["benchmark"][split]
     total = int(n if n is not None else spec["n"])
@@ -189,8 +189,8 @@ def train_on_first_use(config: dict[str, Any], directory, progress: bool = True)
     from tqdm import tqdm
 
     from llm_planner.llm.factory import make_backend
-    from llm_planner.saycanpay.training import train_models
-    from llm_planner.world.expert import build_dataset
+    from llm_planner.methods.saycanpay.training import train_models
+    from llm_planner.domains.household.world.expert import build_dataset
 
     opts = config["training"]
     epochs = int(opts["epochs"])
@@ -220,7 +220,7 @@ def train_on_first_use(config: dict[str, Any], directory, progress: bool = True)
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
-    from llm_planner.saycanpay.config import load_config, model_dir
+    from llm_planner.methods.saycanpay.config import load_config, model_dir
 
     config = load_config(args.config)
     if args.say_input:
@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         from llm_planner.errors import ConfigError
-        from llm_planner.planners.saycanpay import load_models
+        from llm_planner.methods.saycanpay.planner import load_models
 
         try:
             load_models(Path(models_dir))

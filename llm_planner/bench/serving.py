@@ -27,7 +27,7 @@ def stop_served_models() -> None:
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    from llm_planner.llm.styles import STYLES
+    from llm_planner.llm.offline.styles import STYLES
 
     group = parser.add_argument_group("served model (llm-planner serve started for the run)")
     group.add_argument("--serve-style", default=None, choices=STYLES,
@@ -49,7 +49,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
     if not getattr(args, "serve_style", None):
         return llm_overrides, backend
     from llm_planner.llm.config import load_llm_config
-    from llm_planner.llm.serve import Latency, ServeProcess, format_stats
+    from llm_planner.llm.offline.serve import ServeProcess
+    from llm_planner.llm.offline.serve_options import Latency, format_stats
 
     latency = Latency.parse(args.serve_latency)
     serve_args = ["--style", args.serve_style, "--latency-dist" if latency.kind != "fixed" else "--latency",

@@ -142,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.serving import serve_for_bench
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.llm.factory import make_backend
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     homes = [h.strip() for h in args.home.split(",") if h.strip()]
     unknown = [h for h in homes if h not in HOMES]

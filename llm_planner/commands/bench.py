@@ -1,5 +1,5 @@
 """``llm-planner bench NAME``: the benchmarks. Each lives in ``llm_planner/bench/<name>.py`` and
-exposes ``register(subparsers)``; a benchmark module that is not there yet is not listed."""
+exposes ``register(subparsers)``."""
 from __future__ import annotations
 
 import argparse

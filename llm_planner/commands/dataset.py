@@ -1,7 +1,7 @@
 """``llm-planner dataset household``: the expert data set D of LLM-MCTS (seed 000, §3.1, Appendix B).
 
 Generates training tasks (suites simple and comp), solves them with the full-observation expert
-(llm_planner/world/expert.py) in parallel processes, replays every trajectory in the symbolic model,
+(llm_planner/domains/household/world/expert.py) in parallel processes, replays every trajectory in the symbolic model,
 and writes JSON Lines. ``--check-pddl K`` compares K expert plans with Fast Downward's optimum.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import format_table, mean_stderr
     from llm_planner.errors import ConfigError
-    from llm_planner.world.expert import build_dataset, save_dataset
+    from llm_planner.domains.household.world.expert import build_dataset, save_dataset
 
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
@@ -73,8 +73,8 @@ def _check_pybullet(scene_name: str, trajectories, k: int) -> int:
     """Replay an evenly spread sample of ``k`` trajectories on the PyBullet robot; print the outcome."""
     import time
 
-    from llm_planner.sim.replay import replay_in_pybullet
-    from llm_planner.world.scene import load_scene
+    from llm_planner.domains.household.sim.replay import replay_in_pybullet
+    from llm_planner.domains.household.world.scene import load_scene
 
     step = max(1, len(trajectories) // k)
     sample = list(trajectories)[::step][:k]

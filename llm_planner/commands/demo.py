@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.commands.plan import print_result
     from llm_planner.errors import LlmPlannerError
     from llm_planner.ros.client import PlannerClient, format_feedback, format_status
-    from llm_planner.ros.launcher import GraphRunner, resolve_launch_file
+    from llm_planner.ros.launch_files import resolve_launch_file
+    from llm_planner.ros.launcher import GraphRunner
 
     arguments = {"params_file": str(Path(args.params_file).resolve())} if args.params_file else {}
     log_dir = Path(args.logs) / time.strftime("%Y%m%d-%H%M%S")

@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
 
     from llm_planner.errors import ConfigError
     from llm_planner.ros.environment import ros_environment
-    from llm_planner.ros.launcher import declared_arguments, describe, load_launch_settings, resolve_launch_file, run_launch_file
+    from llm_planner.ros.launch_files import declared_arguments, describe, resolve_launch_file
+    from llm_planner.ros.launcher import load_launch_settings
+    from llm_planner.ros.supervision import run_launch_file
 
     name, arguments = parse_launch_arguments(args.name, args.launch_arguments, args.arg)
     timeouts = {key: arguments.pop(key) for key in LAUNCHER_ARGUMENTS if key in arguments}

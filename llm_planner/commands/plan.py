@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from llm_planner.ros import SERVER_TIMEOUT_S
+from llm_planner.ros import client_settings
 
 
 def add_graph_options(p: argparse.ArgumentParser) -> None:
     """--namespace and --server-timeout, shared by the commands that talk to a running graph."""
     p.add_argument("--namespace", default="", help="namespace of the robot's graph (launch argument namespace)")
-    p.add_argument("--server-timeout", type=float, default=SERVER_TIMEOUT_S, metavar="SECONDS",
-                   help=f"give up when the planner node has left the ROS graph this long (default {SERVER_TIMEOUT_S:g})")
+    default = client_settings().server_timeout_s
+    p.add_argument("--server-timeout", type=float, default=default, metavar="SECONDS",
+                   help=f"give up when the planner node has left the ROS graph this long (default {default:g}, "
+                        "config/client.yaml)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
                        "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
-    p.add_argument("--planner", default="", help="household graph: classical, llm_mcts (and its baselines uct, l_policy, ...), pddl, saycanpay; G-TAMP graph (llm-planner launch gtamp): stalm and its baselines (default: the configured one)")
+    p.add_argument("--planner", default="", help="household graph: llm_mcts (baselines uct, l_policy, no_heuristic_policy, uniform_prior, fully_observable), pddl (Levy-Karpas), saycanpay, classical; G-TAMP graph (llm-planner launch gtamp): stalm, stalm_no_uct, stalm_no_occ, stalm_no_chal, stalm_no_occ_no_chal, uct, uct_hcount, saycan, iterative_replanning, llm_mcts (default: the configured one)")
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")

@@ -48,19 +48,19 @@ def run_check(args: argparse.Namespace) -> int:
     out = args.out or (path.with_suffix(".png") if path.suffix in (".yaml", ".yml") else Path(f"{path.name}.png"))
     if _is_gtamp(path):
         return _check_gtamp(path, out)
-    from llm_planner.world.scene import load_scene
+    from llm_planner.domains.household.world.scene import load_scene
 
     started = time.perf_counter()
     try:
         scene = load_scene(path)
     except SceneError as exc:
         lines = exc.problems or (str(exc),)
-        print(f"{path}: {len(lines)} schema error(s); fix these first (llm_planner/world/scene.py has the schema):")
+        print(f"{path}: {len(lines)} schema error(s); fix these first (llm_planner/domains/household/world/scene.py has the schema):")
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1
-    from llm_planner.sim.check import ERROR, check_in_pybullet, check_layout
-    from llm_planner.sim.config import load_sim_config
+    from llm_planner.domains.household.sim.check import ERROR, check_in_pybullet, check_layout
+    from llm_planner.domains.household.sim.config import load_sim_config
     from llm_planner.viz.household import layout_view
     from llm_planner.viz.topdown import save_png
 
@@ -95,8 +95,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _resolve(name: str) -> Path:
-    from llm_planner.gtamp.problems import gtamp_dir
-    from llm_planner.world.scene import resolve_scene_path
+    from llm_planner.domains.gtamp.problems import gtamp_dir
+    from llm_planner.domains.household.world.scene import resolve_scene_path
 
     path = Path(name)
     if path.exists():
@@ -121,15 +121,16 @@ def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.prior import build_prior
+    from llm_planner.methods.llm_mcts.prior import build_prior
+    from llm_planner.llm.offline.commonsense import load_commonsense, scene_knowledge
     from llm_planner.llm.text import WorldInfo, name_to_text
 
     backend = make_backend(backend="offline")
     world = WorldInfo.from_scene(scene)
-    knowledge = backend.resources.knowledge(world)
+    knowledge = scene_knowledge(backend.resources, world)
     notes = []
     odd = []
-    named = backend.resources.commonsense.alias_index()  # the file's own names and aliases
+    named = load_commonsense(backend.config.get("offline.commonsense")).alias_index()  # the file's own names and aliases
     for otype in scene.object_types:
         if name_to_text(otype) in named and knowledge.place_weights(otype):
             continue
@@ -149,7 +150,7 @@ def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
                       f"({1 / len(prior.places):.3f} each): the robot will search for it" if uniform
                       else f"most likely {top}")
             notes.append(f"objects.{otype}: {why}; the offline prior will assume {assume} "
-                         f"(add it to llm_planner/llm/data/commonsense.yaml, or use --backend openai)")
+                         f"(add it to llm_planner/llm/offline/data/commonsense.yaml, or use --backend openai)")
     used = set(knowledge.place_map.values())
     for name in scene.furniture:
         if name not in used:
@@ -160,7 +161,7 @@ def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
 
 # ----------------------------------------------------------------------------------- G-TAMP
 def _check_gtamp(path: Path, out: Path) -> int:
-    from llm_planner.gtamp.check import check_problem_file
+    from llm_planner.domains.gtamp.check import check_problem_file
     from llm_planner.viz.gtamp import problem_view
     from llm_planner.viz.topdown import save_png
 

@@ -1,5 +1,5 @@
 """``llm-planner serve``: an OpenAI-compatible model server on 127.0.0.1 whose answers come from the
-offline backend; the way to try the openai path without a GPU (``llm_planner.llm.serve``)::
+offline backend; the way to try the openai path without a GPU (``llm_planner.llm.offline.serve``)::
 
     llm-planner serve --port 8000 --latency 0.5 --style chatty
     llm-planner translate "put two apples in the fridge" --backend openai --set openai.base_url=http://127.0.0.1:8000/v1
@@ -10,7 +10,7 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner.llm.serve import FAULTS
+    from llm_planner.llm.offline.serve_options import FAULTS
 
     p = sub.add_parser(
         "serve", help="serve the offline backend as an OpenAI-compatible chat API on 127.0.0.1",
@@ -49,8 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.serve import Latency, ModelServer, ServeOptions, format_stats
-    from llm_planner.llm.served import ServedModel
+    from llm_planner.llm.offline.serve import ModelServer
+    from llm_planner.llm.offline.serve_options import Latency, ServeOptions, format_stats
+    from llm_planner.llm.offline.served import ServedModel
 
     latency = Latency.parse(args.latency_dist) if args.latency_dist else Latency.fixed(args.latency or 0.0)
     options = ServeOptions(

@@ -67,8 +67,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
         raise ConfigError("give --out FILE.png (or --run --out-dir DIR)")
     if args.problem:
         return _problem_picture(args)
-    from llm_planner.sim.world import HouseholdSim
-    from llm_planner.world.scene import load_scene
+    from llm_planner.domains.household.sim.world import HouseholdSim
+    from llm_planner.domains.household.world.scene import load_scene
 
     scene = load_scene(args.scene)
     with HouseholdSim(scene, scene.sample_placement(args.seed), seed=args.seed) as sim:
@@ -88,9 +88,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
 
 def _problem_picture(args: argparse.Namespace) -> int:
-    from llm_planner.gtamp.operators import GTampModel
-    from llm_planner.gtamp.predicates import PredicateComputer
-    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.operators import GTampModel
+    from llm_planner.domains.gtamp.predicates import PredicateComputer
+    from llm_planner.domains.gtamp.problems import load_problem
     from llm_planner.viz.gtamp import problem_view
     from llm_planner.viz.topdown import save_png
 
@@ -112,9 +112,9 @@ def _run_household(args: argparse.Namespace) -> int:
     from llm_planner.execution import run_episode
     from llm_planner.planners.base import Task, create
     from llm_planner.viz.recorder import HouseholdRecorder
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
-    from llm_planner.world.tasks import SUITES, generate_tasks
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
 
     if args.suite not in SUITES:
         raise ConfigError(f"unknown suite '{args.suite}' (suites: {', '.join(SUITES)})")
@@ -140,11 +140,11 @@ def _run_household(args: argparse.Namespace) -> int:
 
 
 def _run_gtamp(args: argparse.Namespace) -> int:
-    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.problems import load_problem
     from llm_planner.execution import run_episode
-    from llm_planner.gtamp.sim import GTampSim
+    from llm_planner.domains.gtamp.sim import GTampSim
     from llm_planner.planners.base import create
-    from llm_planner.planners.stalm import GTampTask, registry_name
+    from llm_planner.methods.stalm.planner import GTampTask, registry_name
     from llm_planner.viz.recorder import GTampRecorder, PathTap
 
     problem = load_problem(args.problem)

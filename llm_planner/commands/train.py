@@ -25,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_saycanpay(args: argparse.Namespace) -> int:
     from llm_planner.llm.factory import make_backend
-    from llm_planner.saycanpay.config import apply, load_config, model_dir
-    from llm_planner.saycanpay.formats import model_input
-    from llm_planner.saycanpay.training import train_models
+    from llm_planner.methods.saycanpay.config import apply, load_config, model_dir
+    from llm_planner.methods.saycanpay.formats import model_input
+    from llm_planner.methods.saycanpay.training import train_models
 
     overrides: dict = {"training": {}}
     for key, value in (("trajectories", args.trajectories), ("epochs", args.epochs), ("seed", args.seed),
@@ -50,10 +50,10 @@ def run_saycanpay(args: argparse.Namespace) -> int:
 
 def _show(config: dict, k: int, model_input) -> None:
     """A few training inputs in the seed's text format, with their Can/Pay targets."""
-    from llm_planner.saycanpay.training import training_examples
-    from llm_planner.world.expert import build_dataset
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
+    from llm_planner.methods.saycanpay.training import training_examples
+    from llm_planner.domains.household.world.expert import build_dataset
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
 
     opts = config["training"]
     trajectories = build_dataset(str(opts["scene"]), 4, int(opts["seed"]), tuple(opts["suites"]), workers=1).trajectories

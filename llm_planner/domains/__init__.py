@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 #: name -> (module, class)
 DOMAINS: dict[str, tuple[str, str]] = {
-    "household": ("llm_planner.domains.household", "HouseholdDomain"),
-    "gtamp": ("llm_planner.domains.gtamp", "GTampDomain"),
+    "household": ("llm_planner.domains.household.adapter", "HouseholdDomain"),
+    "gtamp": ("llm_planner.domains.gtamp.adapter", "GTampDomain"),
 }
 
 

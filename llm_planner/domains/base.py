@@ -18,40 +18,11 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Protocol
 
 from llm_planner.planners.base import Planner
-from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot
-
-#: A ground predicate as plain data, e.g. ``("INSIDE", ("apple_1", "fridge"))``.
-Fact = tuple[str, tuple[str, ...]]
-
-
-@dataclass(frozen=True)
-class Percept:
-    """What one perception topic carries: the robot's room, ground predicates and the poses of the
-    bodies it reports, stamped with the geometry it was computed from."""
-
-    scene: str
-    room: str
-    predicates: tuple[Fact, ...]
-    bodies: tuple[BodyGeometry, ...] = ()
-    full_observation: bool = False
-    stamp_ns: int = 0
-
-    def facts(self) -> set[tuple[str, ...]]:
-        """The predicates as flat tuples, ``("AtPosition", "salter", "on", "table2")``."""
-        return {(name, *args) for name, args in self.predicates}
-
-
-@dataclass(frozen=True)
-class Translation:
-    """A directive grounded into the domain's goal, with a sentence saying how it was read."""
-
-    goal: Any
-    message: str = ""
-    llm_requests: int = 0
+from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.percept import Percept, Translation
 
 
 class Simulator(Protocol):

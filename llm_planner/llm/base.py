@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.text import WorldInfo
-from llm_planner.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -148,6 +148,11 @@ class LanguageModel(ABC):
         self.resources = resources
         self._usage = Usage()
         self._usage_lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Load now what answering needs (the expert data set D and what a backend derives from it),
+        so that no question pays for it; without D the prompts have no K-shot examples."""
+        self.resources.has_expert()
 
     @property
     def usage(self) -> Usage:

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import yaml
 
 from llm_planner.errors import ConfigError
-from llm_planner.paths import config_dir
+from llm_planner.paths import config_dir, read_yaml_mapping
 
 BACKENDS = ("offline", "openai")
 
@@ -154,11 +154,5 @@ def load_llm_config(path: str | Path | None = None, overrides: Mapping[str, Any]
         raise ConfigError(f"{defaults_path}: cannot read the LLM configuration: {exc}") from None
     config = LLMConfig(_validate(data))
     if path is not None and Path(path).resolve() != defaults_path.resolve():
-        try:
-            user = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot read the LLM configuration: {exc}") from None
-        if not isinstance(user, Mapping):
-            raise ConfigError(f"{path}: an LLM configuration must be a mapping")
-        config = config.with_overrides(user)
+        config = config.with_overrides(read_yaml_mapping(path, "an LLM configuration"))
     return config.with_overrides(overrides) if overrides else config

@@ -124,11 +124,6 @@ class Embedder:
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
-    def cosine(self, queries: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
-        """Cosine similarity matrix ``(len(queries), len(candidates))``."""
-        return self.encode(queries) @ self.encode(candidates).T
-
-
 _SHARED: dict[str, Embedder] = {}
 
 

@@ -1,6 +1,7 @@
 """``make_backend``: the one place that turns configuration into a :class:`LanguageModel`."""
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -14,6 +15,13 @@ from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo
+
+
+#: backend name -> (module, class): the offline stand-in and the OpenAI-compatible client.
+BACKEND_CLASSES: dict[str, tuple[str, str]] = {
+    "offline": ("llm_planner.llm.offline.backend", "OfflineBackend"),
+    "openai": ("llm_planner.llm.openai_backend", "OpenAIBackend"),
+}
 
 
 class FallbackBackend(LanguageModel):
@@ -39,6 +47,10 @@ class FallbackBackend(LanguageModel):
 
     def describe(self) -> dict[str, Any]:
         return {**self.primary.describe(), "fallback": self.secondary.name}
+
+    def prepare(self) -> None:
+        self.primary.prepare()
+        self.secondary.prepare()
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -92,14 +104,18 @@ def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = Non
     if overrides:
         cfg = cfg.with_overrides(**overrides)
     resources = Resources(cfg, dataset, embedder)
-    from llm_planner.llm.offline import OfflineBackend
-
     if cfg.backend == "offline":
-        return OfflineBackend(cfg, resources)
-    from llm_planner.llm.openai_backend import OpenAIBackend
-
+        return backend_class("offline")(cfg, resources)
     cache = AnswerCache(cfg.cache_dir) if cfg.get("cache.enabled") else AnswerCache(None)
-    primary = OpenAIBackend(cfg, resources, cache)
+    primary = backend_class(cfg.backend)(cfg, resources, cache)
     if cfg.fallback_to_offline:
-        return FallbackBackend(primary, OfflineBackend(cfg, resources))
+        return FallbackBackend(primary, backend_class("offline")(cfg, resources))
     return primary
+
+
+def backend_class(name: str) -> type[LanguageModel]:
+    """The class of a backend by name, imported on first use (the interface never imports a backend)."""
+    if name not in BACKEND_CLASSES:
+        raise LLMError(f"unknown LLM backend '{name}' (known: {', '.join(BACKEND_CLASSES)})")
+    module, cls = BACKEND_CLASSES[name]
+    return getattr(importlib.import_module(module), cls)

@@ -21,7 +21,7 @@ import numpy as np
 
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,6 @@ class Match:
     """The best candidate for a text: its name, position in the candidate list, and cosine."""
 
     name: str
-    index: int
-    score: float
-
-
-@dataclass(frozen=True)
-class ActionMatch:
-    action: Action
     index: int
     score: float
 
@@ -99,16 +92,6 @@ class Grounder:
         if not texts or not actions:
             return np.zeros((len(texts), len(actions)), dtype=np.float32)
         return self.embedder.encode([_clean(t) for t in texts]) @ self.action_matrix(actions).T
-
-    def ground_action(self, text: str, actions: Sequence[Action], min_score: float = 0.0) -> ActionMatch | None:
-        """The admissible action most similar to ``text``, or None below ``min_score``."""
-        if not actions:
-            return None
-        sims = self.action_similarities([text], actions)[0]
-        best = int(np.argmax(sims))
-        if sims[best] < min_score:
-            return None
-        return ActionMatch(actions[best], best, float(sims[best]))
 
     # ------------------------------------------------------------- verification
     def refers_to(self, phrase: str, name: str, world: WorldInfo, min_score: float) -> bool:

@@ -44,12 +44,11 @@ from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
-from llm_planner.world.symbolic import INSIDE, ON, Action
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 
 T = TypeVar("T")
 
 OPENAI_HOSTS = ("api.openai.com",)
-STRUCTURED_MODES = ("auto", "json_schema", "off")
 _INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 
 

@@ -4,7 +4,7 @@ The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-M
 listing 1 (goal, completed actions, current observation, "Next actions:"), ``world_model.txt``
 listing 2 (Question/Answer about possible positions, three fixed examples), ``translate.txt``
 listing 3 (formal goal tuples joined by "-"). STaLM's prompt (Figure 3) is built from geometric
-predicates by ``llm_planner.gtamp.prompt`` and reaches the backends whole through ``task_plans``.
+predicates by ``llm_planner.methods.stalm.prompt`` and reaches the backends whole through ``task_plans``.
 Few-shot examples of the policy and of translation are drawn from the expert data set D
 (``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
@@ -13,7 +13,7 @@ Beyond the seed's listing 1, the policy prompt names the apartment's furniture (
 its object types with their counts, and the translation prompt the counts: a model cannot plan a
 search in an apartment whose cupboards it was never told, nor read "all the apples" without knowing
 how many there are. Nothing there is hidden state (:class:`WorldInfo` carries names only), and it
-is everything a served model (``llm_planner.llm.served``) needs to answer from the prompt alone.
+is everything a served model (``llm_planner.llm.offline.served``) needs to answer from the prompt alone.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from llm_planner.errors import LLMError
 from llm_planner.llm.text import (
     WorldInfo, action_to_text, actions_to_text, goal_to_formal, name_to_text, observation_to_text,
 )
-from llm_planner.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 

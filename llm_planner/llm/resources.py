@@ -1,25 +1,24 @@
 """What both backends share, built once per backend and lazily: the Sentence-BERT embedder and
-grounder, the commonsense file seen through each scene, goal parsers per scene, and the expert
-data set D with its retrieval index (K-shot examples, LLM-MCTS §2.3)."""
+grounder, the expert data set D with its retrieval index (K-shot examples, LLM-MCTS §2.3), and a
+table of further parts a backend builds once (:meth:`Resources.shared`)."""
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence, TypeVar
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.commonsense import Commonsense, SceneKnowledge, load_commonsense
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.embeddings import Embedder, shared_embedder
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, action_to_text
-from llm_planner.world.symbolic import Action
-from llm_planner.world.symbolic import Goal
+from llm_planner.domains.household.world.symbolic import Action, Goal
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import PolicyQuery
-    from llm_planner.llm.goal_parser import GoalParser
     from llm_planner.llm.retrieval import ExpertIndex
+
+T = TypeVar("T")
 
 
 class Resources:
@@ -34,31 +33,17 @@ class Resources:
         self.grounder = Grounder(self.embedder)
         self._dataset_arg = dataset
         self._expert: ExpertIndex | None = None
-        self._knowledge: dict[str, SceneKnowledge] = {}
-        self._parsers: dict[str, GoalParser] = {}
+        self._shared: dict[Hashable, Any] = {}
         self._warm: set[str] = set()
         self._lock = threading.RLock()
 
-    @property
-    def commonsense(self) -> Commonsense:
-        return load_commonsense(self.config.get("offline.commonsense"))
-
-    def knowledge(self, world: WorldInfo) -> SceneKnowledge:
-        key = world.fingerprint()
+    def shared(self, key: Hashable, build: Callable[[], T]) -> T:
+        """The part ``key`` of a backend built once per resources by ``build`` (the offline backend
+        keeps its commonsense, scene knowledge and goal parsers here)."""
         with self._lock:
-            if key not in self._knowledge:
-                self._knowledge[key] = SceneKnowledge(self.commonsense, world, self.grounder)
-            return self._knowledge[key]
-
-    def goal_parser(self, world: WorldInfo) -> "GoalParser":
-        from llm_planner.llm.goal_parser import GoalParser
-
-        key = world.fingerprint()
-        with self._lock:
-            if key not in self._parsers:
-                self._parsers[key] = GoalParser(world, self.commonsense, self.grounder,
-                                                float(self.config.get("grounding.min_name_score")))
-            return self._parsers[key]
+            if key not in self._shared:
+                self._shared[key] = build()
+            return self._shared[key]
 
     def warm_actions(self, world: WorldInfo) -> None:
         """Encode every action sentence the world admits in one batch (once per world): a tree search

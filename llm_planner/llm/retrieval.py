@@ -1,31 +1,13 @@
-"""Retrieval over the expert data set D (LLM-MCTS seed 000, §2.3 and App. B).
-
-* K-shot prompt retrieval, as the seed: "We use [26] to translate the instructions in the
-  dataset l_i in D into embedding and examine their cosine similarity to the current instruction
-  ... We select the top K similar instructions and use the corresponding expert trajectories as a
-  K-shot prompt." Within a retrieved trajectory the step whose observation is most similar to the
-  current observation is shown (as in the authors' released code).
-
-* The offline retrieval policy, which answers the heuristic-policy question without a generative
-  model: every expert step is abstracted into a *situation* relative to the object the expert is
-  moving (fetching or delivering it; in the room of / near the place that matters; that place a
-  surface, an open or a closed container; the object in view) and an *abstract action* over roles
-  (walk to ROOM_OF_SOURCE, open SOURCE, grab TARGET, put TARGET in DEST ...). For the current
-  query the same situation is computed for the current sub-goal, the nearest matching expert
-  situations are retrieved (first among the top similar instructions, then anywhere in D), and
-  their abstract actions are adapted to the current objects. Where the object has not been seen
-  yet, the candidate SOURCE places are the places the experts of similar instructions took objects
-  of that type from (weighted by instruction similarity), minus the places the robot has already
-  looked into; common sense (commonsense.yaml) fills in when D has no unsearched place left.
-
-The expert had full observation, the policy does not: it only uses the query's observations and
-action history, and D.
+"""Retrieval over the expert data set D (LLM-MCTS seed 000, §2.3 and App. B): K-shot prompt
+retrieval, as the seed: "We use [26] to translate the instructions in the dataset l_i in D into
+embedding and examine their cosine similarity to the current instruction ... We select the top K
+similar instructions and use the corresponding expert trajectories as a K-shot prompt." Within a
+retrieved trajectory the step whose observation is most similar to the current observation is
+shown (as in the authors' released code). The offline backend's policy over the same index is
+:mod:`llm_planner.llm.offline.retrieval_policy`.
 """
 from __future__ import annotations
 
-import random
-from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -35,14 +17,13 @@ import numpy as np
 from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text, observation_to_text
+from llm_planner.llm.text import WorldInfo, observation_to_text
 from llm_planner.paths import share_dir
-from llm_planner.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import PolicyQuery
-    from llm_planner.llm.commonsense import SceneKnowledge
-    from llm_planner.world.expert import Trajectory
+    from llm_planner.domains.household.world.expert import Trajectory
 
 #: Used by the translation prompt when no data set is available.
 FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (
@@ -56,11 +37,6 @@ FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (
 
 DEFAULT_DATASET = Path("data") / "generated" / "expert_household.jsonl"
 
-# Roles of an abstract action's arguments.
-TARGET, SOURCE, DEST, ROOM_OF_SOURCE, ROOM_OF_DEST = "TARGET", "SOURCE", "DEST", "ROOM_OF_SOURCE", "ROOM_OF_DEST"
-FETCH, DELIVER = "fetch", "deliver"
-#: Weight factors of a candidate search place: in the robot's room, elsewhere.
-LOCALITY = (3.0, 1.0)
 
 
 # ------------------------------------------------------------------------------ loading D
@@ -68,7 +44,7 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
     """D from (in order): the ``dataset`` argument (trajectories or a path), ``offline.dataset``,
     ``data/generated/expert_household.jsonl`` if present, else built in memory from the training
     suites of the seen apartment (``offline.dataset_n`` tasks, ``offline.dataset_seed``)."""
-    from llm_planner.world.expert import build_dataset, load_dataset
+    from llm_planner.domains.household.world.expert import build_dataset, load_dataset
 
     try:
         if dataset is not None and not isinstance(dataset, (str, Path)):
@@ -86,142 +62,23 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
 
 
 @lru_cache(maxsize=8)
-def _world_of_scene(scene: str) -> WorldInfo:
-    from llm_planner.world.scene import load_scene
+def world_of_scene(scene: str) -> WorldInfo:
+    from llm_planner.domains.household.world.scene import load_scene
 
     return WorldInfo.from_scene(load_scene(scene))
 
 
-# ------------------------------------------------------------------------ situations
-@dataclass(frozen=True)
-class Situation:
-    """What an expert step looks like relative to the object being moved (see module docstring)."""
-
-    phase: str            # FETCH or DELIVER
-    in_room: bool         # robot in the room of the place that matters (SOURCE or DEST)
-    near: bool            # robot at that place
-    place_state: str      # surface | open | closed
-    target_visible: bool  # the object is in view (FETCH)
-
-    def distance(self, other: "Situation") -> int:
-        if self.phase != other.phase:
-            return 100
-        return sum(a != b for a, b in zip((self.in_room, self.near, self.place_state, self.target_visible),
-                                          (other.in_room, other.near, other.place_state, other.target_visible)))
-
-
-@dataclass(frozen=True)
-class ExpertStep:
-    trajectory: int
-    index: int
-    situation: Situation
-    verb: str
-    roles: tuple[str, ...]    # abstract arguments (TARGET, SOURCE, ...)
-    obj_type: str             # type of the object being moved
-    source: str               # where the expert took it from
-    destination: str
-
-
-def _place_state(world: WorldInfo, obs: Observation, place: str) -> str:
-    if place not in set(world.containers):
-        return "surface"
-    return "open" if place in obs.open_containers else "closed"
-
-
-def situation_of(world: WorldInfo, obs: Observation, phase: str, place: str, target: str | None) -> Situation:
-    visible = target is not None and any(o == target for _r, o, _f in obs.relations)
-    return Situation(phase, world.furniture_room.get(place) == obs.room, obs.near == place,
-                     _place_state(world, obs, place), visible if phase == FETCH else True)
-
-
-def abstract_steps(trajectory: "Trajectory", index: int) -> list[ExpertStep]:
-    """Every expert step of a trajectory as (situation, abstract action)."""
-    world = _world_of_scene(trajectory.task.scene)
-    actions, observations = trajectory.actions, trajectory.observations
-    # segments: one per object moved, from after the previous put to this put
-    out: list[ExpertStep] = []
-    start = 0
-    for end, action in enumerate(actions):
-        if action.verb not in ("putin", "puton"):
-            continue
-        obj, dest = action.args
-        grab_at = next((i for i in range(start, end) if actions[i] == Action("grab", (obj,))), None)
-        source = observations[grab_at].near if grab_at is not None else None
-        obj_type = world.object_type.get(obj, obj)
-        for i in range(start, end + 1):
-            fetching = grab_at is not None and i <= grab_at
-            if fetching and source is None:
-                continue
-            phase, place = (FETCH, source) if fetching else (DELIVER, dest)
-            roles = _roles(actions[i], obj, source, dest, world)
-            if roles is None:
-                continue
-            out.append(ExpertStep(index, i, situation_of(world, observations[i], phase, place, obj),
-                                  actions[i].verb, roles, obj_type, source or "", dest))
-        start = end + 1
-    return out
-
-
-def _roles(action: Action, obj: str, source: str | None, dest: str, world: WorldInfo) -> tuple[str, ...] | None:
-    mapping = {obj: TARGET, dest: DEST}
-    if source:
-        mapping.setdefault(source, SOURCE)
-        mapping.setdefault(world.furniture_room[source], ROOM_OF_SOURCE)
-    mapping.setdefault(world.furniture_room[dest], ROOM_OF_DEST)
-    roles = tuple(mapping.get(a) for a in action.args)
-    return None if any(r is None for r in roles) else roles  # type: ignore[return-value]
-
-
-# --------------------------------------------------------------------------- knowledge
-@dataclass
-class Knowledge:
-    """What the robot knows from its observations and its own actions (never the hidden state)."""
-
-    location: dict[str, str]     # object -> furniture, last known
-    holding: str | None
-    searched: set[str]           # furniture whose whole contents have been seen
-
-
-def knowledge_from(query: "PolicyQuery") -> Knowledge:
-    location: dict[str, str] = {}
-    searched: set[str] = set()
-    for obs in (*query.past_observations, query.observation):
-        for place in obs.seen_places:  # objects no longer seen there have gone (the robot moved them)
-            for o in [o for o, f in location.items() if f == place]:
-                del location[o]
-        for _rel, obj, place in obs.relations:
-            location[obj] = place
-        searched |= set(obs.seen_places)
-    for action in query.history:  # the robot's own moves (observations may not show them any more)
-        if action.verb == "grab":
-            location.pop(action.args[0], None)
-        elif action.verb in ("putin", "puton"):
-            location[action.args[0]] = action.args[1]
-    holding = query.observation.holding
-    if holding:
-        location.pop(holding, None)
-    return Knowledge(location, holding, searched)
-
-
 # ------------------------------------------------------------------------------ index
 class ExpertIndex:
-    """D with its instruction embeddings and abstracted steps."""
+    """D with its instruction embeddings: the K most similar instructions, their goals and K-shot prompt blocks."""
 
-    def __init__(self, trajectories: Sequence["Trajectory"], grounder: Grounder, pool: int = 20) -> None:
+    def __init__(self, trajectories: Sequence["Trajectory"], grounder: Grounder) -> None:
         if not trajectories:
             raise LLMError("the expert data set D is empty")
         self.trajectories = list(trajectories)
         self.grounder = grounder
-        self.pool = pool
         self.instructions = [t.task.instruction for t in self.trajectories]
         self._inst_matrix = grounder.matrix(self.instructions)
-        self.steps = [s for k, t in enumerate(self.trajectories) for s in abstract_steps(t, k)]
-        self._by_trajectory: dict[int, list[ExpertStep]] = {}
-        self._by_situation: dict[Situation, Counter] = {}
-        for s in self.steps:
-            self._by_trajectory.setdefault(s.trajectory, []).append(s)
-            self._by_situation.setdefault(s.situation, Counter())[(s.verb, s.roles)] += 1
-        self._memo: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
     # -------------------------------------------------------------- similarity
     def similar(self, instruction: str, k: int) -> list[tuple[int, float]]:
@@ -251,126 +108,12 @@ class ExpertIndex:
         blocks = []
         for i, _ in self.similar(query.instruction, k):
             trajectory = self.trajectories[i]
-            world = _world_of_scene(trajectory.task.scene)
+            world = world_of_scene(trajectory.task.scene)
             candidates = trajectory.observations[:-1] or trajectory.observations
             step = max(range(len(candidates)), key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
             blocks.append(policy_example(trajectory.task.instruction, trajectory.actions[:step],
                                          observation_to_text(candidates[step], world), trajectory.actions[step:]))
         return blocks
-
-    # ---------------------------------------------------------- retrieval policy
-    def propose(self, query: "PolicyQuery", goal: Goal, knowledge_of_scene: "SceneKnowledge", m: int,
-                seed: int) -> tuple[list[str], int]:
-        """M next-action texts for the query, and how many of them say "done" (see module docstring)."""
-        world = query.world
-        know = knowledge_from(query)
-        item, target = _current_item(world, goal, know, query.observation)
-        if item is None:
-            return [], m
-        rng = random.Random(f"{seed}|{query.instruction}|{len(query.history)}|{query.observation.room}")
-        neighbours = self.similar(query.instruction, self.pool)
-        obs = query.observation
-        if know.holding and world.object_type.get(know.holding) == item.obj_type:
-            situation = situation_of(world, obs, DELIVER, item.destination, know.holding)
-            action = self._retrieve(situation, neighbours)
-            return [self._adapt(action, world, know.holding, None, item.destination)] * m, 0
-        if know.holding:  # holding something the goal does not need: put it down here if possible
-            return [_put_down(world, obs, know.holding)] * m, 0
-        if target is not None:  # an instance of the type is known somewhere
-            source = know.location[target]
-            situation = situation_of(world, obs, FETCH, source, target)
-            action = self._retrieve(situation, neighbours)
-            return [self._adapt(action, world, target, source, item.destination)] * m, 0
-        sources = self._sources(item, world, know, neighbours, knowledge_of_scene, obs)
-        if not sources:
-            return [], 0
-        if obs.near in dict(sources):  # at a closed place that may hold it: look inside, as the experts do
-            situation = situation_of(world, obs, FETCH, obs.near, None)
-            action = self._retrieve(situation, neighbours)
-            return [self._adapt(action, world, None, obs.near, item.destination, item.obj_type)] * m, 0
-        places, weights = zip(*sources)
-        texts = []
-        for place in rng.choices(places, weights, k=m):
-            situation = situation_of(world, obs, FETCH, place, None)
-            action = self._retrieve(situation, neighbours)
-            texts.append(self._adapt(action, world, None, place, item.destination, item.obj_type))
-        return texts, 0
-
-    def _retrieve(self, situation: Situation, neighbours: list[tuple[int, float]]) -> tuple[str, tuple[str, ...]]:
-        """The abstract action the experts took in this situation: among the trajectories of the
-        similar instructions (votes weighted by similarity) when one of them shows it exactly, else
-        the most frequent one over D in the nearest situations D shows."""
-        key = (situation, tuple(i for i, _ in neighbours))
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        votes: Counter = Counter()
-        for i, w in neighbours:
-            for s in self._by_trajectory.get(i, []):
-                if s.situation == situation:
-                    votes[(s.verb, s.roles)] += max(w, 1e-3)
-        if not votes:
-            best = min((known.distance(situation) for known in self._by_situation), default=100)
-            if best >= 100:
-                raise LLMError("the expert data set D has no step like the current situation")
-            for known, counts in self._by_situation.items():
-                if known.distance(situation) == best:
-                    votes.update(counts)
-        action = votes.most_common(1)[0][0]
-        if len(self._memo) > 100_000:
-            self._memo.clear()
-        self._memo[key] = action
-        return action
-
-    @staticmethod
-    def _adapt(action: tuple[str, tuple[str, ...]], world: WorldInfo, target: str | None, source: str | None,
-               dest: str, obj_type: str | None = None) -> str:
-        verb, roles = action
-        values = {TARGET: target, SOURCE: source, DEST: dest,
-                  ROOM_OF_SOURCE: world.furniture_room.get(source or ""), ROOM_OF_DEST: world.furniture_room.get(dest)}
-        args = [values.get(r) for r in roles]
-        if TARGET in roles and target is None:  # the object is not in view yet: say its type
-            args = [a if r != TARGET else obj_type for a, r in zip(args, roles)]
-        if any(a is None for a in args):
-            args = [a or source or dest for a in args]
-        if verb in ("putin", "puton"):
-            verb = "putin" if world.relation(dest) == INSIDE else "puton"
-        return action_to_text(Action(verb, tuple(str(a) for a in args)))
-
-    def _sources(self, item: GoalItem, world: WorldInfo, know: Knowledge, neighbours: list[tuple[int, float]],
-                 scene_knowledge: "SceneKnowledge", obs: Observation) -> list[tuple[str, float]]:
-        """Unsearched candidate places for an object type: where experts of similar instructions found
-        that type (weighted by instruction similarity), else common sense, else any unsearched place.
-        Places in the robot's room weigh more (LOCALITY), as a searcher checks the cupboards around
-        it before crossing the flat; without this the samples send the robot back and forth."""
-        furniture = set(world.furniture)
-        excluded = know.searched | {item.destination}
-        weights: Counter = Counter()
-        for pool in (neighbours, [(k, 1.0) for k in range(len(self.trajectories))]):
-            votes = {(k, s.source): w for k, w in pool for s in self._by_trajectory.get(k, [])
-                     if s.obj_type == item.obj_type and s.source}  # one vote per expert and object moved
-            for (_k, source), w in votes.items():
-                place = source if source in furniture else self._ground_place(source, world)
-                if place and place not in excluded:
-                    weights[place] += max(w, 1e-3)
-            if weights:  # beyond the nearest instructions only when they name no unsearched place
-                break
-        if not weights:
-            for place, w in scene_knowledge.place_weights(item.obj_type).items():
-                if place not in excluded:
-                    weights[place] += w
-        if not weights:
-            for place in world.furniture:
-                if place not in excluded:
-                    weights[place] += 1.0
-        for place in weights:
-            weights[place] *= LOCALITY[0] if world.furniture_room.get(place) == obs.room else LOCALITY[1]
-        return sorted(weights.items(), key=lambda x: -x[1])
-
-    def _ground_place(self, name: str, world: WorldInfo) -> str | None:
-        match = self.grounder.ground_name(name_to_text(name), list(world.furniture), 0.58)
-        return match.name if match else None
-
 
 def observation_similarity(a: Observation, b: Observation) -> float:
     """Jaccard similarity of two observations' facts (room, closeness, hand, relations, open/closed)."""
@@ -381,44 +124,4 @@ def observation_similarity(a: Observation, b: Observation) -> float:
     fa, fb = facts(a), facts(b)
     return len(fa & fb) / max(1, len(fa | fb))
 
-
-def _current_item(world: WorldInfo, goal: Goal, know: Knowledge, obs: Observation) -> tuple[GoalItem | None, str | None]:
-    """The goal item to work on and a known instance to fetch for it (None: search for one).
-    Items whose object is in hand come first, then items with a known instance, then goal order."""
-    at_dest: dict[GoalItem, int] = {}
-    for item in goal:
-        at_dest[item] = sum(1 for o, f in know.location.items()
-                            if f == item.destination and world.object_type.get(o) == item.obj_type)
-    open_items = [g for g in goal if at_dest[g] < g.count]
-    if not open_items:
-        return None, None
-    for item in open_items:
-        if know.holding and world.object_type.get(know.holding) == item.obj_type:
-            return item, know.holding
-    locked = {o for g in goal for o, f in know.location.items()
-              if f == g.destination and world.object_type.get(o) == g.obj_type}
-    best: tuple[GoalItem, str] | None = None
-    for item in open_items:
-        candidates = sorted(o for o, f in know.location.items()
-                            if world.object_type.get(o) == item.obj_type and o not in locked and f != item.destination)
-        visible = [o for o in candidates if any(o == r[1] for r in obs.relations)]
-        if visible:
-            return item, visible[0]
-        if candidates and best is None:
-            best = (item, candidates[0])
-    if best is not None:
-        return best
-    return open_items[0], None
-
-
-def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:
-    near = obs.near
-    if near and near in set(world.surfaces):
-        return action_to_text(Action("puton", (obj, near)))
-    if near and near in obs.open_containers:
-        return action_to_text(Action("putin", (obj, near)))
-    surfaces = [f for f in world.surfaces if world.furniture_room.get(f) == obs.room]
-    if surfaces:
-        return action_to_text(Action("walk", (surfaces[0],)))
-    return action_to_text(Action("walk", (world.surfaces[0],)))
 

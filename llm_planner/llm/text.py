@@ -1,5 +1,5 @@
 """Natural-language rendering of names, actions, observations and goals: the one mapping between
-the symbolic household (``llm_planner.world.symbolic``) and the sentences a language model reads
+the symbolic household (``llm_planner.domains.household.world.symbolic``) and the sentences a language model reads
 and writes (LLM-MCTS seed 000, App. A.4-A.5: "the action is translated into the sentence ...";
 "relationships are translated to natural language descriptions ... 'an apple is inside the fridge'").
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
-from llm_planner.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
 
 _VOWELS = "aeiou"
 
@@ -109,7 +109,7 @@ class WorldInfo:
         )
 
     @classmethod
-    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.world.scene.Scene
+    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
         return cls.from_household(Household(scene))
 
     @property
@@ -213,15 +213,3 @@ def goal_to_text(goal: Goal) -> str:
 def goal_to_formal(goal: Sequence[GoalItem]) -> str:
     """App. F listing 3: ``(INSIDE, apple, fridge, 2)-(ON, plate, kitchen_table, 1)``."""
     return "-".join(f"({g.rel.upper()}, {g.obj_type}, {g.destination}, {g.count})" for g in goal)
-
-
-_TUPLE = re.compile(r"\(\s*([A-Za-z]+)\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*(?:,\s*(\d+)\s*)?\)")
-
-
-def parse_formal_goal(text: str) -> list[tuple[str, str, str, int]]:
-    """Tuples ``(REL, object, destination[, count])`` found in a model's text (regular expression only,
-    nothing is evaluated). Relations other than INSIDE/ON are kept for the caller to reject."""
-    out = []
-    for rel, obj, dest, count in _TUPLE.findall(text):
-        out.append((rel.strip().lower(), obj.strip().strip("'\""), dest.strip().strip("'\""), int(count) if count else 1))
-    return out

@@ -20,7 +20,7 @@ from llm_planner.errors import GoalError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, goal_to_text
-from llm_planner.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,8 @@ def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, w
 
 
 def goal_pddl_text(goal: Goal) -> str:
-    """The PDDL goal of ``llm_planner.world.pddl`` (existentially quantified, Levy-Karpas §3)."""
-    from llm_planner.world.pddl import goal_pddl
+    """The PDDL goal of ``llm_planner.domains.household.world.pddl`` (existentially quantified, Levy-Karpas §3)."""
+    from llm_planner.domains.household.world.pddl import goal_pddl
 
     return goal_pddl(goal)
 

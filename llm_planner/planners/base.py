@@ -21,11 +21,11 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 from llm_planner.errors import ConfigError
-from llm_planner.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Decision:
     """The next action, or ``action=None`` with a message saying why the planner stops.
 
     ``action`` is a household :class:`Action`, or the action type of another domain: the G-TAMP
-    planners (``llm_planner.planners.stalm``) decide ``gtamp.domain.ConcreteAction`` s and take a
+    planners (``llm_planner.methods.stalm.planner``) decide ``gtamp.domain.ConcreteAction`` s and take a
     ``GTampTask`` and perceived ``GState`` s in ``start``/``decide``."""
 
     action: Action | Any | None
@@ -175,12 +175,19 @@ def create(name: str, **params: Any) -> Planner:
 
 
 def _load_builtin_planners() -> None:
-    """Import the planner modules so their ``@register`` decorators run (each may be absent)."""
+    """Import the method modules so their ``@register`` decorators run."""
     import importlib
 
-    for module in ("classical", "llm_mcts", "stalm", "nl2pddl", "saycanpay"):
-        try:
-            importlib.import_module(f"llm_planner.planners.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"llm_planner.planners.{module}":
-                raise
+    for module in BUILTIN_PLANNER_MODULES:
+        importlib.import_module(module)
+
+
+#: The modules whose import registers the shipped planners, one per method (imported on first use,
+#: so a node of one world never loads the other world's methods before it asks for them).
+BUILTIN_PLANNER_MODULES = (
+    "llm_planner.methods.classical",
+    "llm_planner.methods.llm_mcts",
+    "llm_planner.methods.stalm.planner",
+    "llm_planner.methods.levy_karpas.planner",
+    "llm_planner.methods.saycanpay.planner",
+)

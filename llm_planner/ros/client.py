@@ -28,7 +28,7 @@ from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner.ros import SERVER_TIMEOUT_S
+from llm_planner.ros import client_settings
 from llm_planner.planners.base import describe_beliefs
 from llm_planner.ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
 from llm_planner.ros.environment import apply_ros_environment
@@ -38,13 +38,6 @@ from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.msg import TaskStatus
 from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot, TaskRecord as TaskRecordSrv
 
-#: Seconds to let DDS discovery complete in both directions after a server appears.
-DISCOVERY_SETTLE_S = 0.5
-#: A plan-only request is re-sent when its answer is this late (growing per attempt).
-PLAN_ONLY_ANSWER_S = 45.0
-PLAN_ONLY_ATTEMPTS = 3
-#: How long to wait, after a result, for the feedback of its last steps (queued behind it).
-FEEDBACK_DRAIN_S = 2.0
 STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_CANCELED: "canceled",
                 GoalStatus.STATUS_ABORTED: "failed"}
 
@@ -54,9 +47,10 @@ class PlannerClient:
     context of its own. ``namespace`` selects the graph of one robot (empty: the root namespace)."""
 
     def __init__(self, node_name: str = "llm_planner_client", namespace: str = "",
-                 server_timeout_s: float = SERVER_TIMEOUT_S) -> None:
+                 server_timeout_s: float | None = None) -> None:
         apply_ros_environment()
-        self.server_timeout_s = server_timeout_s
+        self.settings = client_settings()
+        self.server_timeout_s = self.settings.server_timeout_s if server_timeout_s is None else server_timeout_s
         self.context = rclpy.Context()
         rclpy.init(context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
         self.node = Node(node_name, namespace=namespace.strip("/"), context=self.context)
@@ -118,7 +112,7 @@ class PlannerClient:
             if time.monotonic() > deadline:
                 return False
             self.executor.spin_once(timeout_sec=0.1)
-        self.spin_for(DISCOVERY_SETTLE_S)
+        self.spin_for(self.settings.discovery_settle_s)
         return True
 
     def wait_for_planner(self, timeout_s: float = 30.0) -> bool:
@@ -146,9 +140,9 @@ class PlannerClient:
                                   "(llm-planner launch)")
         request = PlanTask.Request(directive=directive, planner=planner, execute=execute, timeout_s=float(timeout_s))
         budget = (timeout_s or 600.0) * 2 + 60.0
-        attempts = 1 if execute else PLAN_ONLY_ATTEMPTS
+        attempts = 1 if execute else self.settings.plan_only_attempts
         for attempt in range(attempts):
-            wait = budget if execute else min(budget, PLAN_ONLY_ANSWER_S * (attempt + 1))
+            wait = budget if execute else min(budget, self.settings.plan_only_answer_s * (attempt + 1))
             future = self.plan_client.call_async(request)
             if self._wait_served(future, self.plan_client.service_is_ready, self._name("plan_task"), wait):
                 return result_to_dict(future.result())
@@ -216,9 +210,9 @@ class PlannerClient:
         self._drain_feedback(len(response.result.executed))
         return {**result_to_dict(response.result), "status": STATUS_NAMES.get(response.status, "unknown")}
 
-    def _drain_feedback(self, steps: int, wait_s: float = FEEDBACK_DRAIN_S) -> None:
+    def _drain_feedback(self, steps: int, wait_s: float | None = None) -> None:
         """Take the feedback still queued when the result came (one message per executed step)."""
-        deadline = time.monotonic() + wait_s
+        deadline = time.monotonic() + (self.settings.feedback_drain_s if wait_s is None else wait_s)
         while steps and time.monotonic() < deadline and not any(f["step"] >= steps for f in self._feedback[-1:]):
             self.executor.spin_once(timeout_sec=0.05)
 

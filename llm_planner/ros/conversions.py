@@ -12,11 +12,11 @@ from geometry_msgs.msg import Pose, Vector3
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
-from llm_planner.domains.base import Percept
+from llm_planner.domains.percept import Percept
 from llm_planner.execution import StepRecord
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
-from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
+from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
 from llm_planner.viz.markers import MarkerSpec
 from llm_planner.viz.report import RecordedStep, TaskRecord
 from llm_planner_interfaces.msg import GeometrySnapshot, ObjectBelief as ObjectBeliefMsg, ObjectPose, PerceivedState, \

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from llm_planner.gtamp.domain import GState, ObjPose, ProblemSpec
-from llm_planner.sim.layout import Frame2D, Rect
-from llm_planner.viz.topdown import Arrow, Piece, Problem, TopView
+from llm_planner.domains.gtamp.domain import GState, ObjPose, ProblemSpec
+from llm_planner.domains.gtamp.domain import object_rect, region_rect
+from llm_planner.domains.shapes import Frame2D, Problem, Rect
+from llm_planner.viz.topdown import Arrow, Piece, TopView
 
 Point = tuple[float, float]
 ROOM_COLORS = ((0.86, 0.93, 0.8), (0.93, 0.87, 0.74), (0.78, 0.86, 0.93))
@@ -28,7 +29,7 @@ def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GS
                  title: str = "") -> TopView:
     """A labelled top view of ``problem`` in ``state`` (default: its initial state).
 
-    ``literals``: the :class:`~llm_planner.gtamp.predicates.Literals` of that state; the
+    ``literals``: the :class:`~llm_planner.domains.gtamp.predicates.Literals` of that state; the
     occluders they name for the goal's objects are drawn in red. ``start``: an earlier state
     (moved objects drawn faded there, the robot's start marked)."""
     state = state or problem.initial
@@ -76,16 +77,6 @@ def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GS
         view.notes.append("red: occluders the geometric predicates name for the goal's objects: "
                           + "; ".join(f"{o} blocks {', '.join(sorted(t))}" for o, t in sorted(occluders.items())))
     return view
-
-
-def region_rect(region) -> Rect:  # noqa: ANN001 - RegionSpec
-    return Rect(region.center[0], region.center[1], region.heading, region.depth / 2.0, region.width / 2.0)
-
-
-def object_rect(shape, pose: ObjPose) -> Rect:  # noqa: ANN001 - Shape
-    if shape.kind == "box":
-        return Rect(pose.x, pose.y, pose.yaw, shape.size[0] / 2.0, shape.size[1] / 2.0)
-    return Rect(pose.x, pose.y, 0.0, shape.size[0], shape.size[0])
 
 
 def _occluders(literals, goal_objects: set[str]) -> dict[str, set[str]]:  # noqa: ANN001

@@ -2,7 +2,7 @@
 
 * :func:`layout_view`: the scene check's picture: rooms, walls and doorways, furniture with
   names, the robot's start, the approach pose of every furniture, problems in red.
-* :func:`snapshot_view`: what the sensors report (a :class:`~llm_planner.sim.geometry.GeometrySnapshot`):
+* :func:`snapshot_view`: what the sensors report (a :class:`~llm_planner.domains.geometry.GeometrySnapshot`):
   the objects where they are, the goal's objects and destinations highlighted and named, objects
   that moved drawn faded where they started, the robot and the path it drove.
 
@@ -15,11 +15,12 @@ import dataclasses
 import math
 from typing import Iterable, Sequence
 
-from llm_planner.sim.config import SimConfig, load_sim_config
-from llm_planner.sim.geometry import ROBOT, WALL, GeometrySnapshot
-from llm_planner.sim.layout import Frame2D, Rect, apartment_bounds, furniture_layouts, shared_edge, wall_layout
-from llm_planner.viz.topdown import Arrow, Piece, Problem, TopView, rect_of_box
-from llm_planner.world.scene import CONTAINER, FURNITURE_KINDS, Scene
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
+from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
+from llm_planner.domains.shapes import Frame2D, Problem, Rect
+from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
+from llm_planner.viz.topdown import Arrow, Piece, TopView, rect_of_box
+from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
 
 Point = tuple[float, float]
 #: An object that moved less than this (metres) between two snapshots did not move.
@@ -36,7 +37,7 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     for i, room in enumerate(scene.rooms.values()):
         view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))  # type: ignore[arg-type]
     view.walls = [w.rect for w in (walls if walls is not None else _walls(scene, cfg))]
-    from llm_planner.sim.check import doorway_gap
+    from llm_planner.domains.household.sim.check import doorway_gap
 
     view.doorways = [doorway_gap(scene, d, cfg) for d in scene.doorways]
     layouts = layouts if layouts is not None else furniture_layouts(scene, cfg)

@@ -4,7 +4,7 @@
 on its latched ``markers`` topic at start and after every skill.
 
 :func:`markers_from_geometry` reads only what the sensors report (a
-:class:`~llm_planner.sim.geometry.GeometrySnapshot`): walls, furniture (containers coloured by
+:class:`~llm_planner.domains.geometry.GeometrySnapshot`): walls, furniture (containers coloured by
 their door: open or closed), objects with text labels, the robot with its heading. With the
 scene, furniture boxes take their exact oriented size instead of the axis-aligned bounding box.
 :func:`markers_from_problem` does the same for a G-TAMP problem: the static walls and regions of
@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from llm_planner.sim.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw
-from llm_planner.world.scene import CONTAINER, FURNITURE_KINDS
+from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw
+from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS
 
 #: Marker types, named as visualization_msgs/Marker names its constants.
 CUBE, CYLINDER, ARROW, TEXT_VIEW_FACING = "CUBE", "CYLINDER", "ARROW", "TEXT_VIEW_FACING"
@@ -122,7 +122,7 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str 
 
 def markers_from_problem(problem, geometry: GeometrySnapshot,  # noqa: ANN001 - gtamp.domain.ProblemSpec
                          frame_id: str = "map") -> list[MarkerSpec]:
-    """A G-TAMP problem (:class:`~llm_planner.gtamp.domain.ProblemSpec`) in the state the geometry
+    """A G-TAMP problem (:class:`~llm_planner.domains.gtamp.domain.ProblemSpec`) in the state the geometry
     shows: walls and named regions of its layout, doors open or closed, named objects, the robot."""
     markers = _Markers(frame_id)
     layout = problem.layout

@@ -9,7 +9,7 @@ reads the world's geometry itself (a callable given once), so the loop stays una
     recorder.write("runs/report")   # before.png, after.png, strip.png, strip.gif
 
 A ROS node that receives the geometry as messages calls ``recorder.add(step, action, ok, reason,
-geometry)`` with the converted :class:`~llm_planner.sim.geometry.GeometrySnapshot` instead.
+geometry)`` with the converted :class:`~llm_planner.domains.geometry.GeometrySnapshot` instead.
 Frames are drawn only when written; recording costs one geometry read per step.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from llm_planner.domains.gtamp import GTampSimWorld
+from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.viz.strip import Frame, write_gif, write_strip
 from llm_planner.viz.topdown import TopView, save_png
 
@@ -115,7 +115,7 @@ class HouseholdRecorder(EpisodeRecorder):
 
     @classmethod
     def for_sim(cls, sim, goal: Sequence | None = None, title: str = "") -> "HouseholdRecorder":  # noqa: ANN001
-        """Record a :class:`~llm_planner.sim.world.HouseholdSim` in this process (with the paths it drives)."""
+        """Record a :class:`~llm_planner.domains.household.sim.world.HouseholdSim` in this process (with the paths it drives)."""
         return cls(sim.scene, sim.geometry, goal, lambda: sim.last_path, title, sim.cfg)
 
     def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
@@ -151,7 +151,7 @@ class PathTap(GTampSimWorld):
     """The G-TAMP simulator as a world of the closed loop that remembers the base trajectory of
     the last executed concrete action, for :class:`GTampRecorder`'s ``path``."""
 
-    def __init__(self, sim) -> None:  # noqa: ANN001 - llm_planner.gtamp.sim.GTampSim
+    def __init__(self, sim) -> None:  # noqa: ANN001 - llm_planner.domains.gtamp.sim.GTampSim
         super().__init__(sim)
         self.last_path: list[Point] = []
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, describe_beliefs
-from llm_planner.sim.geometry import GeometrySnapshot
+from llm_planner.domains.shapes import Point
+from llm_planner.domains.geometry import GeometrySnapshot
 
-Point = tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def recorder_of(record: TaskRecord) -> Any:
         recorder, world_of = _gtamp_recorder(record, title)
     else:
         from llm_planner.viz.recorder import HouseholdRecorder
-        from llm_planner.world.scene import load_scene
+        from llm_planner.domains.household.world.scene import load_scene
 
         recorder = HouseholdRecorder(load_scene(record.world), lambda: record.start, record.goal, title=title)
         world_of = _same  # the household recorder draws geometry
@@ -79,7 +79,7 @@ def recorder_of(record: TaskRecord) -> Any:
 
 def _gtamp_recorder(record: TaskRecord, title: str) -> tuple[Any, Any]:
     """A G-TAMP recorder, and perception's state of a geometry (the pictures draw states)."""
-    from llm_planner.domains.gtamp import GeometryPerceiver, load_gtamp_problem
+    from llm_planner.domains.gtamp.perception import GeometryPerceiver, load_gtamp_problem
     from llm_planner.viz.recorder import GTampRecorder
 
     problem = load_gtamp_problem(record.world)

@@ -20,9 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
-from llm_planner.sim.layout import Frame2D, Rect, corners
+from llm_planner.domains.shapes import Frame2D, Point, Problem, Rect, corners
 
-Point = tuple[float, float]
 RGB = tuple[float, float, float]
 
 # ---------------------------------------------------------------------------------- style
@@ -69,15 +68,6 @@ class Arrow:
     start: Point
     end: Point
     color: RGB = GOAL_COLOR
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A problem drawn in red: shapes (footprints or points) and a short text at the first of them."""
-
-    text: str
-    rects: tuple[Rect, ...] = ()
-    points: tuple[Point, ...] = ()
 
 
 @dataclass

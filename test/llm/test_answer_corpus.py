@@ -13,7 +13,7 @@ from llm_planner.errors import GoalError
 from llm_planner.llm.answers import first_action
 from llm_planner.llm.openai_backend import UnusableAnswer, goal_items
 from llm_planner.llm.translate import ground_goal
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 DATA = Path(__file__).parent / "data"
 
@@ -110,8 +110,8 @@ def test_translation_answers(lm, seen, seen_world, case):
 # ------------------------------------------------------------------------------ STaLM plans
 @pytest.mark.parametrize("case", _cases("stalm"))
 def test_stalm_answers(case):
-    from llm_planner.gtamp.plan_parser import Vocabulary, parse_plan
-    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.methods.stalm.plan_parser import Vocabulary, parse_plan
+    from llm_planner.domains.gtamp.problems import load_problem
 
     problem = load_problem("P2")
     parsed = parse_plan(case["answer"], Vocabulary(problem.object_names, problem.region_names, problem.door_names))

@@ -1,5 +1,5 @@
 """The openai backend against a local OpenAI-compatible HTTP server (real sockets, the real
-``openai`` client): scripted answers, delays and each fault of issue 4."""
+``openai`` client): scripted answers, delays and each fault the backend must survive."""
 from __future__ import annotations
 
 import sqlite3
@@ -10,9 +10,9 @@ import pytest
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.answers import first_action
-from llm_planner.llm.policy import HeuristicPolicy
+from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 from llm_planner.llm.translate import translate_directive
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 
 
 def _query(household, world, instruction="put one apple inside the fridge"):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.policy import HeuristicPolicy, empirical_policy, say_candidates
+from llm_planner.llm.policy import empirical_policy, say_candidates
+from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 
 
 def test_formula_of_section_2_3():

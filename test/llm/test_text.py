@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 
 from llm_planner.llm.text import (
-    WorldInfo, action_to_text, goal_to_formal, goal_to_text, observation_to_text, parse_formal_goal, text_to_action,
+    WorldInfo, action_to_text, goal_to_formal, goal_to_text, observation_to_text, text_to_action,
 )
-from llm_planner.world.symbolic import Action, GoalItem
+from llm_planner.domains.household.world.symbolic import Action, GoalItem
 
 
 def test_action_sentences_round_trip_for_every_admissible_action(seen, seen_world):
@@ -43,7 +43,4 @@ def test_formal_goal_text_both_ways():
     goal = (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
     formal = goal_to_formal(goal)
     assert formal == "(INSIDE, apple, fridge, 2)-(ON, plate, kitchen_table, 1)"
-    assert parse_formal_goal(formal) == [("inside", "apple", "fridge", 2), ("on", "plate", "kitchen_table", 1)]
-    assert parse_formal_goal("Formal goal: (ON, 'book', desk)") == [("on", "book", "desk", 1)]
-    assert parse_formal_goal("__import__('os').system('rm -rf /')") == []
     assert goal_to_text(goal) == "put two apples inside the fridge and put one plate on the kitchen table"

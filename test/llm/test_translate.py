@@ -8,7 +8,7 @@ import pytest
 from llm_planner import cli
 from llm_planner.errors import GoalError
 from llm_planner.llm.translate import ground_goal, translate_directive
-from llm_planner.world.symbolic import GoalItem
+from llm_planner.domains.household.world.symbolic import GoalItem
 
 
 def test_directive_to_validated_goal_with_pddl(offline, seen):

@@ -18,7 +18,8 @@ import yaml
 
 from llm_planner.config import read_params_file
 from llm_planner.paths import config_dir
-from llm_planner.ros.launcher import GraphRunner, describe, resolve_launch_file
+from llm_planner.ros.launch_files import describe, resolve_launch_file
+from llm_planner.ros.launcher import GraphRunner
 
 VENV_BIN = Path(sys.executable).parent
 PARAMS_FILES = {"llm_planner": "llm_planner.yaml", "gtamp": "gtamp_nodes.yaml"}

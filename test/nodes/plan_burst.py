@@ -12,7 +12,7 @@ import time
 import rclpy
 from rclpy.node import Node
 
-from llm_planner.ros.client import DISCOVERY_SETTLE_S
+from llm_planner.ros import client_settings
 from llm_planner.ros.conversions import result_to_dict
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner.ros.node_utils import SERVICE_QOS
@@ -28,7 +28,7 @@ def main() -> int:
     if not client.wait_for_service(timeout_sec=60.0):
         print(json.dumps({"error": "plan_task never appeared"}))
         return 1
-    deadline = time.monotonic() + DISCOVERY_SETTLE_S
+    deadline = time.monotonic() + client_settings().discovery_settle_s
     while time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
     futures = [client.call_async(PlanTask.Request(directive=d)) for d in directives]

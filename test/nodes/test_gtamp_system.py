@@ -72,10 +72,10 @@ def test_skill_service_refuses_bad_requests(gtamp_system):
 
 
 def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_system):
-    from llm_planner.gtamp.domain import TaskAction
-    from llm_planner.gtamp.operators import GTampModel
-    from llm_planner.gtamp.problems import load_problem
-    from llm_planner.gtamp.codec import encode
+    from llm_planner.domains.gtamp.domain import TaskAction
+    from llm_planner.domains.gtamp.operators import GTampModel
+    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.codec import encode
 
     statuses: list = []
     gtamp_system.watch_status(statuses.append)
@@ -147,7 +147,7 @@ def test_voice_directive_is_executed_and_reported(gtamp_system):
 def test_the_simulator_publishes_the_problem_as_rviz_markers(gtamp_system):
     from visualization_msgs.msg import MarkerArray
 
-    from llm_planner.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.problems import load_problem
     from llm_planner.ros.conversions import geometry_from_msg, time_to_ns
     from llm_planner.ros.node_utils import GEOMETRY_QOS
     from llm_planner_interfaces.msg import GeometrySnapshot

@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 
 def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_factory, ros_env):
-    from llm_planner.llm.serve import ServeProcess
+    from llm_planner.llm.offline.serve import ServeProcess
 
     tmp = tmp_path_factory.mktemp("openai_graph")
     key = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret",

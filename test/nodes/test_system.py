@@ -95,7 +95,7 @@ def test_pddl_planner_takes_a_mixed_directive_through_plan_task(graph):
 
 
 def test_saycanpay_planner_executes_through_the_executor(graph):
-    from llm_planner.saycanpay.config import load_config, model_dir
+    from llm_planner.methods.saycanpay.config import load_config, model_dir
 
     trained = (model_dir(load_config()) / "models.npz").is_file()
     result = graph.client.plan_task("put one candle on the nightstand", planner="saycanpay", execute=True,
@@ -147,7 +147,7 @@ def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
     report drawn from it shows the robot's start and end, the path it drove and the goal."""
     from llm_planner.viz.report import recorder_of, write_report
     from llm_planner.viz.topdown import GOAL_COLOR, PATH_COLOR, ROBOT_COLOR, START_COLOR, save_png
-    from llm_planner.world.scene import load_scene
+    from llm_planner.domains.household.world.scene import load_scene
     from test.viz.conftest import colour_near, read_rgb
 
     record = graph.client.task_record(result["task_id"])
@@ -181,19 +181,23 @@ def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
 
 
 def test_the_simulator_publishes_the_world_as_rviz_markers_after_every_skill(graph):
+    from rclpy.qos import QoSProfile
     from visualization_msgs.msg import Marker, MarkerArray
 
     from llm_planner.ros.conversions import geometry_from_msg, time_to_ns
     from llm_planner.ros.node_utils import GEOMETRY_QOS
-    from llm_planner.sim.geometry import ROBOT, yaw_of
+    from llm_planner.domains.geometry import ROBOT, yaw_of
     from llm_planner_interfaces.msg import GeometrySnapshot
 
     client = graph.client
     arrays: list = []
     geometries: dict = {}
-    subs = [client.node.create_subscription(MarkerArray, "markers", arrays.append, GEOMETRY_QOS),
+    # The publishers keep the last message for late joiners (depth 1, transient local); this
+    # subscriber queues every message it is sent, so none is lost while the client is busy.
+    qos = QoSProfile(depth=100, reliability=GEOMETRY_QOS.reliability, durability=GEOMETRY_QOS.durability)
+    subs = [client.node.create_subscription(MarkerArray, "markers", arrays.append, qos),
             client.node.create_subscription(GeometrySnapshot, "sim/geometry",
-                                            lambda m: geometries.setdefault(time_to_ns(m.header.stamp), m), GEOMETRY_QOS)]
+                                            lambda m: geometries.setdefault(time_to_ns(m.header.stamp), m), qos)]
     client.spin_for(1.0)
     assert len(arrays) == 1, "markers is latched: a late subscriber gets the current world at once"
     result = client.run("put one bread slice inside the fridge", planner="classical")

@@ -6,14 +6,14 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 from std_msgs.msg import Header
 
-from llm_planner.domains.base import Percept
+from llm_planner.domains.percept import Percept
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import (
     belief_to_msg, feedback_from_dict, feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg,
     percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
 )
 from llm_planner.service import PlanTaskResult
-from llm_planner.sim.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
+from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
 from llm_planner_interfaces.action import ExecuteDirective, ExecuteTask
 from llm_planner_interfaces.srv import PlanTask
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from llm_planner.ros.environment import ros_environment
-from llm_planner.ros.launcher import describe, resolve_launch_file
+from llm_planner.ros.launch_files import describe, resolve_launch_file
 
 
 def _commands(name, arguments=None):

@@ -19,8 +19,8 @@ import pytest
 from llm_planner.commands.launch import parse_launch_arguments
 from llm_planner.errors import ConfigError
 from llm_planner.ros.environment import ros_environment
-from llm_planner.ros.launcher import (describe, describe_exit, load_launch_settings, resolve_launch_file,
-                                      use_real_launch)
+from llm_planner.ros.launch_files import describe, resolve_launch_file, use_real_launch
+from llm_planner.ros.launcher import describe_exit, load_launch_settings
 from llm_planner.ros.node_reaper import read_groups
 
 VENV_BIN = Path(sys.executable).parent

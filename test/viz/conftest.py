@@ -10,8 +10,8 @@ import pytest
 @pytest.fixture(scope="session")
 def seen_sim():
     """The seen apartment in PyBullet (placement seed 0), closed at the end of the session."""
-    from llm_planner.sim.world import HouseholdSim
-    from llm_planner.world.scene import load_scene
+    from llm_planner.domains.household.sim.world import HouseholdSim
+    from llm_planner.domains.household.world.scene import load_scene
 
     scene = load_scene("apartment_seen")
     sim = HouseholdSim(scene, scene.sample_placement(0), seed=0)

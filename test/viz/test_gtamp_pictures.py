@@ -8,16 +8,16 @@ import pytest
 import yaml
 
 from llm_planner.cli import main
-from llm_planner.gtamp.check import check_problem_file
-from llm_planner.gtamp.problems import gtamp_dir, load_problem
+from llm_planner.domains.gtamp.check import check_problem_file
+from llm_planner.domains.gtamp.problems import gtamp_dir, load_problem
 from llm_planner.viz.gtamp import problem_view
 from llm_planner.viz.topdown import GOAL_COLOR, PROBLEM_COLOR, save_png
 from test.viz.conftest import colour_near, read_rgb
 
 
 def test_occluders_of_the_goal_object_are_drawn_in_red(tmp_path):
-    from llm_planner.gtamp.operators import GTampModel
-    from llm_planner.gtamp.predicates import PredicateComputer
+    from llm_planner.domains.gtamp.operators import GTampModel
+    from llm_planner.domains.gtamp.predicates import PredicateComputer
 
     problem = load_problem("P2")
     model = GTampModel(problem)
@@ -93,7 +93,7 @@ def test_loading_a_faulty_problem_refuses_it_with_the_checks_message(tmp_path):
 
 
 def test_markers_of_a_problem_match_its_layout_and_the_simulators_geometry():
-    from llm_planner.domains.gtamp import GTampSimulator
+    from llm_planner.domains.gtamp.sim import GTampSimulator
     from llm_planner.viz.markers import CUBE, DOOR_CLOSED_RGBA, markers_from_problem, yaw_of_marker
 
     problem = load_problem("P2")

@@ -20,9 +20,9 @@ def episode(tmp_path_factory):
     from llm_planner.execution import run_episode
     from llm_planner.planners.base import Task, create
     from llm_planner.viz.recorder import HouseholdRecorder
-    from llm_planner.world.scene import load_scene
-    from llm_planner.world.symbolic import Household
-    from llm_planner.world.tasks import generate_tasks
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.domains.household.world.tasks import generate_tasks
 
     household = Household(load_scene("apartment_seen"))
     task = generate_tasks(household.scene, "comp", 1, 0)[0]

@@ -12,7 +12,7 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.viz.report import RecordedStep, TaskRecord, recorder_of, report_markdown, write_report
 from llm_planner.viz.topdown import PATH_COLOR, ROBOT_COLOR, START_COLOR, save_png
-from llm_planner.world.symbolic import Action
+from llm_planner.domains.household.world.symbolic import Action
 from test.viz.conftest import colour_near, read_rgb
 
 BELIEF = (ObjectBelief("cutlery_fork_1", (("kitchen_cabinet", 0.71), ("dishwasher", 0.28))),)
@@ -60,7 +60,7 @@ def test_the_report_draws_the_recorded_worlds_and_tables_the_steps(seen_sim, tmp
 
 
 def test_a_record_without_geometry_is_refused_with_the_reason(seen_sim):
-    from llm_planner.sim.geometry import GeometrySnapshot
+    from llm_planner.domains.geometry import GeometrySnapshot
 
     empty = GeometrySnapshot("", (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), None)
     with pytest.raises(LlmPlannerError, match="received no geometry on sim/geometry"):

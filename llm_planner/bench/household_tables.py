@@ -1,0 +1,135 @@
+"""The tables of ``llm-planner bench household``: success rates in the layout of LLM-MCTS Tables 1 and 2
+(mean +- standard error over seeds), the cost of a decision (App. E), and the latency grid."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from llm_planner.bench.household import MethodSpec
+
+#: Labels of the seed's tables for the methods (Tables 1 and 2).
+PAPER_NAMES = {
+    "llm_mcts": "GPT3.5-MCTS (Ours)", "uct": "UCT [21]", "l_policy": "GPT3.5 Policy [18]",
+    "no_heuristic_policy": "MCTS (No Heuristic Policy)", "uniform_prior": "MCTS (Uniform State Prior)",
+    "fully_observable": "MCTS (Fully Observable)",
+}
+
+
+def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, seeds) -> None:  # noqa: ANN001
+    """One row per (home, method, suite): success mean ± stderr over seeds, and cost figures."""
+    from llm_planner.bench.report import mean_stderr
+
+    for home, _ in homes:
+        for spec in methods:
+            for suite in suites:
+                cell = [r for r in records if r["home"] == home and r["method"] == spec.label and r["suite"] == suite]
+                if not cell:
+                    continue
+                per_seed = []
+                for seed in seeds:
+                    runs = [r for r in cell if r["seed"] == seed]
+                    if runs:
+                        per_seed.append(sum(r["success"] for r in runs) / len(runs))
+                mean, err = mean_stderr(per_seed)
+                extra = {} if spec.latency is None else {"latency_s": spec.latency, "method_base": spec.base_label}
+                report.add_row(spec.label, suite, len(cell), mean, err, home=home, **extra, **cost_figures(cell))
+
+
+def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Per-decision cost of a set of episodes (sums over episodes, divided once)."""
+    def total(key: str) -> float:
+        return float(sum(r.get(key, 0) or 0 for r in records))
+
+    decisions = max(total("decisions"), 1.0)
+    seconds = total("decide_seconds")
+    search = total("search_seconds")
+    wait = total("wait_seconds")  # the search waiting for pi answers (inline or in waves)
+    sims = total("simulations")
+    return {
+        "decisions": int(total("decisions")),
+        "llm_requests_per_decision": total("llm_requests") / decisions,
+        "policy_visits_per_decision": total("policy_visits") / decisions,
+        "policy_queries_per_decision": total("policy_queries") / decisions,
+        "seconds_per_decision": seconds / decisions,
+        "llm_seconds_per_decision": wait / decisions,
+        "search_seconds_per_decision": (search - wait) / decisions,
+        "waves_per_decision": total("waves") / decisions,
+        "peak_in_flight": int(max((r.get("peak_in_flight", 0) or 0 for r in records), default=0)),
+        "simulations_per_decision": sims / decisions,
+        "simulations_per_second": sims / search if search > 0 else 0.0,
+        "simulations_per_second_without_llm": sims / (search - wait) if sims and search - wait > 0 else 0.0,
+        "steps_mean": total("steps") / max(len(records), 1),
+        "planning_time_s": total("planning_time_s"),
+    }
+
+
+def format_report(report, homes, methods, suites, sims: int, wall: float) -> str:  # noqa: ANN001
+    from llm_planner.bench.report import BenchReport, format_table
+
+    out = []
+    n_seeds = report.config["seeds"]
+    n_eps = report.config["episodes_per_seed"]
+    for home, scene in homes:
+        sub = BenchReport("household", report.backend, rows=[r for r in report.rows if r["home"] == home])
+        title = (f"Success rate (%) within {report.config['max_steps']} steps, {home} apartment ({scene}); "
+                 f"mean ± stderr over {n_seeds} seeds x {n_eps} episodes; backend {report.backend}; "
+                 f"N={sims} simulations")
+        out.append("\n" + sub.pivot("success_rate", "stderr", 100.0, 1, title=title))
+    header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
+              "s/decision", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
+    body = []
+    for spec in methods:
+        cell = [r for r in report.episodes if r["method"] == spec.label]
+        if not cell:
+            continue
+        f = cost_figures(cell)
+        body.append([spec.label, PAPER_NAMES.get(spec.planner, ""), f["decisions"],
+                     f"{f['llm_requests_per_decision']:.1f}", f"{f['policy_visits_per_decision']:.1f}",
+                     f"{f['policy_queries_per_decision']:.1f}", f"{f['seconds_per_decision']:.3f}",
+                     f"{f['llm_seconds_per_decision']:.3f}",
+                     f"{f['simulations_per_second']:.0f}" if f["simulations_per_second"] else "-",
+                     f"{f['simulations_per_second_without_llm']:.0f}" if f["simulations_per_second_without_llm"] else "-"])
+    out.append("\n" + format_table(header, body, title=(
+        f"Cost per decision (all apartments and suites; backend {report.backend}; paper, App. E: GPT3.5-MCTS "
+        f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))
+    out.append(f"\nwall time {wall:.0f} s for {len(report.episodes)} episodes")
+    return "\n".join(out)
+
+
+def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001
+                         in_flight: dict[MethodSpec, int]) -> str:
+    """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
+    per decision; then, per latency, each concurrent method's wall time over the sequential one's."""
+    from llm_planner.bench.report import fmt_pm, format_table
+
+    rows = {(r["method"], r["split"]): r for r in report.rows}
+    header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec"]
+    body, notes = [], []
+    for latency in dict.fromkeys(m.latency for m in methods):
+        group = [m for m in methods if m.latency == latency]
+        cost: dict[MethodSpec, dict[str, float]] = {}
+        for spec in group:
+            cell = [r for r in report.episodes if r["method"] == spec.label]
+            if not cell:
+                continue
+            cost[spec] = f = cost_figures(cell)
+            k = in_flight[spec]
+            body.append([f"{latency:g} s", spec.base_label, "sequential" if k == 1 else f"concurrent ({k} in flight)",
+                         *[fmt_pm(rows[(spec.label, s)]["success_rate"], rows[(spec.label, s)]["stderr"], 100.0)
+                           if (spec.label, s) in rows else "-" for s in suites],
+                         f"{f['llm_requests_per_decision']:.1f}",
+                         f"{f['waves_per_decision']:.2f}" if k > 1 else "= req",
+                         f"{f['seconds_per_decision']:.2f}", f"{f['search_seconds_per_decision']:.3f}"])
+        for seq in [m for m in cost if in_flight[m] == 1]:
+            for con in [m for m in cost if in_flight[m] > 1]:
+                ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)
+                gaps = ", ".join(f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
+                                 for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
+                notes.append(f"{latency:g} s: {con.base_label} takes {ratio:.2f} of the wall time per decision of "
+                             f"{seq.base_label} (1/{1 / ratio:.1f}); success difference (points): {gaps}")
+    cfg = report.config
+    title = (f"LLM-MCTS against a served model (llm-planner serve, style {cfg.get('serve_style')}; backend openai; "
+             f"{cfg['seeds']} seeds x {cfg['episodes_per_seed']} episodes per suite and method; {cfg['workers']} "
+             f"worker processes running episodes side by side; rounds = waits for a wave of questions; search = "
+             f"the search's own time, without waiting for answers)")
+    return format_table(header, body, title=title) + ("\n" + "\n".join(notes) if notes else "")

@@ -1,0 +1,227 @@
+"""The household apartments (LLM-MCTS, Levy-Karpas, SayCanPay) as a :class:`Domain`.
+
+Scene from the ``scene`` parameter; the PyBullet apartment (:class:`llm_planner.domains.household.sim.world.HouseholdSim`)
+as the simulator; perception from geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics:
+``state`` (the robot's partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged
+view, for fully observable planners and the goal check, as a simulator's success check would);
+directives translated by the LLM layer (:mod:`llm_planner.translation`).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from llm_planner.domains.base import Domain
+from llm_planner.domains.percept import Fact, Percept, Translation
+from llm_planner.planners.base import Planner, Task
+from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import (Action, Goal, Household, Observation, State, goal_from_lists,
+                                        goal_to_lists)
+
+ROBOT = "robot"
+
+
+class HouseholdDomain(Domain):
+    name = "household"
+    perception_topics = ("state", "full_state")
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        super().__init__(params)
+        self.scene = load_scene(self.params["scene"])
+        self.household = Household(self.scene)
+        self._translate: Any = None
+
+    @property
+    def world_name(self) -> str:
+        return f"scene '{self.scene.name}'"
+
+    # ---------------------------------------------------------------- planners
+    @classmethod
+    def planner_names(cls) -> list[str]:
+        from llm_planner.planners.base import available
+
+        return available("household")
+
+
+    def make_planner(self, name: str) -> Planner:
+        from llm_planner.planners.base import create
+
+        return create(self.resolve_planner(name), backend=self.language_model(), seed=self.params["seed"])
+
+    def make_task(self, directive: str, goal: Goal, timeout_s: float = 0.0) -> Task:
+        return Task(directive=directive, goal=goal, household=self.household, max_steps=self.params["max_steps"])
+
+    # ---------------------------------------------------------------- directives and goals
+    def ground(self, directive: str, planner: str) -> Translation:
+        if self._translate is None:
+            from llm_planner.translation import make_translator
+
+            self._translate = make_translator(self.household, self.language_model)
+        translation = self._translate(directive, planner)
+        goal = self.household.check_goal(translation.goal)
+        return Translation(goal, translation.message, translation.llm_requests)
+
+    def goal_lists(self, goal: Goal) -> list:
+        return goal_to_lists(goal)
+
+    def goal_from_lists(self, items: Any) -> Goal:
+        return self.household.check_goal(goal_from_lists(items))
+
+    # ---------------------------------------------------------------- the robot
+    def make_simulator(self) -> "HouseholdSimulator":
+        return HouseholdSimulator(self.scene, self.params["seed"])
+
+    def make_perceiver(self) -> "HouseholdPerceiver":
+        return HouseholdPerceiver(self.household)
+
+    def markers(self, geometry: GeometrySnapshot) -> list[Any]:
+        from llm_planner.viz.markers import markers_from_geometry
+
+        return markers_from_geometry(geometry, self.scene)
+
+    def skill_call(self, action: Action) -> tuple[str, list[str]]:
+        return action.verb, list(action.args)
+
+    def observation(self, percepts: Mapping[str, Percept]) -> Observation:
+        return observation_from_percept(percepts["state"], self.household)
+
+    def full_state(self, percepts: Mapping[str, Percept]) -> State:
+        return state_from_percept(percepts["full_state"], self.household)
+
+    def goal_reached(self, percepts: Mapping[str, Percept], goal: Goal) -> bool:
+        return self.household.satisfied(self.full_state(percepts), goal)
+
+    # ---------------------------------------------------------------- text
+    @classmethod
+    def step_text(cls, task: Any) -> "HouseholdText":
+        return HouseholdText()
+
+
+class HouseholdText:
+    @staticmethod
+    def format_action(action: Action) -> str:
+        return str(action)
+
+    @staticmethod
+    def summarize(observation: Observation) -> str:
+        return describe_observation(observation)
+
+
+class HouseholdSimulator:
+    """The PyBullet apartment behind the ``robot/skill`` service: skills by verb and arguments."""
+
+    def __init__(self, scene: Any, seed: int) -> None:
+        from llm_planner.domains.household.sim.world import HouseholdSim  # PyBullet only where the simulator runs
+
+        self.sim = HouseholdSim(scene, scene.sample_placement(seed), seed=seed)
+
+    def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
+        result = self.sim.execute(Action(name.strip().lower(), tuple(a.strip() for a in args)))
+        return bool(result.success), result.reason
+
+    @property
+    def last_path(self) -> list[tuple[float, float]]:
+        return list(self.sim.last_path)
+
+    def geometry(self) -> GeometrySnapshot:
+        return self.sim.geometry()
+
+    def render_png(self, path: str, view: str) -> str:
+        return str(self.sim.render_png(path, view=view))
+
+    def close(self) -> None:
+        self.sim.close()
+
+
+class HouseholdPerceiver:
+    """Predicates from geometry, never from the simulator's bookkeeping: the partial observation
+    (``state``) and the privileged full view (``full_state``)."""
+
+    def __init__(self, household: Household) -> None:
+        self.household = household
+
+    def perceive(self, geometry: GeometrySnapshot) -> dict[str, Percept]:
+        from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
+
+        observation = perceive(self.household.scene, geometry)
+        visible = {o for _, o, _ in observation.relations} | ({observation.holding} if observation.holding else set())
+        state = perceive_full(self.household.scene, geometry, self.household)
+        return {
+            "state": Percept(geometry.scene, observation.room, tuple(predicates(observation)),
+                             tuple(b for b in geometry.bodies if b.name in visible)),
+            "full_state": Percept(geometry.scene, state.room, tuple(state_predicates(self.household, state)),
+                                  tuple(geometry.bodies), full_observation=True),
+        }
+
+    def close(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------ predicates <-> observations
+def state_predicates(household: Household, state: State) -> list[Fact]:
+    """The full state as predicates (the privileged topic): every relation and container state."""
+    preds: list[Fact] = [("IN_ROOM", (ROBOT, state.room))]
+    if state.near:
+        preds.append(("CLOSE", (ROBOT, state.near)))
+    if state.holding:
+        preds.append(("HOLDING", (ROBOT, state.holding)))
+    for c in household.furniture:
+        if household.is_container[c]:
+            preds.append(("OPEN" if c in state.opened else "CLOSED", (c,)))
+    preds += [(rel.upper(), (o, f)) for rel, o, f in sorted(household.facts(state))]
+    return preds
+
+
+def _split(predicates: Iterable[Fact], furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
+    """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
+    room, near, holding = "", None, None
+    relations: set[tuple[str, str, str]] = set()
+    opened: set[str] = set()
+    closed: set[str] = set()
+    for name, args in predicates:
+        if name == "IN_ROOM" and args[:1] == (ROBOT,):
+            room = args[1]
+        elif name == "CLOSE" and args[:1] == (ROBOT,) and args[1] in furniture:
+            near = args[1]
+        elif name == "HOLDING":
+            holding = args[-1]
+        elif name in ("INSIDE", "ON") and len(args) == 2:
+            relations.add((name.lower(), args[0], args[1]))
+        elif name == "OPEN":
+            opened.add(args[0])
+        elif name == "CLOSED":
+            closed.add(args[0])
+    return room, near, holding, relations, opened, closed
+
+
+def observation_from_percept(percept: Percept, household: Household) -> Observation:
+    room, near, holding, relations, opened, closed = _split(percept.predicates, household.furniture_room)
+    room = room or percept.room
+    seen = household.room_surfaces.get(room, frozenset()) | frozenset(opened)
+    return Observation(room=room, near=near, holding=holding, relations=frozenset(relations),
+                       open_containers=frozenset(opened), closed_containers=frozenset(closed), seen_places=seen)
+
+
+def state_from_percept(percept: Percept, household: Household) -> State:
+    """The full state from the privileged full-observation percept."""
+    room, near, holding, relations, opened, _ = _split(percept.predicates, household.furniture_room)
+    where = {o: f for _, o, f in relations}
+    placement = tuple(where.get(o) for o in household.objects)
+    return State(room=room or percept.room, near=near, holding=holding, placement=placement, opened=frozenset(opened))
+
+
+def describe_observation(observation: Observation, limit: int = 12) -> str:
+    """A short human-readable summary of an observation (for feedback, status messages and the demo)."""
+    parts = [f"in {observation.room}"]
+    if observation.near:
+        parts.append(f"near {observation.near}")
+    parts.append(f"holding {observation.holding}" if observation.holding else "hand empty")
+    if observation.open_containers:
+        parts.append("open: " + ", ".join(sorted(observation.open_containers)))
+    relations = sorted(observation.relations, key=lambda r: (r[2], r[1]))
+    shown = [f"{o} {rel} {f}" for rel, o, f in relations[:limit]]
+    if len(relations) > limit:
+        shown.append(f"... {len(relations) - limit} more")
+    if shown:
+        parts.append("sees " + ", ".join(shown))
+    return "; ".join(parts)

@@ -1,0 +1,431 @@
+"""The symbolic household POMDP: the generative model G of LLM-MCTS (seed 000, §2.1, Alg. 1, App. A).
+
+State: the robot's room, the furniture it stands at (``near``; it is CLOSE to that furniture and
+to everything on or in it), what it holds, where every movable object is (INSIDE a container or
+ON a surface), and which containers are open.
+
+Actions (Appendix A.4, our names):
+
+=====================  ==============================================================
+``walk(target)``       target is a room (always visible), a furniture of the robot's
+                       room, or a visible object; afterwards the robot is in the
+                       target's room and near its furniture.
+``grab(o)``            o visible and at the furniture the robot is near; hand empty.
+``open(c)``/``close``  near container c; c closed / open.
+``putin(o, c)``        holding o, near container c, c open.
+``puton(o, s)``        holding o, near surface s.
+=====================  ==============================================================
+
+Observation (App. A.5): the robot's room, what it holds, the open/closed state of the containers
+of its room, and INSIDE/ON relations of objects on the room's surfaces and in its open containers.
+
+Transitions are deterministic and cheap (a tuple copy); ``step`` is the hot loop of tree search.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+from llm_planner.errors import GoalError
+from llm_planner.domains.household.world.scene import CONTAINER, Scene
+
+INSIDE = "inside"
+ON = "on"
+VERBS = ("walk", "grab", "open", "close", "putin", "puton")
+VERB_ARITY = {"walk": 1, "grab": 1, "open": 1, "close": 1, "putin": 2, "puton": 2}
+_GOAL_CACHE_SIZE = 4096  # compiled goals kept by a Household (cleared when full)
+_RELATIONS_CACHE_SIZE = 65536  # memoised visible-relation sets kept by a Household (cleared when full)
+
+
+class Action(NamedTuple):
+    """A ground action, e.g. ``Action('putin', ('apple_1', 'fridge'))``."""
+
+    verb: str
+    args: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.verb}({', '.join(self.args)})"
+
+    @staticmethod
+    def parse(text: str) -> "Action":
+        """Parse the canonical form ``verb(a, b)``; raises ValueError on anything else."""
+        text = text.strip()
+        verb, sep, rest = text.partition("(")
+        if not sep or not rest.endswith(")"):
+            raise ValueError(f"not an action: {text!r} (expected verb(arg, ...))")
+        verb = verb.strip().lower()
+        args = tuple(a.strip() for a in rest[:-1].split(",") if a.strip())
+        if verb not in VERB_ARITY:
+            raise ValueError(f"unknown action '{verb}' (actions: {', '.join(VERBS)})")
+        if len(args) != VERB_ARITY[verb]:
+            raise ValueError(f"{verb} takes {VERB_ARITY[verb]} argument(s), got {len(args)}")
+        return Action(verb, args)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    room: str
+    near: str | None
+    holding: str | None
+    placement: tuple[str | None, ...]  # furniture per object index; None while held
+    opened: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    room: str
+    near: str | None
+    holding: str | None
+    relations: frozenset[tuple[str, str, str]]  # (INSIDE|ON, object, furniture) of visible objects
+    open_containers: frozenset[str]  # containers of the room that are open
+    closed_containers: frozenset[str]  # containers of the room that are closed
+    seen_places: frozenset[str]  # furniture whose full contents are shown (room surfaces, open containers)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (sorted lists), e.g. for the expert data set's per-step observations."""
+        return {"room": self.room, "near": self.near, "holding": self.holding,
+                "relations": sorted(list(r) for r in self.relations),
+                "open_containers": sorted(self.open_containers), "closed_containers": sorted(self.closed_containers),
+                "seen_places": sorted(self.seen_places)}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> "Observation":
+        """Inverse of :meth:`to_dict`; raises ValueError naming a malformed field."""
+        try:
+            relations = frozenset((str(r), str(o), str(f)) for r, o, f in data["relations"])
+            return Observation(str(data["room"]), data.get("near"), data.get("holding"), relations,
+                               frozenset(data["open_containers"]), frozenset(data["closed_containers"]),
+                               frozenset(data["seen_places"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not an observation record ({exc!r}): expected room, near, holding, relations "
+                             "[[rel, object, furniture], ...], open_containers, closed_containers, seen_places") from None
+
+
+@dataclass(frozen=True, slots=True)
+class GoalItem:
+    """(REL, object type, destination, count): at least ``count`` objects of the type REL destination."""
+
+    rel: str
+    obj_type: str
+    destination: str
+    count: int = 1
+
+    def __str__(self) -> str:
+        return f"({self.rel}, {self.obj_type}, {self.destination}, {self.count})"
+
+
+Goal = tuple[GoalItem, ...]
+
+
+# Positional constructors of State and Observation for the hot loop. They set the slots directly:
+# the dataclass-generated __init__ of a frozen class calls object.__setattr__ per field and is
+# about twice as slow. Same fields in the same order, hence equal objects with equal hashes.
+_new = object.__new__
+_STATE_SLOTS = tuple(getattr(State, f.name).__set__ for f in fields(State))
+_OBS_SLOTS = tuple(getattr(Observation, f.name).__set__ for f in fields(Observation))
+assert [f.name for f in fields(State)] == ["room", "near", "holding", "placement", "opened"]
+assert [f.name for f in fields(Observation)] == ["room", "near", "holding", "relations", "open_containers",
+                                                 "closed_containers", "seen_places"]
+
+
+def _state(room: str, near: str | None, holding: str | None, placement: tuple[str | None, ...],
+           opened: frozenset[str]) -> State:
+    s = _new(State)
+    a, b, c, d, e = _STATE_SLOTS
+    a(s, room), b(s, near), c(s, holding), d(s, placement), e(s, opened)
+    return s
+
+
+def _observation(room: str, near: str | None, holding: str | None, relations: frozenset[tuple[str, str, str]],
+                 open_containers: frozenset[str], closed_containers: frozenset[str],
+                 seen_places: frozenset[str]) -> Observation:
+    o = _new(Observation)
+    a, b, c, d, e, f, g = _OBS_SLOTS
+    a(o, room), b(o, near), c(o, holding), d(o, relations), e(o, open_containers), f(o, closed_containers)
+    g(o, seen_places)
+    return o
+
+
+class StepResult(NamedTuple):
+    state: State
+    observation: Observation
+    reward: float
+    done: bool
+
+
+class Household:
+    """The symbolic model of one scene. Immutable; share one instance across searches."""
+
+    def __init__(self, scene: Scene, goal_reward: float = 1.0) -> None:
+        self.scene = scene
+        self.goal_reward = goal_reward
+        self.objects: tuple[str, ...] = tuple(scene.object_names)
+        self.index = {name: i for i, name in enumerate(self.objects)}
+        self.object_type = {name: scene.type_of(name) for name in self.objects}
+        self.rooms: tuple[str, ...] = tuple(scene.rooms)
+        self.furniture: tuple[str, ...] = tuple(scene.furniture)
+        self.furniture_room = {f.name: f.room for f in scene.furniture.values()}
+        self.is_container = {f.name: f.kind == CONTAINER for f in scene.furniture.values()}
+        self.room_furniture = {r: tuple(f for f in self.furniture if self.furniture_room[f] == r) for r in self.rooms}
+        self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f]) for r, fs in self.room_furniture.items()}
+        self.room_containers = {r: frozenset(f for f in fs if self.is_container[f]) for r, fs in self.room_furniture.items()}
+        self._precompute()
+
+    def _precompute(self) -> None:
+        """Indices and interned tuples that keep the hot loop (step, observe, legal_actions) free of
+        allocation and method calls; results are identical to the plain definitions."""
+        rel = {f: INSIDE if self.is_container[f] else ON for f in self.furniture}
+        self._rel = rel
+        #: per object index: furniture -> the interned (REL, object, furniture) fact
+        self._facts = tuple({f: (rel[f], o, f) for f in self.furniture} for o in self.objects)
+        self._type_indices = {t: tuple(i for i, o in enumerate(self.objects) if self.object_type[o] == t)
+                              for t in self.scene.object_types}
+        self._walk_actions = {t: Action("walk", (t,)) for t in self.rooms + self.furniture + self.objects}
+        self._obj_walk = tuple(self._walk_actions[o] for o in self.objects)
+        self._obj_grab = tuple(Action("grab", (o,)) for o in self.objects)
+        self._open_actions = {f: Action("open", (f,)) for f in self.furniture}
+        self._close_actions = {f: Action("close", (f,)) for f in self.furniture}
+        self._put_actions = {(o, f): Action("putin" if self.is_container[f] else "puton", (o, f))
+                             for o in self.objects for f in self.furniture}
+        self._room_walks = {r: tuple(self._walk_actions[x] for x in self.rooms if x != r) for r in self.rooms}
+        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs) for r, fs in self.room_furniture.items()}
+        self._views: dict[tuple[str, frozenset[str]], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+        #: (placement, seen places) -> visible relations; search revisits placements very often
+        self._seen_relations: dict[tuple[tuple[str | None, ...], frozenset[str]], frozenset[tuple[str, str, str]]] = {}
+        self._goals: dict[int, tuple[Sequence[GoalItem], tuple[tuple[tuple[int, ...], str, int], ...]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the memo caches (worker processes rebuild them)."""
+        return {"scene": self.scene, "goal_reward": self.goal_reward}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["scene"], state["goal_reward"])  # type: ignore[misc]
+
+    def _view(self, room: str, opened: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """(seen places, open containers, closed containers) of a room, memoised per opened set."""
+        view = self._views.get((room, opened))
+        if view is None:
+            containers = self.room_containers[room]
+            open_here = containers & opened
+            view = (self.room_surfaces[room] | open_here, open_here, containers - open_here)
+            self._views[(room, opened)] = view
+        return view
+
+    def _compiled_goal(self, goal: Sequence[GoalItem]) -> tuple[tuple[tuple[int, ...], str, int], ...]:
+        """(indices of the type's objects, destination, count) per goal item, memoised per goal object."""
+        entry = self._goals.get(id(goal))
+        if entry is not None and entry[0] is goal:
+            return entry[1]
+        compiled = tuple((self._type_indices.get(g.obj_type, ()), g.destination, g.count) for g in goal)
+        if len(self._goals) >= _GOAL_CACHE_SIZE:
+            self._goals.clear()
+        self._goals[id(goal)] = (goal, compiled)  # holding the goal keeps its id from being reused
+        return compiled
+
+    # ----------------------------------------------------------------- states
+    def initial_state(self, placement: dict[str, str], room: str | None = None) -> State:
+        missing = [o for o in self.objects if o not in placement]
+        if missing:
+            raise ValueError(f"placement lacks objects: {', '.join(missing[:5])}")
+        return State(
+            room=room or self.scene.robot_room,
+            near=None,
+            holding=None,
+            placement=tuple(placement[o] for o in self.objects),
+            opened=frozenset(),
+        )
+
+    def sample_initial_state(self, seed: int) -> State:
+        return self.initial_state(self.scene.sample_placement(seed))
+
+    def relation(self, furniture: str) -> str:
+        return self._rel[furniture]
+
+    def location(self, state: State, obj: str) -> str | None:
+        return state.placement[self.index[obj]]
+
+    def facts(self, state: State) -> frozenset[tuple[str, str, str]]:
+        """Every INSIDE/ON relation of the state (full observation)."""
+        facts = self._facts
+        return frozenset([facts[i][f] for i, f in enumerate(state.placement) if f is not None])
+
+    # ------------------------------------------------------------- visibility
+    def place_visible(self, state: State, furniture: str) -> bool:
+        """Objects at this furniture can be seen: it is in the robot's room and not a closed container."""
+        if self.furniture_room[furniture] != state.room:
+            return False
+        return not self.is_container[furniture] or furniture in state.opened
+
+    def visible(self, state: State, target: str) -> bool:
+        if target in self.furniture_room:
+            return self.furniture_room[target] == state.room
+        if target in self.index:
+            place = state.placement[self.index[target]]
+            return place is not None and self.place_visible(state, place)
+        return target in self.scene.rooms
+
+    def seen_places(self, state: State) -> frozenset[str]:
+        """Places whose full contents the robot currently sees."""
+        return self._view(state.room, state.opened)[0]
+
+    def observe(self, state: State) -> Observation:
+        seen, open_here, closed_here = self._view(state.room, state.opened)
+        key = (state.placement, seen)
+        relations = self._seen_relations.get(key)
+        if relations is None:
+            facts = self._facts
+            relations = frozenset([facts[i][f] for i, f in enumerate(state.placement) if f in seen])
+            if len(self._seen_relations) >= _RELATIONS_CACHE_SIZE:
+                self._seen_relations.clear()
+            self._seen_relations[key] = relations
+        return _observation(state.room, state.near, state.holding, relations, open_here, closed_here, seen)
+
+    # ---------------------------------------------------------------- actions
+    def why_not(self, state: State, action: Action) -> str | None:
+        """None when the action's preconditions hold, else the reason it cannot be done."""
+        verb, args = action
+        if VERB_ARITY.get(verb) != len(args):
+            return f"unknown action {action}"
+        target = args[-1] if verb in ("putin", "puton") else args[0]
+        if verb == "walk":
+            if target not in self.scene.rooms and target not in self.furniture_room and target not in self.index:
+                return f"unknown target '{target}'"
+            if target == state.holding:
+                return f"already holding {target}"
+            return None if self.visible(state, target) else f"{target} is not visible"
+        if verb == "grab":
+            if target not in self.index:
+                return f"{target} is not a movable object"
+            if state.holding is not None:
+                return f"hand is full (holding {state.holding})"
+            if not self.visible(state, target):
+                return f"{target} is not visible"
+            if state.placement[self.index[target]] != state.near:
+                return f"not close to {target}"
+            return None
+        if target not in self.furniture_room:
+            return f"unknown furniture '{target}'"
+        if state.near != target:
+            return f"not close to {target}"
+        if verb in ("open", "close"):
+            if not self.is_container[target]:
+                return f"{target} cannot be opened or closed"
+            is_open = target in state.opened
+            if verb == "open" and is_open:
+                return f"{target} is already open"
+            if verb == "close" and not is_open:
+                return f"{target} is already closed"
+            return None
+        obj = args[0]
+        if state.holding != obj:
+            return f"not holding {obj}"
+        if verb == "putin":
+            if not self.is_container[target]:
+                return f"{target} is a surface; use puton"
+            if target not in state.opened:
+                return f"{target} is closed"
+            return None
+        if self.is_container[target]:
+            return f"{target} is a container; use putin"
+        return None
+
+    def transition(self, state: State, action: Action) -> State:
+        """Successor of an applicable action (call :meth:`why_not` first)."""
+        verb, args = action
+        if verb == "walk":
+            target = args[0]
+            if target in self.scene.rooms:
+                return _state(target, None, state.holding, state.placement, state.opened)
+            near = target if target in self.furniture_room else state.placement[self.index[target]]
+            return _state(self.furniture_room[near], near, state.holding, state.placement, state.opened)
+        if verb == "grab":
+            i = self.index[args[0]]
+            placement = state.placement[:i] + (None,) + state.placement[i + 1:]
+            return _state(state.room, state.near, args[0], placement, state.opened)
+        if verb == "open":
+            return _state(state.room, state.near, state.holding, state.placement, state.opened | {args[0]})
+        if verb == "close":
+            return _state(state.room, state.near, state.holding, state.placement, state.opened - {args[0]})
+        i = self.index[args[0]]
+        placement = state.placement[:i] + (args[1],) + state.placement[i + 1:]
+        return _state(state.room, state.near, None, placement, state.opened)
+
+    def step(self, state: State, action: Action, goal: Goal) -> StepResult:
+        """G(s, a): next state, observation, reward and done. Inapplicable actions change nothing."""
+        if self.why_not(state, action) is not None:
+            return StepResult(state, self.observe(state), 0.0, False)
+        nxt = self.transition(state, action)
+        done = self.satisfied(nxt, goal)
+        return StepResult(nxt, self.observe(nxt), self.goal_reward if done else 0.0, done)
+
+    def legal_actions(self, state: State) -> list[Action]:
+        """The admissible actions of a state (what a policy may choose from)."""
+        near, holding = state.near, state.holding
+        actions = list(self._room_walks[state.room])
+        actions += [a for f, a in self._furniture_walks[state.room] if f != near]
+        seen = self._view(state.room, state.opened)[0]
+        obj_walk, obj_grab = self._obj_walk, self._obj_grab
+        for i, f in enumerate(state.placement):
+            if f in seen:
+                if f != near:
+                    actions.append(obj_walk[i])
+                elif holding is None:
+                    actions.append(obj_grab[i])
+        if near is not None:
+            if self.is_container[near]:
+                if near in state.opened:
+                    actions.append(self._close_actions[near])
+                    if holding is not None:
+                        actions.append(self._put_actions[(holding, near)])
+                else:
+                    actions.append(self._open_actions[near])
+            elif holding is not None:
+                actions.append(self._put_actions[(holding, near)])
+        return actions
+
+    # ------------------------------------------------------------------ goals
+    def count_satisfied(self, state: State, item: GoalItem) -> int:
+        placement, dest = state.placement, item.destination
+        return sum(1 for i in self._type_indices.get(item.obj_type, ()) if placement[i] == dest)
+
+    def satisfied(self, state: State, goal: Goal) -> bool:
+        placement = state.placement
+        for indices, dest, count in self._compiled_goal(goal):
+            if sum(1 for i in indices if placement[i] == dest) < count:
+                return False
+        return True
+
+    def check_goal(self, goal: Iterable[GoalItem]) -> Goal:
+        """Validate a goal against the scene; raises GoalError saying what is impossible."""
+        items = tuple(goal)
+        if not items:
+            raise GoalError("the goal is empty")
+        needed: dict[str, int] = {}
+        for item in items:
+            if item.obj_type not in self.scene.object_types:
+                if item.obj_type in self.furniture_room:
+                    raise GoalError(f"'{item.obj_type}' is furniture and cannot be moved")
+                raise GoalError(f"the scene has no object '{item.obj_type}'")
+            if item.destination not in self.furniture_room:
+                raise GoalError(f"the scene has no container or surface '{item.destination}'")
+            expected = self.relation(item.destination)
+            if item.rel != expected:
+                raise GoalError(f"'{item.destination}' is a {'container' if expected == INSIDE else 'surface'}: "
+                                f"objects go {expected} it, not {item.rel}")
+            if item.count < 1:
+                raise GoalError(f"count must be at least 1 in {item}")
+            needed[item.obj_type] = needed.get(item.obj_type, 0) + item.count
+        for obj_type, n in needed.items():
+            have = self.scene.object_types[obj_type].count
+            if n > have:
+                raise GoalError(f"the goal needs {n} {obj_type}(s) but the scene has {have}")
+        return items
+
+
+def goal_to_lists(goal: Sequence[GoalItem]) -> list[list]:
+    """JSON form of a goal: ``[[REL, object, destination, count], ...]`` (DESIGN.md)."""
+    return [[g.rel, g.obj_type, g.destination, g.count] for g in goal]
+
+
+def goal_from_lists(items: Sequence[Sequence]) -> Goal:
+    return tuple(GoalItem(str(r), str(o), str(d), int(c)) for r, o, d, c in items)

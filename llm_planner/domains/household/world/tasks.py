@@ -1,0 +1,309 @@
+"""Household rearrangement tasks: the suites of LLM-MCTS (seed 000, §3.1 and Appendix A.2).
+
+Suites (``SUITES``):
+
+* ``simple``: move one object; its (object type, destination) pair is a *training* pair.
+* ``comp``: two training pairs whose composition is a *training composition* (appears in D).
+* ``novel_simple``: one object; a *novel* pair (absent from D, with a seen type and destination).
+* ``novel_comp2``: two training pairs whose composition is not a training composition.
+* ``novel_comp3``: three training pairs (D holds no three-item task).
+
+The split is fixed data, ``config/household_tasks.yaml``: per object type its training and novel
+destinations, and the hash rule that splits compositions of training pairs (see that file). The
+expert data set D (``llm_planner/domains/household/world/expert.py``) is generated from the simple and comp suites
+only, so the novel suites stay novel. A task is never already (even partly) satisfied at the start
+state of its placement seed: every goal item needs at least one object moved. Goals pass
+:meth:`Household.check_goal`; the items of one task have different object types.
+
+Instruction grammar (lower case; items in the goal's order; a goal parser may rely on it)::
+
+    instruction := OPENER clause [rest] END
+    clause      := VERB " " item
+    rest        := " and " [VERB " "] item                                 (two items)
+                 | ", " [VERB " "] item " and " [VERB " "] item            (three items)
+    item        := COUNT " " NOUN " " REL " the " DEST
+    OPENER      := "" | "please " | "could you " | "can you "
+    END         := "?" after "could you"/"can you", else "" or "."
+    VERB        := put | place | move
+    COUNT       := one | a | an   (count 1; "an" before a vowel) | two (2) | three (3)
+    NOUN        := the object type with "_" -> " ", plural when COUNT > 1 (English rule:
+                   +es after s/x/z/ch/sh, consonant+y -> ies, else +s; overrides in the YAML)
+    REL         := inside | in | into       (destination is a container: INSIDE)
+                 | on | onto | on top of    (destination is a surface: ON)
+    DEST        := the furniture name with "_" -> " "
+
+Example: ``"please put one apple inside the fridge and two plates on the kitchen table."`` is the
+goal ``((inside, apple, fridge, 1), (on, plate, kitchen_table, 2))``.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from llm_planner.errors import ConfigError
+from llm_planner.paths import config_dir
+from llm_planner.domains.household.world.scene import Scene, load_scene
+from llm_planner.domains.household.world.symbolic import Goal, GoalItem, Household, State, goal_from_lists, goal_to_lists
+
+SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
+TRAINING_SUITES = ("simple", "comp")
+SUITE_ITEMS = {"simple": 1, "comp": 2, "novel_simple": 1, "novel_comp2": 2, "novel_comp3": 3}
+TASKS_CONFIG = config_dir() / "household_tasks.yaml"
+MAX_PLACEMENTS = 100  # placement seeds tried per task before giving up (a broken configuration)
+
+Pair = tuple[str, str]  # (object type, destination furniture)
+
+
+@dataclass(frozen=True)
+class HouseholdTask:
+    """One generated task: an instruction, its formal goal, and the start state (scene + seed)."""
+
+    task_id: str
+    suite: str
+    instruction: str
+    goal: Goal
+    scene: str
+    placement_seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "suite": self.suite, "instruction": self.instruction,
+                "goal": goal_to_lists(self.goal), "scene": self.scene, "placement_seed": self.placement_seed}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> "HouseholdTask":
+        return HouseholdTask(str(data["task_id"]), str(data["suite"]), str(data["instruction"]),
+                             goal_from_lists(data["goal"]), str(data["scene"]), int(data["placement_seed"]))
+
+
+@dataclass(frozen=True)
+class Phrasing:
+    """The words of the instruction grammar (the ``phrasing`` section of the tasks YAML)."""
+
+    openers: tuple[str, ...]
+    verbs: tuple[str, ...]
+    count_words: Mapping[int, tuple[str, ...]]
+    relation_words: Mapping[str, tuple[str, ...]]
+    nouns: Mapping[str, Mapping[str, str]]
+    repeat_verb_probability: float = 0.5  # a later item repeats a VERB ("... and put two plates ...")
+    period_probability: float = 0.5  # a statement ends with "." (questions always end with "?")
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """The fixed split and generation parameters (``config/household_tasks.yaml``)."""
+
+    train_pairs: frozenset[Pair]
+    novel_pairs: frozenset[Pair]
+    train_composition_fraction: float
+    count_two_probability: float
+    max_tries_per_task: int
+    phrasing: Phrasing
+
+    def is_training_composition(self, pairs: Sequence[Pair]) -> bool:
+        """Whether a two-item composition of training pairs belongs to the training data D."""
+        if len(pairs) != 2 or not all(p in self.train_pairs for p in pairs):
+            return False
+        key = "|".join(sorted(f"{t}:{d}" for t, d in pairs))
+        bucket = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 1000
+        return bucket < 1000 * self.train_composition_fraction
+
+
+def goal_pairs(goal: Sequence[GoalItem]) -> tuple[Pair, ...]:
+    """The (object type, destination) pairs of a goal, in order."""
+    return tuple((g.obj_type, g.destination) for g in goal)
+
+
+# ------------------------------------------------------------------------------- config
+@lru_cache(maxsize=8)
+def load_task_config(path: str | Path | None = None) -> TaskConfig:
+    """Load and check the tasks YAML; errors name the file and the entry."""
+    path = Path(path) if path is not None else TASKS_CONFIG
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the task configuration: {exc}") from None
+    try:
+        return _parse_task_config(data)
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _parse_task_config(data: Any) -> TaskConfig:
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), dict):
+        raise ConfigError("expected a mapping with 'pairs' (object type -> {train: [...], novel: [...]})")
+    train: set[Pair] = set()
+    novel: set[Pair] = set()
+    for obj_type, spec in data["pairs"].items():
+        if not isinstance(spec, dict) or not spec.get("train"):
+            raise ConfigError(f"pairs.{obj_type}: needs a non-empty 'train' list of destinations")
+        train.update((obj_type, d) for d in spec["train"])
+        novel.update((obj_type, d) for d in spec.get("novel") or [])
+    both = train & novel
+    if both:
+        raise ConfigError(f"pairs: {sorted(both)[0]} is listed as both train and novel")
+    seen_destinations = {d for _, d in train}
+    for obj_type, dest in sorted(novel):
+        if dest not in seen_destinations:
+            raise ConfigError(f"pairs.{obj_type}.novel: destination '{dest}' appears in no training pair")
+    fraction = float(data.get("train_composition_fraction", 0.5))
+    p_two = float(data.get("count_two_probability", 0.0))
+    for name, value in (("train_composition_fraction", fraction), ("count_two_probability", p_two)):
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{name}: must lie in [0, 1], got {value}")
+    return TaskConfig(frozenset(train), frozenset(novel), fraction, p_two,
+                      int(data.get("max_tries_per_task", 200)), _parse_phrasing(data.get("phrasing") or {}))
+
+
+def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
+    rel_words = {str(k): tuple(v) for k, v in (spec.get("relation_words") or {}).items()}
+    for rel in ("inside", "on"):
+        if not rel_words.get(rel):
+            raise ConfigError(f"phrasing.relation_words.{rel}: needs at least one word")
+    count_words = {int(k): tuple(v) for k, v in (spec.get("count_words") or {}).items()}
+    if not count_words.get(1):
+        raise ConfigError("phrasing.count_words.1: needs at least one word")
+    return Phrasing(tuple(spec.get("openers") or [""]), tuple(spec.get("verbs") or ["put"]), count_words,
+                    rel_words, {k: dict(v) for k, v in (spec.get("nouns") or {}).items()},
+                    float(spec.get("repeat_verb_probability", 0.5)), float(spec.get("period_probability", 0.5)))
+
+
+# ---------------------------------------------------------------------------- phrasing
+def noun(obj_type: str, count: int, phrasing: Phrasing) -> str:
+    """Surface form of an object type: ``cutlery_fork`` -> ``cutlery fork`` / ``cutlery forks``."""
+    override = phrasing.nouns.get(obj_type, {})
+    form = "singular" if count == 1 else "plural"
+    if form in override:
+        return override[form]
+    word = obj_type.replace("_", " ")
+    if count == 1:
+        return word
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def count_word(count: int, noun_text: str, phrasing: Phrasing, rng: random.Random) -> str:
+    words = phrasing.count_words.get(count)
+    if not words:
+        raise ConfigError(f"phrasing.count_words has no word for {count}")
+    word = rng.choice(words)
+    if word == "a" and noun_text[:1] in "aeiou":
+        return "an"
+    return word
+
+
+def item_phrase(item: GoalItem, phrasing: Phrasing, rng: random.Random) -> str:
+    text = noun(item.obj_type, item.count, phrasing)
+    rel = rng.choice(phrasing.relation_words[item.rel])
+    return f"{count_word(item.count, text, phrasing, rng)} {text} {rel} the {item.destination.replace('_', ' ')}"
+
+
+def render_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: Phrasing | None = None) -> str:
+    """A natural-language instruction for a goal, following the grammar of the module docstring."""
+    phrasing = phrasing or load_task_config().phrasing
+    opener = rng.choice(phrasing.openers)
+    parts = [f"{rng.choice(phrasing.verbs)} {item_phrase(goal[0], phrasing, rng)}"]
+    for item in goal[1:]:
+        verb = f"{rng.choice(phrasing.verbs)} " if rng.random() < phrasing.repeat_verb_probability else ""
+        parts.append(verb + item_phrase(item, phrasing, rng))
+    body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    if opener.strip() in ("could you", "can you"):
+        end = "?"
+    else:
+        end = "." if rng.random() < phrasing.period_probability else ""
+    return f"{opener}{body}{end}"
+
+
+# --------------------------------------------------------------------------- generation
+@dataclass(frozen=True)
+class _Pools:
+    """The pairs and compositions of one scene, per suite."""
+
+    train: tuple[Pair, ...]
+    novel: tuple[Pair, ...]
+    train_comps: tuple[tuple[Pair, Pair], ...]
+    novel_comps: tuple[tuple[Pair, Pair], ...]
+
+
+def suite_pools(household: Household, config: TaskConfig) -> _Pools:
+    """Pairs of the configuration that exist in this scene, and the split compositions."""
+    def usable(pair: Pair) -> bool:
+        return pair[0] in household.scene.object_types and pair[1] in household.furniture_room
+
+    train = tuple(sorted(p for p in config.train_pairs if usable(p)))
+    novel = tuple(sorted(p for p in config.novel_pairs if usable(p)))
+    comps = [(a, b) for a, b in combinations(train, 2) if a[0] != b[0]]
+    train_comps = tuple(c for c in comps if config.is_training_composition(c))
+    novel_comps = tuple(c for c in comps if not config.is_training_composition(c))
+    if not train or not novel or not train_comps or not novel_comps:
+        raise ConfigError(f"scene '{household.scene.name}' has too few usable task pairs "
+                          f"(train {len(train)}, novel {len(novel)}): check object types and furniture names")
+    return _Pools(train, novel, train_comps, novel_comps)
+
+
+def _draw_pairs(suite: str, pools: _Pools, rng: random.Random) -> tuple[Pair, ...]:
+    if suite == "simple":
+        return (rng.choice(pools.train),)
+    if suite == "novel_simple":
+        return (rng.choice(pools.novel),)
+    if suite == "comp":
+        return rng.choice(pools.train_comps)
+    if suite == "novel_comp2":
+        return rng.choice(pools.novel_comps)
+    while True:  # novel_comp3: three training pairs of different object types
+        triple = tuple(rng.sample(pools.train, 3))
+        if len({t for t, _ in triple}) == 3:
+            return triple
+
+
+def _draw_goal(suite: str, household: Household, pools: _Pools, config: TaskConfig, rng: random.Random) -> Goal:
+    items = []
+    for obj_type, dest in _draw_pairs(suite, pools, rng):
+        many = SUITE_ITEMS[suite] > 1 and household.scene.object_types[obj_type].count >= 2
+        count = 2 if many and rng.random() < config.count_two_probability else 1
+        items.append(GoalItem(household.relation(dest), obj_type, dest, count))
+    return tuple(items)
+
+
+def unsatisfied_everywhere(household: Household, state: State, goal: Goal) -> bool:
+    """Every goal item still needs work in ``state`` (no item already holds)."""
+    return all(household.count_satisfied(state, item) < item.count for item in goal)
+
+
+def generate_tasks(scene: Scene | str, suite: str, n: int, seed: int,
+                   config: TaskConfig | None = None) -> list[HouseholdTask]:
+    """``n`` tasks of a suite in a scene, reproducible from ``seed`` (§3.1, Appendix A.2)."""
+    if suite not in SUITES:
+        raise ConfigError(f"unknown task suite '{suite}' (suites: {', '.join(SUITES)})")
+    if n < 0:
+        raise ConfigError(f"the number of tasks must be >= 0, got {n}")
+    scene = load_scene(scene) if isinstance(scene, str) else scene
+    config = config or load_task_config()
+    household = Household(scene)
+    pools = suite_pools(household, config)
+    rng = random.Random(f"{scene.name}:{suite}:{seed}")
+    return [_one_task(f"{scene.name}-{suite}-{seed}-{i:05d}", suite, household, pools, config, rng) for i in range(n)]
+
+
+def _one_task(task_id: str, suite: str, household: Household, pools: _Pools, config: TaskConfig,
+              rng: random.Random) -> HouseholdTask:
+    for _ in range(MAX_PLACEMENTS):
+        placement_seed = rng.randrange(2**31)
+        state = household.sample_initial_state(placement_seed)
+        for _ in range(config.max_tries_per_task):
+            goal = _draw_goal(suite, household, pools, config, rng)
+            if unsatisfied_everywhere(household, state, goal):
+                household.check_goal(goal)
+                instruction = render_instruction(goal, rng, config.phrasing)
+                return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
+    raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
+                      f"'{household.scene.name}': its object distributions already satisfy every task pair")

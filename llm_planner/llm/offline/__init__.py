@@ -1,0 +1,18 @@
+"""The offline backend: an LLM-free stand-in that decides every offline benchmark result.
+
+Nothing here is a language model. Hand-built components answer the questions a model would be
+asked, from what the prompt would tell a model (never the simulator's hidden truth):
+
+* :mod:`.backend`: ``OfflineBackend``, the ``offline`` entry of the backend factory.
+* :mod:`.commonsense`: where objects are usually kept (``llm/offline/data/commonsense.yaml``).
+* :mod:`.goal_parser`, :mod:`.quantities`: directive to goal, by grammar and Sentence-BERT grounding.
+* :mod:`.clause_classifier`: the Levy-Karpas clause classifier (k nearest labelled clauses).
+* :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
+* :mod:`.tamp`: STaLM task plans by weighted A* on the prompt's predicate abstraction.
+* :mod:`.levy_karpas`, :mod:`.clauses`: the Levy-Karpas translation channels (clause classifier).
+* :mod:`.served`, :mod:`.styles`, :mod:`.serve`, :mod:`.serve_options`: the same answers written as a model would write
+  them, behind ``llm-planner serve`` (an OpenAI-compatible HTTP server for tests and latency runs).
+
+Every offline figure of the README's tables is a figure of these components, not of a language
+model; the ``openai`` backend is the one that asks a model.
+"""

@@ -1,0 +1,462 @@
+"""The offline goal parser: a household directive to goal tuples from rules plus embeddings, the
+offline answer to the goal-interpretation question of LLM-MCTS (seed 000, §2.2 "Goal", App. F
+listing 3: "put one apple into the fridge" -> (apple, inside, fridge)).
+
+What it reads:
+
+* polite and chatty wrappers ("could you ... please", "I'd like ...", "would it be possible to",
+  "hi! ... thanks!", "okay so, um, ..."), clauses joined by "and", "then" or commas;
+* counts after them: digits and number words, "a couple of", "a pair of", "both", "one of the",
+  "all (of) the" / "every" / "each" (every instance in the apartment), a plural with "the" (all of
+  them); "some", "a few", "several" have no count and are refused;
+* relations (in/inside/into -> INSIDE, on/onto/on top of -> ON, "to"/"at" -> by the furniture's
+  kind) and states said with a verb of being ("the towel should be in the cabinet");
+* verbs that imply a place when none is said ("chill" -> fridge, "heat up" -> microwave, "wash" ->
+  dishwasher for things kept there, "hang up" -> wardrobe, "shelve" -> bookshelf; data in
+  ``commonsense.yaml`` ``verb_places``);
+* pronouns: "get the soap and leave it on the counter" ("it" is the last object without a place,
+  "them" every such object since the last place);
+* objects listed before one shared destination ("an apple and a banana in the fridge").
+
+Names are grounded in three steps: the scene's own word (singular or plural), the commonsense
+file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
+cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
+config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a kitchen and a
+bathroom cabinet is refused, not guessed).
+
+Where it cannot read a directive it raises GoalError saying why, never a guess: a count it cannot
+tell, a word after the object it does not understand, a pronoun without an object before it, a
+negation or exception ("everything except the apple"), a question, a room as destination, and
+a directive in another language (the offline backend reads English; a configured model reads more).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping
+
+from llm_planner.errors import GoalError
+from llm_planner.llm.offline.commonsense import Commonsense
+from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
+from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
+from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
+from llm_planner.llm.phrasing import normalize
+from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
+from llm_planner.llm.text import WorldInfo, name_to_text, plural
+from llm_planner.domains.household.world.symbolic import INSIDE, ON
+
+if TYPE_CHECKING:
+    from llm_planner.llm.resources import Resources
+
+
+_PAIR_NOUNS = ("glasses", "pants", "trousers", "jeans", "scissors", "shoes", "socks", "slippers")
+PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")
+VERBS = (
+    "put", "place", "move", "bring", "take", "store", "set", "leave", "carry", "get", "drop", "stash",
+    "load", "keep", "pop", "stick", "transfer", "return", "lay", "stack", "position", "relocate", "hang",
+    "toss", "throw", "slide", "stow", "tidy", "deliver", "fetch", "rearrange", "arrange", "shift", "insert",
+    "grab", "find", "pick", "give", "chill", "refrigerate", "cool", "heat", "warm", "reheat", "microwave",
+    "wash", "shelve", "clean",
+)
+_FILLER_CLAUSE = re.compile(r"^(?:hi|hey|hello|thanks|thank you|thx|ok|okay|please|pls|great|cheers|robot|so|um|uh|"
+                            r"when you get a chance|if you can|if you could|when you can|you|me)$")
+_SPLIT = re.compile(r"\s*(?:,|;|\band\s+then\b|\bthen\b|\bafter\s+that\b|\balso\b|\bas\s+well\s+as\b|\band\b|&)\s*")
+# Prepositions that start the destination, longest first.
+_RELATIONS = (
+    ("on top of", ON), ("inside of", INSIDE), ("back into", INSIDE), ("back inside", INSIDE),
+    ("back in", INSIDE), ("back onto", ON), ("back on", ON), ("back to", ""), ("over to", ""),
+    ("inside", INSIDE), ("into", INSIDE), ("in", INSIDE), ("onto", ON), ("on", ON), ("to", ""),
+    ("at", ""), ("upon", ON), ("within", INSIDE), ("beside", ""), ("by", ""),
+)
+_REL_PATTERN = re.compile(r"\b(" + "|".join(re.escape(w) for w, _ in _RELATIONS) + r")\b")
+_REL_OF = dict(_RELATIONS)
+_DETERMINERS = re.compile(r"^(?:the|a|an|some|my|our|your|this|that|these|those|of)\s+")
+_COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|needs?\s+to\s+(?:be|go)"
+                     r"|goes|go|belongs?|stays?|ends?\s+up)$")
+_GOES_TO = re.compile(r"\s+(?:needs?|has|have|ought|wants?)\s+to\s+(?:be|go|end\s+up|get)\s+")
+#: Words that may follow the object without changing the goal ("keep the milk cold in the fridge").
+_AFTER_OBJECT = {"too", "again", "also", "as", "well", "back", "away", "up", "down", "over", "out", "there", "here",
+                 "cold", "cool", "warm", "hot", "clean", "safe", "fresh", "please", "for", "me", "us", "now", "first",
+                 "later", "then", "carefully", "gently", "quickly"}
+_SOURCE = re.compile(r"\s+(?:from|off|out\s+of)\s+.*$")
+_NEGATION = re.compile(r"\b(?:don'?t|do\s+not|never|except|but\s+not|other\s+than|apart\s+from|without|instead\s+of|"
+                       r"no\s+longer|nothing|none)\b")
+_QUESTION = re.compile(r"^(?:what|what's|whats|where|where's|which|who|why|how|is|are|does|did|has|have)\b")
+_VAGUE_PLACE = ("somewhere", "anywhere", "wherever", "away", "there", "here", "place", "it", "them", "the right place",
+                "its place", "where it belongs", "where they belong")
+_ENGLISH = {"the", "a", "an", "in", "into", "on", "onto", "put", "please", "to", "and", "of", "it", "my", "you", "could",
+            "can", "inside", "place", "move", "with", "for", "me", "is", "get", "take"}
+_FOREIGN = {"le", "la", "les", "dans", "une", "des", "du", "sur", "et", "mets", "mettre", "plaît", "plait", "frigo",
+            "el", "los", "las", "pon", "ponga", "nevera", "mesa", "por", "favor", "der", "die", "das", "den", "dem",
+            "ein", "eine", "und", "auf", "bitte", "stell", "stelle", "leg", "lege", "kühlschrank", "il", "lo", "gli",
+            "sulla", "sul", "nel", "nella", "metti", "per", "di", "della", "uma", "um", "na", "coloque", "geladeira",
+            "zet", "het", "een", "op", "koelkast", "alsjeblieft"}
+
+
+@dataclass(frozen=True)
+class ParsedItem:
+    rel: str            # INSIDE / ON
+    obj_type: str       # scene type name
+    destination: str    # scene furniture name
+    count: int
+
+
+@dataclass(frozen=True)
+class _Clause:
+    count: int | None   # None: not said (1, or all of them for a plural noun)
+    obj: str            # object phrase
+    rel: str            # relation word ("" when none was said)
+    dest: str           # destination phrase ("" when none was said)
+    pairs: bool         # counted in pairs ("two pairs of glasses")
+    verb: str = ""      # the clause's verb ("chill" may imply the destination)
+    every: bool = False  # "all the", "every": every instance in the apartment
+    text: str = ""      # the clause as said, for messages
+
+
+class GoalParser:
+    """Rules + embeddings goal parser for one scene (see the module docstring)."""
+
+    def __init__(self, world: WorldInfo, commonsense: Commonsense, grounder: Grounder, min_score: float,
+                 thresholds: Mapping[str, float]) -> None:
+        self.world = world
+        self.commonsense = commonsense
+        self.grounder = grounder
+        self.min_score = min_score
+        self.object_match = float(thresholds["object_match"])
+        self.place_match = float(thresholds["place_match"])
+        self.new_word_match = float(thresholds["new_word_match"])
+        self.margin = float(thresholds["margin"])
+        self.types = list(world.object_types)
+        self.furniture = list(world.furniture)
+        self.type_words = self._type_words(commonsense)
+        self.place_words = self._place_words(commonsense)
+        self._longest_type = max((len(w.split()) for w in self.type_words), default=1)
+
+    # ---------------------------------------------------------------- lexicons
+    def _type_words(self, cs: Commonsense) -> dict[str, tuple[str, bool]]:
+        """Surface word -> (scene type, plural?): the scene's own names first, then the aliases."""
+        words: dict[str, tuple[str, bool]] = {}
+        index = cs.alias_index()
+        by_entry: dict[str, list[str]] = {}
+        for word, entry in index.items():
+            by_entry.setdefault(entry, []).append(word)
+        for t in self.types:
+            text = name_to_text(t)
+            for w in (text, t, text.replace(" ", "")):
+                words.setdefault(w, (t, False))
+            words.setdefault(plural(text), (t, True))
+        for t in self.types:
+            text = name_to_text(t)
+            entry = index.get(text) or index.get(text.replace(" ", ""))
+            for word in by_entry.get(entry, []) if entry else []:
+                words.setdefault(word, (t, False))
+                words.setdefault(plural(word), (t, True))
+        return words
+
+    def _place_words(self, cs: Commonsense) -> dict[str, str]:
+        words: dict[str, str] = {}
+        for f in self.furniture:
+            text = name_to_text(f)
+            for w in (text, f, text.replace(" ", ""), plural(text)):
+                words.setdefault(w, f)
+        for place, aliases in cs.place_aliases.items():
+            target = words.get(place)
+            if target is None:
+                continue
+            for w in aliases:
+                words.setdefault(w, target)
+        return words
+
+    # ------------------------------------------------------------------ parse
+    def parse(self, directive: str) -> list[ParsedItem]:
+        check_english(directive)
+        text = normalize(directive)
+        if not text:
+            raise GoalError("the directive is empty; say what to move where, e.g. 'put one apple inside the fridge'")
+        if _QUESTION.match(text) and str(directive).strip().endswith("?"):
+            raise GoalError(f"'{directive.strip()}' is a question; the robot takes requests to move objects, e.g. "
+                            "'put the milk inside the fridge'")
+        negation = _NEGATION.search(text)
+        if negation:
+            raise GoalError(f"the offline goal parser does not read negations or exceptions ('{negation.group(0)}'); "
+                            "say only what to move where, e.g. 'put the banana and the milk inside the fridge'")
+        pieces = [(c, _strip_clause(c)) for c in _SPLIT.split(text)]
+        clauses = [self._split_clause(raw, body) for raw, body in pieces if body and not _FILLER_CLAUSE.match(body)]
+        if not clauses:
+            raise GoalError(f"'{directive.strip()}' says nothing to move; say what to move where, "
+                            "e.g. 'put one apple inside the fridge'")
+        clauses = self._resolve_pronouns(clauses)
+        clauses = [self._implied_place(c) for c in clauses]
+        # Objects listed before a shared destination take the next destination (else the previous).
+        rooms = {name_to_text(r) for r in self.world.rooms}
+        for i, clause in enumerate(clauses):
+            if clause.dest:
+                continue
+            if clause.obj in rooms:
+                raise GoalError(f"'{clause.obj}' is a room; say which objects to move and where, e.g. 'put the "
+                                "plates inside the dishwasher'")
+            source = next((c for c in clauses[i + 1:] if c.dest), None) or \
+                next((c for c in reversed(clauses[:i]) if c.dest), None)
+            if source is None:
+                raise GoalError(f"say where to put the {clause.obj or 'object'} (e.g. 'inside the fridge' or "
+                                f"'on the kitchen table')")
+            clauses[i] = dataclasses.replace(clause, rel=source.rel, dest=source.dest)
+        items: dict[tuple[str, str, str], int] = {}
+        for clause in clauses:
+            if not clause.obj:
+                raise GoalError(f"say which object to put {clause.rel} the {clause.dest}")
+            obj_type, is_plural = self.ground_type(clause.obj)
+            destination = self.ground_place(clause.dest)
+            rel = _REL_OF.get(clause.rel, "") or self.world.relation(destination)
+            count = self._count(clause, obj_type, is_plural)
+            key = (rel, obj_type, destination)
+            items[key] = items.get(key, 0) + count
+        return [ParsedItem(r, o, d, c) for (r, o, d), c in items.items()]
+
+    def _count(self, clause: _Clause, obj_type: str, is_plural: bool) -> int:
+        type_text = name_to_text(obj_type)
+        pair_noun = type_text in _PAIR_NOUNS or type_text.split()[-1] in _PAIR_NOUNS
+        if clause.every or (clause.count is None and is_plural and not pair_noun):
+            count = self.world.count(obj_type)
+            if count < 1:
+                raise GoalError(f"this apartment has no {type_text}")
+            return count
+        count = 1 if clause.count is None else clause.count
+        if clause.pairs and not pair_noun:
+            count *= 2  # "a pair of apples" is two apples; "a pair of glasses" one pair of glasses
+        return count
+
+    def _split_clause(self, raw: str, body: str) -> _Clause:
+        verb = _leading_verb(raw)
+        body = _GOES_TO.sub(" ", body)  # "the milk needs to go in the fridge": a state, as "the milk in the fridge"
+        match = _REL_PATTERN.search(body)
+        if match is None:
+            head, rel, dest = body, "", ""
+        else:
+            head, rel, dest = body[:match.start()].strip(), match.group(1), body[match.end():].strip()
+        head = _COPULA.sub("", head)
+        count, obj, pairs, every = self._count_and_object(head)
+        return _Clause(count, obj, rel, _clean_place(dest), pairs, verb, every, body)
+
+    # -------------------------------------------------------------- the object phrase
+    def _count_and_object(self, head: str) -> tuple[int | None, str, bool, bool]:
+        """(count or None, object phrase, counted in pairs, every instance) of the words before the
+        relation; the object is the last name of the scene in them, the count the words just
+        before it; anything after the name must be harmless ("cold", "too", "from the table")."""
+        head = _SOURCE.sub("", " " + head).strip()
+        words = head.split()
+        span = self._last_type_span(words)
+        if span is None:  # no known name: the phrase after the quantity words, for grounding
+            count, rest, pairs, every = quantity(words)
+            return count, " ".join(w for w in rest if w not in _AFTER_OBJECT) or " ".join(rest), pairs, every
+        start, end = span
+        after = [w for w in words[end:] if w not in _AFTER_OBJECT]
+        if after:
+            raise GoalError(f"cannot tell what '{' '.join(words[end:])}' after '{' '.join(words[start:end])}' means; "
+                            "say only which object to move and where, e.g. 'put the mug inside the dishwasher'")
+        count, before, pairs, every = quantity(words[:start], trailing=True)
+        stray = [w for w in before if w.isdigit() or w in COUNT_WORDS or w in ALL_WORDS or w in VAGUE_COUNTS]
+        if stray:
+            raise GoalError(f"cannot tell how many {' '.join(words[start:end])} from '{head}'; say a number, e.g. "
+                            f"'two {plural(words[end - 1]) if not words[end - 1].endswith('s') else words[end - 1]}'")
+        return count, " ".join(words[start:end]), pairs, every
+
+    def _last_type_span(self, words: list[str]) -> tuple[int, int] | None:
+        """(start, end) of the last, longest run of words that is a known object word."""
+        best = None
+        for end in range(len(words), 0, -1):
+            for start in range(max(0, end - self._longest_type), end):
+                if " ".join(words[start:end]) in self.type_words:
+                    best = (start, end)
+                    break
+            if best:
+                return best
+        return None
+
+    # ---------------------------------------------------------------- pronouns and verbs
+    def _resolve_pronouns(self, clauses: list[_Clause]) -> list[_Clause]:
+        """"get the soap and leave it on the counter": "it" is the last object said without a place,
+        "them" every such object since the last place; those objects then go where the pronoun goes."""
+        out: list[_Clause] = []
+        pending: list[_Clause] = []
+        for clause in clauses:
+            if clause.obj in PRONOUNS:
+                if not pending:
+                    raise GoalError(f"cannot tell what '{clause.obj}' is in '{clause.text}'; name the object, e.g. "
+                                    "'put the mug on the desk'")
+                refers = pending[-1:] if clause.obj in ("it", "that", "this", "this one", "that one") else pending
+                if not clause.dest and not clause.verb:
+                    raise GoalError(f"say where to put {clause.obj}")
+                out.extend(dataclasses.replace(c, rel=clause.rel, dest=clause.dest, verb=clause.verb or c.verb)
+                           for c in refers)
+                pending = [c for c in pending if c not in refers]
+                continue
+            if clause.dest:
+                out.extend(pending)
+                pending = []
+                out.append(clause)
+            else:
+                pending.append(clause)
+        return out + pending
+
+    def _implied_place(self, clause: _Clause) -> _Clause:
+        """A clause without a place whose verb implies one ("chill the milk": the fridge)."""
+        if clause.dest or not clause.verb or clause.verb not in self.commonsense.verb_places:
+            return clause
+        place, kept_there = self.commonsense.verb_places[clause.verb]
+        furniture = self.place_words.get(place)
+        if furniture is None:
+            raise GoalError(f"'{clause.verb}' needs a {place}, and this apartment has none; say where to put the "
+                            f"{clause.obj}")
+        if kept_there:
+            obj_type, _ = self.ground_type(clause.obj)
+            entry = self.commonsense.alias_index().get(name_to_text(obj_type))
+            if entry is None or place not in self.commonsense.objects.get(entry, {}):
+                raise GoalError(f"cannot tell where to {clause.verb} the {clause.obj}; say where to put it")
+        return dataclasses.replace(clause, rel=INSIDE if furniture in self.world.containers else ON,
+                                   dest=name_to_text(furniture))
+
+    # -------------------------------------------------------------- grounding
+    def ground_type(self, phrase: str) -> tuple[str, bool]:
+        """(scene type, whether the phrase was plural)."""
+        phrase = _DETERMINERS.sub("", phrase.strip())
+        for candidate in (phrase, _singular(phrase)):
+            if candidate in self.type_words:
+                obj_type, is_plural = self.type_words[candidate]
+                return obj_type, is_plural or candidate != phrase
+        if phrase in self.place_words or _singular(phrase) in self.place_words:
+            furniture = self.place_words.get(phrase) or self.place_words[_singular(phrase)]
+            raise GoalError(f"'{phrase}' is furniture ({furniture}) and cannot be moved; the robot moves objects "
+                            f"such as {', '.join(self.types[:3])} into or onto furniture")
+        if phrase in (name_to_text(r) for r in self.world.rooms):
+            raise GoalError(f"'{phrase}' is a room; say which object to move and where, e.g. 'put the mug inside "
+                            "the dishwasher'")
+        if phrase in PRONOUNS:
+            raise GoalError(f"cannot tell what '{phrase}' is; name the object, e.g. 'put the mug on the desk'")
+        match = self._clear_match(phrase, self.types, self.object_match)
+        if match is None:
+            raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
+                            f"{self._closest(phrase, self.types)}")
+        text = name_to_text(match)
+        return match, phrase.endswith("s") and not text.endswith("s")
+
+    def ground_place(self, phrase: str) -> str:
+        if phrase in self.place_words:
+            return self.place_words[phrase]
+        singular = _singular(phrase)
+        if singular in self.place_words:
+            return self.place_words[singular]
+        for room in self.world.rooms:  # "the table in the kitchen" -> "the table" + room context
+            suffix = f" in the {name_to_text(room)}"
+            if phrase.endswith(suffix):
+                phrase = f"{name_to_text(room)} {phrase[:-len(suffix)]}"
+                if phrase in self.place_words:
+                    return self.place_words[phrase]
+        if phrase in (name_to_text(r) for r in self.world.rooms):
+            raise GoalError(f"'{phrase}' is a room; say on or in which furniture to put it "
+                            f"(e.g. {self._closest(phrase, self.furniture)})")
+        if phrase in _VAGUE_PLACE or not phrase:
+            raise GoalError(f"say where to put it: on or in which furniture (e.g. {', '.join(self.furniture[:3])})")
+        sharing = [f for f in self.furniture if name_to_text(f).split()[-1] == phrase]
+        if len(sharing) >= 2:
+            raise GoalError(f"which {phrase}: {' or '.join(name_to_text(f) for f in sharing)}? say it, e.g. "
+                            f"'on the {name_to_text(sharing[0])}'")
+        match = self._clear_match(phrase, self.furniture, self.place_match, heads=True)
+        if match is None:
+            raise GoalError(f"this apartment has no '{phrase}' to put things in or on; the closest are "
+                            f"{self._closest(phrase, self.furniture)}")
+        return match
+
+    def _clear_match(self, phrase: str, names: list[str], threshold: float, heads: bool = False) -> str | None:
+        """The name the phrase grounds to when it is clearly the closest (see the module docstring);
+        ``heads``: only the names' last words count as shared words (furniture: "table", "cabinet")."""
+        if len(phrase.split()) > 4:
+            return None
+        ranked = self.grounder.rank_names(phrase, names)
+        if not ranked:
+            return None
+        best = ranked[0]
+        words = name_to_text(best.name).split()
+        shared = set(phrase.split()) & ({words[-1]} if heads else set(words) | {plural(w) for w in words})
+        if best.score < max(threshold if shared else self.new_word_match, self.min_score):
+            return None
+        if len(ranked) > 1 and best.score - ranked[1].score < self.margin:
+            return None
+        return best.name
+
+    def _closest(self, phrase: str, names: list[str], k: int = 3) -> str:
+        return ", ".join(m.name for m in self.grounder.rank_names(phrase, names)[:k])
+
+
+def check_english(directive: str) -> None:
+    """GoalError for a directive in another language (letters outside Latin script, or mostly
+    function words of other European languages)."""
+    text = str(directive)
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return
+    latin = sum(1 for ch in letters if "LATIN" in unicodedata.name(ch, ""))
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
+    foreign = sum(1 for w in words if w in _FOREIGN)
+    english = sum(1 for w in words if w in _ENGLISH)
+    if latin < 0.7 * len(letters) or (foreign >= 2 and foreign > english):
+        raise GoalError(f"'{text.strip()}' does not look like English: the offline backend reads English directives "
+                        "only; write it in English, or configure a language model (backend: openai, "
+                        "config/llm.yaml), which reads other languages")
+
+
+def _leading_verb(clause: str) -> str:
+    """The first verb of a clause (after polite wrappers), or ""."""
+    words = _POLITE_START.sub("", clause.strip(" ,;:")).split()
+    for w in words[:3]:
+        w = _GERUNDS.get(w, w)
+        if w in VERBS:
+            return w
+    return ""
+
+
+def _strip_clause(clause: str) -> str:
+    clause = clause.strip(" ,;:")
+    clause = _POLITE_START.sub("", clause).strip()
+    clause = _POLITE_END.sub("", clause).strip(" ,;:")
+    words = clause.split()
+    while words and (words[0] in VERBS or words[0] in _GERUNDS or (words[0] in ("up", "away", "out", "me", "us")
+                                                                      and len(words) > 1)):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _clean_place(phrase: str) -> str:
+    phrase = FILLER_ADVERBS.sub(" ", phrase)
+    phrase = _POLITE_END.sub("", " ".join(phrase.split())).strip()
+    phrase = _DETERMINERS.sub("", " ".join(phrase.split()))
+    phrase = re.sub(r"^(?:top of|the top of|inside of)\s+(?:the\s+)?", "", phrase)
+    phrase = re.sub(r"\s+(?:too|as well|again|for me|to (?:chill|cool|keep cold|warm up|heat up))$", "", phrase)
+    return " ".join(phrase.split())
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("ves"):
+        return word[:-3] + "fe"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def goal_parser(resources: "Resources", world: WorldInfo) -> GoalParser:
+    """The goal parser of one scene, built once per backend resources and scene."""
+    from llm_planner.llm.offline.commonsense import load_commonsense
+
+    def build() -> GoalParser:
+        return GoalParser(world, load_commonsense(resources.config.get("offline.commonsense")), resources.grounder,
+                          float(resources.config.get("grounding.min_name_score")),
+                          resources.config.get("offline.goal_parser"))
+
+    return resources.shared(("goal_parser", world.fingerprint()), build)

@@ -1,0 +1,424 @@
+"""The model behind ``llm-planner serve``: it reads the chat messages a real model would receive,
+recognises which of the project's questions they ask, and answers with the offline components.
+
+It is honest in the way a served model is: it sees nothing but the prompt text. The scene it
+reasons about is rebuilt from the names the prompt lists (rooms, furniture with kind and room,
+object types and counts), the robot's situation from the prompt's completed actions and current
+observation; it never reads a scene file, the simulator or any hidden state.
+
+=============  =========================================  ====================================
+question       recognised by (prompt of)                  answered with
+=============  =========================================  ====================================
+world_model    "what are the possible positions of X?"    ``OfflineBackend.object_positions``
+               (``llm/prompts/world_model.txt``)
+policy         "Goal / Completed actions / Current        ``OfflineBackend.next_actions`` (the
+               observation / Next actions:"               retrieval policy; it is also SayCanPay's
+               (``llm/prompts/policy.txt``)               Say question)
+translate      "... Formal goal:" (``translate.txt``)      the offline goal parser
+task_plans     STaLM's PDDL prompt (``stalm/prompt.py``)    ``tamp.plans_from_prompt``
+nl2pddl        Levy-Karpas' "Directive:" prompt            the goal parser (goal); the steps the
+               (``levy_karpas/openai_channels.py``)       directive spells out (template)
+unknown        anything else                              a polite "I do not understand"
+=============  =========================================  ====================================
+
+Each answer is a list of samples in a neutral form (:class:`Sample`: the question kind and its
+content as data); ``llm_planner.llm.offline.styles`` writes them as text in an answer style.
+
+Past observations are not in the policy prompt (the seed's listing 1 shows the completed actions
+and the current observation), so the served policy knows of the robot's past only what the
+completed actions say: the rooms it walked through (their surfaces were seen) and the containers
+it opened; what it saw there and no longer sees is forgotten. It is weaker than the embedded
+offline backend, which is given the past observations, as a real model is.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
+
+KINDS = ("world_model", "policy", "translate", "task_plans", "nl2pddl", "unknown")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled answer as data. ``data`` by kind:
+
+    * world_model: ``{"object": str, "positions": [["inside"|"on", place text], ...]}``
+    * policy: ``{"goal": str, "next_actions": [action text, ..., "done"], "situation": str}``
+    * translate: ``{"directive": str, "goal": [[REL, object, destination, count], ...], "problem": str}``
+    * task_plans: ``{"text": plan text in the seed's format, "challenges": [str], "plan": [[op, arg, ...]],
+      "note": str}``
+    * nl2pddl: ``{"goal": formal goal or "none", "template": template or "none"}``
+    * unknown: ``{"text": str}``
+    """
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class UnreadablePrompt(LlmPlannerError):
+    """The prompt looks like one of the project's questions but misses a part the answer needs."""
+
+
+# ------------------------------------------------------------------------------ recognising
+_WORLD_MODEL = re.compile(r"Question:\s*what are the possible positions of (?P<object>[^?\n]+)\?\s*Answer:\s*$",
+                          re.IGNORECASE)
+_POLICY = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nCompleted actions:\s*(?P<completed>[^\n]*)\n"
+                     r"Current observation:\s*(?P<observation>[^\n]*)\nNext actions:\s*$", re.IGNORECASE)
+_TRANSLATE = re.compile(r"Goal:\s*(?P<directive>[^\n]*)\nFormal goal:\s*$", re.IGNORECASE)
+_NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
+
+
+def prompt_of(messages: Sequence[Any]) -> str:
+    """The text of the last user message (string content or a list of text parts)."""
+    for message in reversed(list(messages)):
+        if not isinstance(message, dict) or message.get("role", "user") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def classify(prompt: str) -> str:
+    """Which question a prompt asks (one of :data:`KINDS`)."""
+    text = prompt.rstrip()
+    if "(:goal" in text and ("Domain Description" in text or "(:objects" in text):
+        return "task_plans"
+    if _WORLD_MODEL.search(text):
+        return "world_model"
+    if _POLICY.search(text):
+        return "policy"
+    if _TRANSLATE.search(text):
+        return "translate"
+    if text.startswith("Translate a household robot's directive") and _NL2PDDL.search(text):
+        return "nl2pddl"
+    return "unknown"
+
+
+def _line(prompt: str, label: str) -> str:
+    """The value of the first ``label: value.`` line."""
+    match = re.search(rf"^{re.escape(label)}:\s*(.*?)\.?\s*$", prompt, re.MULTILINE)
+    if match is None:
+        raise UnreadablePrompt(f"the prompt has no '{label}:' line")
+    return match.group(1)
+
+
+def _names(value: str) -> list[str]:
+    return [text_to_name(v) for v in value.split(",") if v.strip()]
+
+
+_FURNITURE = re.compile(r"([^,()]+?)\s*\((container|surface) in the ([^()]+?)\)")
+_COUNTED = re.compile(r"([^,()]+?)\s*\((\d+)\)")
+
+
+def _counted_types(value: str) -> dict[str, str]:
+    """``apple (2), bread slice (1)`` -> instance -> type (``apple_1``, ``apple_2``, ``bread_slice_1``)."""
+    out: dict[str, str] = {}
+    for name, count in _COUNTED.findall(value):
+        obj_type = text_to_name(name)
+        for i in range(1, int(count) + 1):
+            out[f"{obj_type}_{i}"] = obj_type
+    return out
+
+
+def policy_world(prompt: str) -> WorldInfo:
+    """The apartment as the policy prompt names it (rooms, furniture with kind and room, objects)."""
+    rooms = _names(_line(prompt, "Rooms in the house"))
+    containers, surfaces, room_of = [], [], {}
+    for name, kind, room in _FURNITURE.findall(_line(prompt, "Furniture in the house")):
+        furniture = text_to_name(name)
+        (containers if kind == "container" else surfaces).append(furniture)
+        room_of[furniture] = text_to_name(room)
+    objects = _counted_types(_line(prompt, "Objects in the house"))
+    if not rooms or not room_of or not objects:
+        raise UnreadablePrompt("the policy prompt lists no rooms, furniture or objects")
+    return WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), room_of, objects)
+
+
+# ------------------------------------------------------------------------------ observations
+_FURNITURE_SEEN = re.compile(r"^an? (?P<f>.+?) is inside the (?P<room>.+?)(?: and the .+? is (?P<state>open|closed))?$")
+_RELATION_SEEN = re.compile(r"^an? (?P<o>.+?) is (?P<rel>inside|on) the (?P<f>.+)$")
+
+
+def read_observation(text: str, world: WorldInfo) -> Observation:
+    """Inverse of ``observation_to_text`` over the prompt's names; unknown phrases are ignored."""
+    rooms = set(world.rooms)
+    furniture = set(world.furniture)
+    containers = set(world.containers)
+    objects = set(world.objects)
+    room, near, holding = "", None, None
+    relations: set[tuple[str, str, str]] = set()
+    open_here: set[str] = set()
+    closed_here: set[str] = set()
+    for part in text.strip().rstrip(".").split(", "):
+        part = part.strip()
+        if part.startswith("you are in the "):
+            room = text_to_name(part[len("you are in the "):])
+        elif part.startswith("you are close to the "):
+            near = text_to_name(part[len("you are close to the "):])
+        elif part.startswith("you are holding the "):
+            holding = text_to_name(part[len("you are holding the "):])
+        elif (m := _FURNITURE_SEEN.match(part)) and text_to_name(m.group("room")) in rooms:
+            f = text_to_name(m.group("f"))
+            if m.group("state") == "open":
+                open_here.add(f)
+            elif m.group("state") == "closed" or f in containers:
+                closed_here.add(f)
+        elif (m := _RELATION_SEEN.match(part)):
+            obj, place = text_to_name(m.group("o")), text_to_name(m.group("f"))
+            if obj in objects and place in furniture:
+                relations.add((INSIDE if m.group("rel") == "inside" else ON, obj, place))
+    if room not in rooms:
+        raise UnreadablePrompt(f"the current observation names no room of the house: {text[:120]!r}")
+    seen = {f for f in world.surfaces if world.furniture_room.get(f) == room} | open_here
+    return Observation(room, near, holding, frozenset(relations), frozenset(open_here),
+                       frozenset(closed_here - open_here), frozenset(seen))
+
+
+_ACTION_PATTERNS = (
+    ("walk", re.compile(r"^walk to (?:the )?(.+)$")), ("grab", re.compile(r"^grab (?:the )?(.+)$")),
+    ("open", re.compile(r"^open (?:the )?(.+)$")), ("close", re.compile(r"^close (?:the )?(.+)$")),
+    ("putin", re.compile(r"^put (?:the )?(.+?) inside (?:the )?(.+)$")),
+    ("puton", re.compile(r"^put (?:the )?(.+?) on (?:the )?(.+)$")),
+)
+
+
+def read_actions(text: str) -> tuple[Action, ...]:
+    """``walk to the kitchen, grab the apple 1`` -> actions (``none`` -> no action)."""
+    out = []
+    for part in text.strip().rstrip(".").split(","):
+        part = " ".join(part.lower().split())
+        for verb, pattern in _ACTION_PATTERNS:
+            m = pattern.match(part)
+            if m:
+                out.append(Action(verb, tuple(text_to_name(g) for g in m.groups())))
+                break
+    return tuple(out)
+
+
+def remembered_views(world: WorldInfo, history: Sequence[Action]) -> tuple[Observation, ...]:
+    """What the completed actions say the robot has seen: per walk, the surfaces of the room it was
+    in; per opened container, its inside. Contents are not in the prompt, so the views carry none
+    (see the module docstring)."""
+    views = []
+    room = None
+    for action in history:
+        target = action.args[-1] if action.verb in ("putin", "puton") else action.args[0]
+        if action.verb == "walk":
+            room = target if target in world.rooms else world.furniture_room.get(target, room)
+            if room:
+                seen = frozenset(f for f in world.surfaces if world.furniture_room.get(f) == room)
+                views.append(Observation(room, None, None, frozenset(), frozenset(), frozenset(), seen))
+        elif action.verb == "open" and room:
+            views.append(Observation(room, target, None, frozenset(), frozenset({target}), frozenset(),
+                                     frozenset({target})))
+    return tuple(views)
+
+
+# ------------------------------------------------------------------------------ answering
+class ServedModel:
+    """Answers the project's questions from their prompts with an offline backend (thread-safe)."""
+
+    def __init__(self, backend: Any = None) -> None:
+        if backend is None:
+            from llm_planner.llm.factory import make_backend
+
+            backend = make_backend(backend="offline")
+        self.backend = backend
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        """Load the sentence embedder and the expert data set now, not on the first request."""
+        with self._lock:
+            self.backend.resources.embedder.encode(["warm up"])
+            self.backend.prepare()
+
+    def answer(self, prompt: str, n: int, seed: int = 0) -> tuple[str, list[Sample]]:
+        """(question kind, n samples). A prompt that cannot be read is answered as a model would:
+        with a sentence saying what it misses."""
+        kind = classify(prompt)
+        try:
+            with self._lock:
+                samples = getattr(self, f"_{kind}")(prompt, n, seed)
+        except UnreadablePrompt as exc:
+            samples = [Sample("unknown", {"text": f"I cannot answer this: {exc}."})] * n
+        except LlmPlannerError as exc:  # the offline components have no answer
+            samples = [Sample("unknown", {"text": f"I do not know how to answer this ({exc})."})] * n
+        return kind, samples
+
+    # -- world model (LLM-MCTS §2.2)
+    def _world_model(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        containers = _names(_line(prompt, "Containers in the apartment"))
+        surfaces = _names(_line(prompt, "Surfaces in the apartment"))
+        rooms = _names(_line(prompt, "Rooms in the apartment"))
+        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
+                          {f: "" for f in containers + surfaces}, {})
+        obj_type = text_to_name(_WORLD_MODEL.search(prompt.rstrip()).group("object"))  # type: ignore[union-attr]
+        answer = self.backend.object_positions(world, obj_type, m=n, seed=seed)
+        samples = [Sample("world_model", {"object": name_to_text(obj_type), "positions": [
+            ["inside" if rel == INSIDE else "on", name_to_text(place)] for rel, place in sample]})
+            for sample in answer.samples]
+        while len(samples) < n:  # common sense had no place for it
+            samples.append(Sample("world_model", {"object": name_to_text(obj_type), "positions": []}))
+        return samples
+
+    # -- heuristic policy (LLM-MCTS §2.3) and SayCanPay's Say
+    def _policy(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        from llm_planner.llm.base import PolicyQuery
+
+        world = policy_world(prompt)
+        tail = _POLICY.search(prompt.rstrip())
+        assert tail is not None
+        observation = read_observation(tail.group("observation"), world)
+        history = read_actions(tail.group("completed"))
+        past = remembered_views(world, history)
+        query = PolicyQuery(world, tail.group("goal").strip(), observation, history, (), None, past)
+        answer = self.backend.next_actions(query, m=n, seed=seed)
+        situation = _situation(observation)
+        samples = [Sample("policy", {"goal": query.instruction, "next_actions": [t], "situation": situation})
+                   for t in answer.texts]
+        samples += [Sample("policy", {"goal": query.instruction, "next_actions": ["done"], "situation": situation})
+                    for _ in range(answer.done)]
+        return samples[:n] or [Sample("unknown", {"text": "I am not sure what the robot should do next."})] * n
+
+    # -- goal translation (LLM-MCTS §2.2 "Goal")
+    def _translate(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        from llm_planner.errors import GoalError
+
+        containers = _names(_line(prompt, "Containers"))
+        surfaces = _names(_line(prompt, "Surfaces"))
+        rooms = _names(_line(prompt, "Rooms (not destinations)"))
+        objects = _counted_types(_line(prompt, "Objects (how many the house has)"))
+        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
+                          {f: "" for f in containers + surfaces}, objects)
+        directive = _TRANSLATE.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
+        try:
+            items = self.backend.translate(world, directive).items
+        except GoalError as exc:
+            return [Sample("translate", {"directive": directive, "goal": [], "problem": str(exc)})] * n
+        goal = [[rel.upper(), obj, dest, count] for rel, obj, dest, count in items]
+        return [Sample("translate", {"directive": directive, "goal": goal, "problem": ""})] * n
+
+    # -- STaLM task plans (seed 003 §3.3)
+    def _task_plans(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
+
+        texts = self.backend.task_plans(prompt, n=n, seed=seed).plans
+        samples = []
+        for text in texts:
+            challenges = re.findall(r"^\d+\.\s*(.+)$", text.split("## Plan ##")[0], re.MULTILINE)
+            section, _ = plan_section(text)
+            steps = [list(t) for t in scan_tuples(section) if isinstance(t, list)]
+            note = " ".join(re.findall(r"^#\s*(.+)$", text.split("## Plan ##")[-1], re.MULTILINE))
+            samples.append(Sample("task_plans", {"text": text, "challenges": challenges, "plan": steps, "note": note}))
+        return samples
+
+    # -- Levy-Karpas phase I (seed 001)
+    def _nl2pddl(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        from llm_planner.errors import GoalError
+
+        rooms = _names(_line(prompt, "Rooms"))
+        containers = _names(_line(prompt, "Containers"))
+        surfaces = _names(_line(prompt, "Surfaces"))
+        types = _names(_line(prompt, "Object types"))
+        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
+                          {f"{t}_1": t for t in types})
+        directive = _NL2PDDL.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
+        steps, goal_text, stepwise = read_steps(directive, world)
+        goal = "none"
+        if goal_text:
+            try:
+                items = self.backend.translate(world, goal_text).items
+                goal = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in items)
+            except GoalError:
+                goal = "none"
+        template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)
+        return [Sample("nl2pddl", {"goal": goal, "template": template})] * n
+
+    def _unknown(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        return [Sample("unknown", {"text": "I am not sure what you are asking. Could you rephrase the question?"})] * n
+
+
+_WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|proceed(?:ing)?|move|make\s+your\s+way|"
+                   r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
+_GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
+                   r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
+_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
+                  r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
+_OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
+_PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"
+                  r"(?P<rel>inside|into|in|onto|on\s+top\s+of|on)\s+(?:the\s+)?(?P<y>.+)$")
+_BRING = re.compile(r"^(?:bring|carry|take|move|deliver)\s+.+\s+(?:to|into|onto|in|on)\s+.+$")
+
+
+def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
+    """(template steps, the goal part of the directive, whether it is all steps) of a Levy-Karpas
+    directive: clauses that walk, grab, open, close or put become steps over the prompt's kinds
+    ("it" is the last object or container named); "bring/carry X to Y" clauses are the goal. A
+    directive of goal clauses only has no steps (its goal is the whole directive)."""
+    from llm_planner.methods.levy_karpas.clauses import split_clauses
+
+    kinds = {name_to_text(k): k for k in (*world.rooms, *world.furniture, *world.object_types)}
+    objects = {name_to_text(t): t for t in world.object_types}
+    steps: list[str] = []
+    goals: list[str] = []
+    last_object = last_container = None
+    puts = []
+    for clause in split_clauses(directive):
+        clause = re.sub(r"^(?:then|after that|and|first|finally|next)\s+", "", clause)
+        clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
+        if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
+                kinds.get(m.group("to") or m.group("to2")):
+            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})", f"walk({kinds[m.group('to') or m.group('to2')]})"]
+        elif (m := _OPEN_CLOSE.match(clause)):
+            target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
+            if target:
+                steps.append(f"{'open' if m.group('verb') == 'open' else 'close'}({target})")
+                last_container = target
+        elif (m := _PUT.match(clause)):
+            obj = objects.get(m.group("x")) or (last_object if m.group("x") in ("it", "them") else None)
+            dest = kinds.get(m.group("y"))
+            if obj and dest:
+                rel = "putin" if dest in world.containers else "puton"
+                steps.append(f"{rel}({obj}, {dest})")
+                puts.append(clause)
+        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1)) or clause.startswith(("bring", "carry")):
+            goals.append(clause)
+        elif (m := _GRAB.match(clause)):
+            obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)
+            if obj:
+                steps.append(f"grab({obj})")
+                last_object = obj
+        elif (m := _WALK.match(clause)):
+            target = kinds.get(m.group("x"))
+            if target:
+                steps.append(f"walk({target})")
+                if target in world.containers:
+                    last_container = target
+                if target in world.object_types:
+                    last_object = target
+    stepwise = any(s.startswith(("grab(", "open(", "close(")) for s in steps)
+    if not stepwise:  # put clauses without grab/open/close state the goal
+        steps = [s for s in steps if not s.startswith(("putin(", "puton("))]
+        goals += puts
+    if not steps:  # a goal only
+        return [], directive, False
+    return steps, " and ".join(goals), stepwise and not goals
+
+
+def _situation(observation: Observation) -> str:
+    """A sentence about the robot's situation (what a thinking model would note first)."""
+    where = f"The robot is in the {name_to_text(observation.room)}"
+    if observation.near:
+        where += f", close to the {name_to_text(observation.near)}"
+    where += f", holding the {name_to_text(observation.holding)}." if observation.holding else ", with an empty hand."
+    seen = sorted(name_to_text(o) for _r, o, _f in observation.relations)
+    return where + (f" It sees the {', the '.join(seen[:4])}." if seen else " It sees no object it needs yet.")

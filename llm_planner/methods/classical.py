@@ -1,0 +1,65 @@
+"""``classical``: Fast Downward (through unified-planning) on the fully observed state.
+
+Not one of the papers' methods: the reference strategy that needs no language model, used by
+/plan_task until (or instead of) the LLM planners, and as an oracle in tests. It sees the full
+state, says so in its description, and replans from the current full state when a step fails.
+"""
+from __future__ import annotations
+
+from llm_planner.planners.base import Decision, Planner, Task, register
+from llm_planner.domains.household.world.symbolic import Action, Observation, State
+
+
+@register("classical")
+class ClassicalPlanner(Planner):
+    needs_full_state = True
+
+    def __init__(self, timeout_s: float = 60.0, max_replans: int = 3, **params) -> None:
+        super().__init__(**params)
+        self.timeout_s = timeout_s
+        self.max_replans = max_replans
+        self.plan: list[Action] = []
+        self.replans = 0
+        self.failure = ""
+        self.replan_pending = False
+
+    def describe(self) -> str:
+        return "classical planner (Fast Downward on the fully observed state; no language model used)"
+
+    def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
+        self.task = task
+        self.replans = 0
+        self._replan(full_state)
+
+    def _replan(self, full_state: State | None) -> None:
+        from llm_planner.domains.household.world.pddl import solve
+
+        assert self.task is not None
+        if full_state is None:
+            self.plan, self.failure = [], "the classical planner needs the full state"
+            return
+        with self.stats.timing():
+            result = solve(self.task.household, full_state, self.task.goal, timeout_s=self.timeout_s)
+        self.plan = list(result.actions or [])
+        self.failure = "" if result.actions is not None else f"no plan: {result.message or result.status}"
+
+    def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
+        self.stats.decisions += 1
+        if self.replan_pending:
+            self.replan_pending = False
+            self._replan(full_state)
+        if not self.plan:
+            return Decision(None, self.failure or "plan finished but the goal does not hold")
+        return Decision(self.plan[0])
+
+    def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
+        if success and self.plan and self.plan[0] == action:
+            self.plan.pop(0)
+            return
+        self.replans += 1
+        self.plan = []
+        self.failure = f"step {action} failed ({reason}); gave up after {self.max_replans} replans"
+        self.replan_pending = self.replans <= self.max_replans
+
+    def preview(self) -> list[Action]:
+        return list(self.plan)

@@ -1,0 +1,135 @@
+"""Phase I of Levy & Karpas (seed 001) with the ``openai`` backend: the language model itself
+translates a directive (optionally with the state as text, the seed's "A on B" facts) into a goal
+and a plan template, from K training examples of the directive data set (most similar directives
+first, Sentence-BERT). The seed takes the next predictions from the model's beam search; a chat
+API has no beam output, so ``n`` samples are asked in one request and their distinct answers,
+most frequent first, are the ranked predictions.
+
+A thin adapter over the LLM layer: it uses :meth:`OpenAIBackend.ask` (requests, retries, the
+answer cache and usage accounting stay there) with its own prompt, and the LLM layer's grounding
+of goal tuples (:func:`llm_planner.llm.translate.ground_goal`). Nothing the model writes is
+evaluated: answers in any style are read by ``llm_planner.llm.answers.read_goal_template`` (labelled
+lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
+by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from llm_planner.errors import GoalError, LLMError, PlanningError
+from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.answers import Unparsable, read_goal_template, read_goal_tuples
+from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
+from llm_planner.llm.translate import ground_goal
+from llm_planner.methods.levy_karpas.channels import ChannelOutput
+from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
+from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
+
+INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
+Goal: the final state asked for, as tuples (REL, object type, destination, count) joined by "-",
+REL is INSIDE for containers and ON for surfaces; write "Goal: none" when the directive only lists steps.
+Template: the steps the directive spells out, as verb(kind, ...) joined by ", " with verbs
+walk(room|furniture|object type), grab(object type), open(container), close(container),
+putin(object type, container), puton(object type, surface); start it with "partial:" when the
+directive also states a goal so that other steps may come in between; write "Template: none" when
+the directive states only a goal.
+Rooms: {rooms}
+Containers: {containers}
+Surfaces: {surfaces}
+Object types: {types}
+"""
+
+
+def state_text(household: Household, state: State) -> str:
+    """The seed's state encoding: every fact as text ("apple 1 is inside the fridge")."""
+    facts = [f"the robot is in the {name_to_text(state.room)}"]
+    facts += [relation_to_text(household.relation(f), o, f).split(" ", 1)[1]
+              for o, f in zip(household.objects, state.placement) if f is not None]
+    return "; ".join(facts)
+
+
+def example_block(sample: DirectiveSample, text: str) -> str:
+    goal = goal_to_formal(sample.goal) if sample.goal and text == sample.goal_directive else "none"
+    template = str(sample.template) if not sample.template.empty and text == sample.step_directive else "none"
+    return f"Directive: {text}\nGoal: {goal}\nTemplate: {template}"
+
+
+class OpenAIChannels:
+    """Both channels answered by the openai backend (see the module docstring)."""
+
+    def __init__(self, household: Household, backend: LanguageModel, train: Sequence[DirectiveSample],
+                 options: Mapping[str, Any], max_predictions: int = 5, asker: Any = None) -> None:
+        self.h = household
+        self.world = WorldInfo.from_household(household)
+        self.backend = backend
+        self.asker = asker or getattr(backend, "primary", backend)
+        if not hasattr(self.asker, "ask"):
+            raise LLMError(f"the {backend.name} backend cannot be asked free prompts (needs OpenAIBackend.ask)")
+        self.opts = dict(options)
+        self.n = max_predictions
+        self.examples = [(s, t) for s in train for t in dict.fromkeys((s.goal_directive, s.step_directive)) if t]
+        self._matrix = backend.resources.grounder.matrix([t for _s, t in self.examples]) if self.examples else None
+
+    def prompt(self, directive: str, state: State | None) -> str:
+        w = self.world
+        head = INSTRUCTIONS.format(rooms=", ".join(w.rooms), containers=", ".join(w.containers),
+                                   surfaces=", ".join(w.surfaces), types=", ".join(w.object_types))
+        shots = []
+        if self._matrix is not None and int(self.opts["shots"]) > 0:
+            sims = self._matrix @ self.backend.resources.embedder.encode_one(directive)
+            for i in np.argsort(-sims)[: int(self.opts["shots"])]:
+                shots.append(example_block(*self.examples[int(i)]))
+        query = f"Directive: {directive}"
+        if state is not None:
+            query = f"State: {state_text(self.h, state)}\n{query}"
+        return head + "\n" + "\n\n".join(shots) + "\n\n" + query + "\n"
+
+    def _parse(self, texts: list[str]) -> tuple[list[Goal], list[PlanTemplate]]:
+        goals: Counter = Counter()
+        templates: Counter = Counter()
+        min_score = float(self.backend.config.get("grounding.min_name_score"))
+        for text in texts:
+            goal_values, template_values = read_goal_template(text)
+            for value in goal_values:
+                if value.lower().strip(" .") == "none":
+                    continue
+                try:
+                    items = read_goal_tuples(value)
+                    if any(rel not in (INSIDE, ON) for rel, *_ in items):
+                        continue  # a relation the domain does not have: not this goal
+                    goal = ground_goal(tuple(items), self.world, self.backend.resources.grounder, min_score)
+                    if goal:
+                        goals[self.h.check_goal(goal)] += 1
+                except (GoalError, Unparsable):
+                    continue
+            for value in template_values:
+                if value.lower().strip(" .") == "none":
+                    continue
+                try:
+                    templates[check_template(self.h, parse_template(value.strip("`")))] += 1
+                except PlanningError:
+                    continue
+        return [g for g, _ in goals.most_common(self.n)], [t for t, _ in templates.most_common(self.n)]
+
+    def _ask(self, directive: str, state: State | None) -> tuple[list[Goal], list[PlanTemplate]]:
+        params = {"temperature": float(self.opts["temperature"]), "max_tokens": int(self.opts["max_tokens"])}
+        texts, _reply = self.asker.ask("nl2pddl", self.prompt(directive, state), int(self.opts["samples"]), params,
+                                       lambda t: t)
+        return self._parse(list(texts))
+
+    def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput:
+        before = self.backend.usage.requests
+        goals, templates = self._ask(goal_directive, state) if goal_directive else ([], [])
+        if step_directive and step_directive != goal_directive:
+            _g, templates = self._ask(step_directive, state)
+        error = "" if goals or templates else "the model's answers held no usable goal or plan template"
+        return ChannelOutput(goals, templates, error, "", self.backend.usage.requests - before)
+
+
+def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> OpenAIChannels:
+    """The model's channels for one scene, with K-shot examples from the data set's train split."""
+    return OpenAIChannels(household, backend, build_splits(config["dataset"])["train"], config["openai"], tries)

@@ -1,0 +1,59 @@
+"""The hyper-parameters of the LLM-MCTS planners: ``config/llm_mcts.yaml`` (the seed's values, each
+with its source) merged with a mapping, a YAML file or keyword overrides; unknown keys are errors."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from llm_planner.errors import ConfigError
+from llm_planner.paths import config_dir, read_yaml_mapping
+from llm_planner.methods.llm_mcts.tree import SearchConfig
+
+
+CONFIG_FILE = "llm_mcts.yaml"
+_SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves")
+_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
+
+
+def default_config_path() -> Path:
+    return config_dir() / CONFIG_FILE
+
+
+def load_config(source: Mapping[str, Any] | str | Path | None = None, **overrides: Any) -> dict[str, Any]:
+    """``config/llm_mcts.yaml`` merged with ``source`` (a mapping or a YAML path) and ``overrides``.
+
+    Unknown keys are errors naming the known ones, so a typo never silently keeps a default."""
+    path = default_config_path()
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read the LLM-MCTS configuration: {exc}") from None
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    if isinstance(source, (str, Path)):
+        layers.append((str(source), read_yaml_mapping(source, "an LLM-MCTS configuration")))
+    elif source is not None:
+        layers.append(("config", source))
+    layers.append(("parameters", overrides))
+    for where, layer in layers:
+        for key, value in layer.items():
+            if key not in _CONFIG_KEYS:
+                raise ConfigError(f"{where}: unknown LLM-MCTS configuration key '{key}' "
+                                  f"(known: {', '.join(_CONFIG_KEYS)})")
+            data[key] = value
+    search_config(data)  # validates
+    return data
+
+
+def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
+    try:
+        return SearchConfig(simulations=int(cfg["simulations"]), c=float(cfg["c"]), gamma=float(cfg["gamma"]),
+                            epsilon=float(cfg["epsilon"]), max_depth=int(cfg["max_depth"]),
+                            goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
+                            root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
+                            expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
+                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

@@ -1,0 +1,456 @@
+"""Algorithm 1 of LLM-MCTS (seed 000, §2.4): SEARCH, SIMULATE and ROLLOUT over the symbolic
+household model G (``llm_planner.domains.household.world.symbolic.Household``), with states sampled from the belief.
+
+Line numbers below are Algorithm 1's::
+
+    SEARCH(h, b, T, N)                       lines 1-9
+        n simulations, each from s ~ b(s) (line 4); return argmax_a Q(h, a) (line 8)
+    ROLLOUT(s, h, done, d)                   lines 10-18
+        0 if gamma^d < epsilon or done; a ~ pi_rollout (uniform); r + gamma * ROLLOUT(...)
+    SIMULATE(s, h, done, d, T)               lines 19-36
+        0 if gamma^d < epsilon or done (20-22); a new h is added to T with N, Q = 0 and
+        evaluated by ROLLOUT (23-26); else pi(a|h) = QUERYLLMPOLICY(h) (28), PUCT selection
+        a* = argmax Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1) (29), (s', o, r, done) ~ G(s, a*)
+        (30), h' = h + [a*, o] (31), R = r + gamma * SIMULATE(s', h', ...) (32), N(h,a*) += 1,
+        N(h) += 1 (33), incremental mean Q(h,a*) += (R - Q(h,a*)) / N(h,a*) (34), return R (35).
+
+Choices the paper leaves open, and how they are made here (each says where it comes from):
+
+* Histories ``h`` are the paper's action-observation sequences (line 31) by default
+  (``history_key: observation``). The authors' released code keys tree nodes by the action
+  sequence only (``state_id = ' '.join(history)``); ``history_key: action`` reproduces that. With
+  action keys, an action a node took from one sampled state may not apply to another; G then
+  leaves the state unchanged (the symbolic model's rule for inapplicable actions).
+* pi(a|h) is asked once per tree node and kept in it (the authors' code computes
+  ``children_probs`` when a node is built, at most once per node); :class:`SearchStats` counts
+  both the line-28 visits and the nodes that asked. The policy itself may cache answers per prompt
+  (:class:`~llm_planner.methods.llm_mcts.policy.HeuristicPolicy` does), so equal prompts cost one model question.
+* Ties in the argmax of lines 8 and 29 go to the larger pi(a|h) (the authors' ``greedy_action_node``
+  breaks ties by the child's prior probability), then the larger N(h, a), then a seeded draw.
+* ``selection: uct`` replaces line 29 by UCB1 of the ``uct`` and ``no_heuristic_policy`` baselines,
+  Q + c sqrt(ln(N(h) + 1) / (N(h,a) + 1)), as in the authors' code (``uct_type == 'UCT'``).
+* The reward is ``goal_reward`` on the step that reaches the goal, 0 otherwise (§2.2: "a large
+  positive reward"; 10 in the authors' ``check_progress``); reaching the goal ends the simulation.
+* Root states are drawn from the belief conditioned on "the task is not finished yet" (the
+  episode would have ended otherwise): sampled placements that already satisfy the goal are
+  redrawn (a few batches at most); without this every action at the root would be rewarded in the
+  sampled worlds where the goal already holds.
+
+What differs from a literal reading of Algorithm 1, and why (a served model answers in about a
+second, so the order and number of the line-28 questions decide the time of a decision; each
+change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm):
+
+* **Concurrent questions** (``max_in_flight``, 1 = one at a time, Algorithm 1's order). Up to
+  ``max_in_flight`` simulations run at once, as tree-parallel MCTS with virtual loss (Chaslot,
+  Winands, van den Herik, "Parallel Monte-Carlo Tree Search", CG 2008; the batched evaluation of
+  AlphaGo Zero): a simulation that reaches a node whose pi(a|h) is not known yet sends the question
+  and waits there while the others go on; every edge on the path of a waiting simulation counts as
+  one more visit with return 0 in line 29 (its virtual loss), so the next simulations spread over
+  other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
+  is left to start), the search waits for all the questions of that *wave* together and resumes
+  the simulations in the order they started; the result therefore depends on the seed and on the
+  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root states
+  (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
+  simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
+  Algorithm 1 exactly (the tests check it gives identical results).
+* **A bound on the rounds of questions** (``max_waves``, 0 = none). A concurrent search waits for
+  at most ``max_waves`` waves per decision; after that, a simulation reaching a node whose pi(a|h)
+  is still unknown evaluates it by ROLLOUT, as a node not expanded yet (lines 23-26), and the
+  question is asked at a later decision if the search comes back (the subtree is kept). The tree
+  a 100-simulation search grows needs two to four rounds (its deepest chain of nodes that ask
+  one after the other), so two rounds bound the wait of a decision at the cost of the last levels.
+* **Fewer questions** (``expand_after``, 1 = Algorithm 1). A new node is evaluated by ROLLOUT on
+  its first ``expand_after`` visits (lines 23-26) and asks pi(a|h) only on the next one, the usual
+  expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
+  tree search", CG 2006): most nodes of a 100-simulation tree are visited once or twice, and a
+  question asked on a node's last visit steers a single simulation.
+* **The tree is kept between decisions** (``reuse_tree``), as POMCP keeps it (Silver and Veness,
+  "Monte-Carlo Planning in Large POMDPs", NeurIPS 2010): after the real action, the subtree under
+  [a, o] becomes the next root when the real observation o is one the search had simulated, with
+  its visit counts, values and pi answers; otherwise T starts empty, as in the authors' ``search``.
+  The N simulations of the next decision come on top.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Sequence
+
+import numpy as np
+
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.methods.llm_mcts.tree import (Node, PlacementSampler, PolicyFn, RolloutPolicy, SearchConfig,
+                                              SearchResult, SearchStats, argmax_ties, puct_scores, uct_scores,
+                                              uniform_rollout)
+
+
+class GoalTest:
+    """The goal check of G, compiled to object indices (cheap enough for the rollout loop)."""
+
+    def __init__(self, household: Household, goal: Goal) -> None:
+        self.items = [(tuple(i for i, o in enumerate(household.objects) if household.object_type[o] == g.obj_type),
+                       g.destination, g.count) for g in goal]
+
+    def __call__(self, placement: Sequence[str | None]) -> bool:
+        for indices, dest, count in self.items:
+            have = 0
+            for i in indices:
+                if placement[i] == dest:
+                    have += 1
+            if have < count:
+                return False
+        return True
+
+
+class _Simulation:
+    """One run of SIMULATE from the root that may wait for pi(a|h) at a node (concurrent search):
+    where it is (node, state, depth, the history's actions and past observations) and the edges
+    (node, action index, reward) it took, to back up once it ends."""
+
+    __slots__ = ("index", "node", "s", "d", "history", "past", "path")
+
+    def __init__(self, index: int, node: Node, s: State, history: tuple[Action, ...],
+                 past: tuple[Observation, ...]) -> None:
+        self.index = index
+        self.node, self.s, self.d = node, s, 0
+        self.history, self.past = history, past
+        self.path: list[tuple[Node, int, float]] = []
+
+
+class LLMMCTS:
+    """Algorithm 1 for one episode: the generative model, the goal, pi and the random streams.
+
+    ``policy`` None means pi uniform over the admissible actions (no LLM heuristic). The policy is
+    called from ``config.max_in_flight`` threads at once when that is above 1, so it must be safe
+    to call concurrently. :meth:`advance` after each real step keeps the subtree of the next
+    decision (``config.reuse_tree``)."""
+
+    def __init__(self, household: Household, goal: Goal, config: SearchConfig, policy: PolicyFn | None = None,
+                 seed: int = 0, rollout_policy: RolloutPolicy = uniform_rollout) -> None:
+        self.hh = household
+        self.goal = goal
+        self.config = config
+        self.policy = policy
+        self.rollout_policy = rollout_policy
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.goal_test = GoalTest(household, goal)
+        self.cut = config.depth_cut()
+        self._stats = SearchStats()
+        self.simulation = 0  # index of the running simulation (for error messages)
+        self._root: Node | None = None  # the subtree kept for the next decision
+        self._pool: ThreadPoolExecutor | None = None  # questions in flight (concurrent search only)
+        self._pending: dict[int, tuple[Node, Future]] = {}
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ G
+    def G(self, s: State, a: Action) -> tuple[State, bool]:
+        """(s', done) of an action; inapplicable actions change nothing (lines 15 and 30)."""
+        if self.hh.why_not(s, a) is not None:
+            return s, False
+        s2 = self.hh.transition(s, a)
+        return s2, (a.verb in ("putin", "puton") and self.goal_test(s2.placement))
+
+    # ---------------------------------------------------------------- SEARCH
+    def search(self, history: Sequence[Action], observation: Observation, belief: PlacementSampler,
+               n: int | None = None, past: Sequence[Observation] = ()) -> SearchResult:
+        """SEARCH(h, b, T, N), lines 1-9: N simulations from s ~ b(s); argmax_a Q(h, a).
+
+        The root h: the real ``history`` (actions), the observations before each of them
+        (``past``) and the current ``observation``; ``belief`` must agree with that observation.
+        T is the subtree kept by :meth:`advance` when it ends in ``observation``, else empty."""
+        n = self.config.simulations if n is None else n
+        started = time.perf_counter()
+        self._stats = stats = SearchStats()
+        root = self._root if self._root is not None and self._root.obs == observation else None
+        self._root = None
+        if root is not None:
+            stats.reused_nodes = self._count(root)
+        placements = self._root_placements(belief, n)
+        states = [belief.state_with(p) for p in placements]  # line 4
+        if root is None and states:  # SIMULATE at h not in T (lines 23-26): the first simulation adds it
+            self.simulation = 1
+            root = Node(self.hh.legal_actions(states[0]), observation)
+            self.rollout(states[0], 0)
+            stats.simulations += 1
+            states = states[1:]
+        if root is not None and states:
+            self._simulate_all(root, tuple(history), tuple(past), states, first_index=n - len(states) + 1)
+        if root is None:
+            return SearchResult(None, None, stats)
+        if self.config.reuse_tree and self.config.history_key == "observation":
+            self._root = root
+        pi = root.pi or [1.0] * len(root.actions)
+        if self.config.final_action == "q":
+            best = argmax_ties(root.q, pi, root.na, self.rng)  # line 8: argmax_a Q(h, a)
+        else:  # the most visited action (the authors' commented-out max_visit_action_node)
+            best = argmax_ties([float(n) for n in root.na], root.q, pi, self.rng)
+        stats.seconds = time.perf_counter() - started
+        stats.nodes = self._count(root)
+        return SearchResult(root.actions[best] if root.actions else None, root, stats)
+
+    def advance(self, action: Action | None, observation: Observation | None) -> None:
+        """The real step after a decision: keep the subtree under [action, observation] for the next
+        SEARCH (POMCP's reuse) when ``reuse_tree`` is on and the search had simulated that
+        observation; ``action`` None (the step failed, or a new episode) forgets the tree."""
+        root, self._root = self._root, None
+        if root is None or action is None or observation is None:
+            return
+        try:
+            i = root.actions.index(action)
+        except ValueError:
+            return
+        self._root = root.children.get((i, observation))
+
+    def _root_placements(self, belief: PlacementSampler, n: int) -> list[tuple[str | None, ...]]:
+        """n placements from b(s), redrawing those in which the goal already holds."""
+        if n <= 0:
+            return []
+        out = [p for p in belief.sample_placements(self.np_rng, n)]
+        for _ in range(self.config.root_redraws):
+            bad = [i for i, p in enumerate(out) if self.goal_test(p)]
+            if not bad:
+                break
+            self._stats.root_redraws += len(bad)
+            fresh = belief.sample_placements(self.np_rng, len(bad))
+            for i, p in zip(bad, fresh):
+                out[i] = p
+        return out
+
+    # -------------------------------------------------------------- ROLLOUT
+    def rollout(self, s: State, d: int) -> float:
+        """ROLLOUT(s, h, done, d), lines 10-18, unrolled: sum_j gamma^(d'-d) r_j until
+        gamma^d' < epsilon (or max_depth) or the goal is reached. Uniform pi_rollout (line 14).
+
+        The actions drawn are admissible in s by construction, so G needs no precondition check."""
+        total = 0.0
+        discount = 1.0
+        gamma = self.config.gamma
+        reward = self.config.goal_reward
+        hh, goal_test, pick, rng = self.hh, self.goal_test, self.rollout_policy, self.rng
+        steps = 0
+        while d < self.cut:  # line 11: gamma^d < epsilon -> 0
+            actions = hh.legal_actions(s)
+            if not actions:
+                break
+            a = pick(actions, rng)  # line 14
+            s = hh.transition(s, a)  # line 15
+            steps += 1
+            d += 1
+            if a.verb in ("putin", "puton") and goal_test(s.placement):  # r on the step reaching the goal
+                total += discount * reward
+                self._stats.goal_hits += 1
+                break
+            discount *= gamma  # line 17: r + gamma * ROLLOUT(s', h', done, d + 1)
+        self._stats.rollout_steps += steps
+        return total
+
+    # ------------------------------------------------------------- SIMULATE
+    def _simulate_all(self, root: Node, history: tuple[Action, ...], past: tuple[Observation, ...],
+                      states: Sequence[State], first_index: int) -> None:
+        """SIMULATE(s, h, False, 0, T) from the root for every state, up to ``max_in_flight`` at once.
+
+        One at a time, each simulation runs to its end before the next starts (Algorithm 1). Else
+        simulations start until ``max_in_flight`` of them wait for a question; then the search waits
+        for every question of that wave and resumes the waiting simulations in start order."""
+        concurrent = self.config.max_in_flight > 1 and self.policy is not None
+        width = self.config.max_in_flight if concurrent else 1
+        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llm-mcts-pi") if concurrent else None
+        self._pool, self._pending = pool, {}
+        stats = self._stats
+        try:
+            waiting: list[_Simulation] = []
+            upcoming = iter(enumerate(states, start=first_index))
+            more = True
+            while True:
+                while more and len(waiting) < width:
+                    item = next(upcoming, None)
+                    if item is None:
+                        more = False
+                        break
+                    sim = _Simulation(item[0], root, item[1], history, past)
+                    self.simulation = sim.index
+                    if self.simulate(sim):
+                        stats.simulations += 1
+                    else:
+                        waiting.append(sim)
+                if not waiting:
+                    return
+                self._answer_wave()
+                resumed, waiting = waiting, []
+                for sim in resumed:
+                    self.simulation = sim.index
+                    if self.simulate(sim):
+                        stats.simulations += 1
+                    else:
+                        waiting.append(sim)
+        finally:
+            self._pool, self._pending = None, {}
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def simulate(self, sim: _Simulation) -> bool:
+        """SIMULATE(s, h, done, d, T), lines 19-36, iteratively from where ``sim`` is: descend by PUCT
+        while h is in T and expanded, evaluate the leaf, back up the path (lines 32-34).
+
+        Returns False when the simulation waits for pi(a|h) of a node (concurrent search only).
+        Lines 20-26 for the successor h' run before descending: a done or cut h' returns r; a new
+        h' is added to T and evaluated by ROLLOUT, and so is an h' visited fewer than
+        ``expand_after`` times."""
+        stats = self._stats
+        cfg = self.config
+        hh = self.hh
+        by_obs = cfg.history_key == "observation"
+        loss = self._pool is not None
+        node, s, d = sim.node, sim.s, sim.d
+        path = sim.path
+        while True:
+            pi = node.pi  # line 28: pi(a|h) <- QUERYLLMPOLICY(h), asked once per node
+            if pi is None and path and self._out_of_waves():  # not expanded in this decision: lines 23-26
+                stats.rollout_visits += 1
+                leaf = self.rollout(s, d)
+                break
+            if pi is None:
+                pi = self._policy_at(node, sim.history, sim.past)
+                if pi is None:  # asked; the simulation waits for the answer
+                    sim.node, sim.s, sim.d = node, s, d
+                    return False
+            stats.policy_visits += 1
+            i = self.select(node, pi)  # line 29: PUCT (or UCB1 for the UCT baselines)
+            a = node.actions[i]
+            s2, done = self.G(s, a)  # line 30
+            r = cfg.goal_reward if done else 0.0
+            d2 = d + 1
+            path.append((node, i, r))
+            if loss:
+                _add_loss(node, i)
+            if done or d2 >= self.cut:  # lines 20-22 at h'
+                if done:
+                    stats.goal_hits += 1
+                leaf = 0.0
+                break
+            o = hh.observe(s2) if by_obs else None
+            child = node.children.get((i, o) if by_obs else i)  # line 31: h' = PUSHBACK(h, [a*, o])
+            if child is None:  # lines 23-26
+                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2), o if by_obs else hh.observe(s2))
+                stats.max_depth = max(stats.max_depth, d2)
+                leaf = self.rollout(s2, d2)
+                break
+            if child.visits < cfg.expand_after:  # not expanded yet: evaluated by ROLLOUT again
+                child.visits += 1
+                stats.rollout_visits += 1
+                leaf = self.rollout(s2, d2)
+                break
+            child.visits += 1
+            sim.history += (a,)
+            sim.past += (node.obs,)
+            node, s, d = child, s2, d2
+        gamma = cfg.gamma
+        R = leaf
+        for node, i, r in reversed(path):  # line 32, from the leaf up
+            R = r + gamma * R
+            node.n += 1  # line 33
+            node.na[i] += 1
+            node.q[i] += (R - node.q[i]) / node.na[i]  # line 34
+            if loss:
+                _remove_loss(node, i)
+        return True
+
+    def select(self, node: Node, pi: Sequence[float]) -> int:
+        """Line 29: the action maximising PUCT (or UCB1), ties broken as :func:`argmax_ties` says.
+
+        Simulations in flight below the node count as visits with return 0 (virtual loss)."""
+        c = self.config.c
+        if node.loss_n:
+            n_h = node.n + node.loss_n
+            na = [n + v for n, v in zip(node.na, node.loss)]
+            q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na)]
+        else:
+            n_h, q, na = node.n, node.q, node.na
+        values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)
+        return argmax_ties(values, pi, na, self.rng)
+
+    # --------------------------------------------------------------- pi(a|h)
+    def _policy_at(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float] | None:
+        """pi(a|h) of a node without one: uniform without a policy; asked at once in a sequential
+        search; in a concurrent one sent (once per node) and None returned: the caller waits."""
+        if self.policy is None or not node.actions or node.obs is None:
+            node.pi = [1.0 / max(1, len(node.actions))] * len(node.actions)
+            return node.pi
+        if self._pool is None:
+            node.pi = self._query_policy(history, past, node.obs, node.actions)
+            return node.pi
+        if id(node) not in self._pending:
+            self._stats.policy_queries += 1
+            future = self._pool.submit(self._ask, history, past, node.obs, tuple(node.actions))
+            self._pending[id(node)] = (node, future)
+        return None
+
+    def _out_of_waves(self) -> bool:
+        """A concurrent search that has waited ``max_waves`` times asks nothing more this decision."""
+        return self._pool is not None and 0 < self.config.max_waves <= self._stats.waves
+
+    def _answer_wave(self) -> None:
+        """Wait for every question in flight (each is bounded by the backend's timeouts) and give
+        the nodes their pi; the first error is raised once all have ended (no thread is left behind)."""
+        started = time.perf_counter()
+        pending, self._pending = list(self._pending.values()), {}
+        wait([f for _, f in pending])
+        self._stats.waves += 1
+        self._stats.wait_seconds += time.perf_counter() - started
+        for node, future in pending:
+            error = future.exception()
+            if error is not None:
+                raise error
+            node.pi = future.result()
+
+    def _query_policy(self, history: tuple[Action, ...], past: tuple[Observation, ...],
+                      observation: Observation | None, actions: Sequence[Action]) -> list[float]:
+        """QUERYLLMPOLICY(h) of line 28, once per node (the caller keeps the answer in the node)."""
+        if self.policy is None or not actions or observation is None:
+            return [1.0 / max(1, len(actions))] * len(actions)
+        self._stats.policy_queries += 1
+        started = time.perf_counter()
+        try:
+            return self._ask(history, past, observation, actions)
+        finally:
+            self._stats.wait_seconds += time.perf_counter() - started
+
+    def _ask(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
+             actions: Sequence[Action]) -> list[float]:
+        """One question to the policy (from any thread), counted while in flight."""
+        with self._in_flight_lock:
+            self._in_flight += 1
+            self._stats.peak_in_flight = max(self._stats.peak_in_flight, self._in_flight)
+        try:
+            probs = [float(p) for p in self.policy(history, past, observation, actions)]  # type: ignore[misc]
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+        if len(probs) != len(actions):
+            raise ValueError(f"the policy returned {len(probs)} probabilities for {len(actions)} actions")
+        return probs
+
+    def _count(self, node: Node) -> int:
+        count, stack = 0, [node]
+        while stack:
+            n = stack.pop()
+            count += 1
+            stack.extend(n.children.values())
+        return count
+
+
+def _add_loss(node: Node, i: int) -> None:
+    """One simulation in flight through edge (h, a_i): a visit with return 0 until it is backed up."""
+    if node.loss is None:
+        node.loss = [0] * len(node.actions)
+    node.loss[i] += 1
+    node.loss_n += 1
+
+
+def _remove_loss(node: Node, i: int) -> None:
+    node.loss[i] -= 1  # type: ignore[index]
+    node.loss_n -= 1

@@ -1,0 +1,71 @@
+"""The heuristic policy pi(a|h) of LLM-MCTS (seed 000, §2.3), what PUCT asks at a tree node (Alg. 1,
+line 28): M sampled next actions from the language model, scored by
+:func:`llm_planner.llm.policy.empirical_policy`. A node's answer is kept in memory keyed by the
+whole query, and admissible action embeddings are computed once per action text, so a revisited
+node costs a dictionary lookup and a new node with a cached answer a few small numpy products.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from llm_planner.llm.base import LanguageModel, PolicyQuery
+from llm_planner.llm.policy import empirical_policy
+
+
+@dataclass
+class PolicyStats:
+    calls: int = 0
+    memory_hits: int = 0
+
+
+class HeuristicPolicy:
+    """pi(a|h) over ``query.admissible`` from M samples of the backend (LLM-MCTS §2.3).
+
+    ``lam``, ``m``, ``k`` and ``scale`` default to ``policy.lambda``, ``policy.samples``,
+    ``policy.shots`` and ``policy.softmax_scale`` of the backend's configuration."""
+
+    def __init__(self, backend: LanguageModel, lam: float | None = None, m: int | None = None,
+                 k: int | None = None, scale: float | None = None, seed: int | None = None,
+                 memory: int = 50_000) -> None:
+        opts = backend.config.section("policy")
+        self.backend = backend
+        self.lam = float(opts["lambda"] if lam is None else lam)
+        self.m = int(opts["samples"] if m is None else m)
+        self.k = int(opts["shots"] if k is None else k)
+        self.scale = float(opts["softmax_scale"] if scale is None else scale)
+        self.seed = int(opts["seed"] if seed is None else seed)
+        self.stats = PolicyStats()
+        self._memory: OrderedDict[PolicyQuery, np.ndarray] = OrderedDict()
+        self._capacity = memory
+        self._lock = threading.Lock()  # a search may ask from several threads at once
+
+    def __call__(self, query: PolicyQuery) -> np.ndarray:
+        """Probabilities aligned with ``query.admissible`` (sum 1). Raises LLMError when the backend fails.
+        Safe to call from several threads; the backend is asked outside the lock."""
+        with self._lock:
+            self.stats.calls += 1
+            hit = self._memory.get(query)
+            if hit is not None:
+                self.stats.memory_hits += 1
+                self._memory.move_to_end(query)
+                return hit
+        if not query.admissible:
+            return np.zeros(0)
+        self.backend.resources.warm_actions(query.world)
+        samples = self.backend.next_actions(query, m=self.m, k=self.k, seed=self.seed)
+        sims = self.backend.resources.grounder.action_similarities(list(samples.texts), list(query.admissible))
+        probs = empirical_policy(sims, self.lam, self.scale)
+        probs.setflags(write=False)
+        with self._lock:
+            self._memory[query] = probs
+            if len(self._memory) > self._capacity:
+                self._memory.popitem(last=False)
+        return probs
+
+    def distribution(self, query: PolicyQuery) -> dict:
+        """The same probabilities as a mapping action -> probability."""
+        return dict(zip(query.admissible, self(query).tolist()))

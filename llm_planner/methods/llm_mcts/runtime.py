@@ -1,0 +1,153 @@
+"""What the LLM-MCTS planners of one process share: the language model, its heuristic policy and the
+prior belief per scene (built once, cached as JSON under the LLM cache directory), and the batch of
+action sentences the search will embed, encoded before the first decision."""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from llm_planner.errors import LLMError
+from llm_planner.domains.household.world.symbolic import Action, Household
+
+
+BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
+              "(expert data D) and `llm-planner build-prior --scene SCENE --out FILE` (prior belief), or pass "
+              "backend=/prior= explicitly")
+
+
+
+@dataclass
+class LLMRuntime:
+    """One backend with its heuristic policy and priors, shared by the planners of a process so
+    that answers cached in memory serve every episode (the paper's prompt buffer)."""
+
+    backend: Any                      # llm_planner.llm.base.LanguageModel
+    policy: Any                       # llm_planner.methods.llm_mcts.policy.HeuristicPolicy
+    priors: dict[str, Any] = field(default_factory=dict)
+    warmed: set = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def describe(self) -> str:
+        info = self.backend.describe()
+        return f"{info.get('backend')} ({info.get('model')})"
+
+
+_BACKENDS: dict[Any, Any] = {}
+_RUNTIMES: dict[Any, LLMRuntime] = {}
+_RUNTIMES_LOCK = threading.Lock()
+
+
+def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None,
+                default_backend: str = "offline", scope: str = "") -> LLMRuntime:
+    """The process-wide runtime of a backend (a LanguageModel instance, or a backend name
+    ``offline``/``openai`` with optional overrides of config/llm.yaml) for one ``scope``.
+
+    Backends (with their data set, embeddings and prior) are shared by every scope; each scope
+    (the planners use their method name and settings) has its own policy answers in memory, so
+    one method's cost figures never include answers another method paid for."""
+    from llm_planner.llm.base import LanguageModel
+    from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
+
+    with _RUNTIMES_LOCK:
+        if isinstance(backend, LanguageModel):
+            key: Any = ("instance", id(backend))
+            _BACKENDS.setdefault(key, backend)
+        else:
+            name = str(backend or default_backend)
+            key = (name, yaml.safe_dump(dict(llm_config or {}), sort_keys=True))
+            if key not in _BACKENDS:
+                from llm_planner.llm.factory import make_backend
+
+                _BACKENDS[key] = make_backend(dict(llm_config or {}), backend=name)
+        if (key, scope) not in _RUNTIMES:
+            lm = _BACKENDS[key]
+            sibling = next((r for (k, _), r in _RUNTIMES.items() if k == key), None)
+            runtime = LLMRuntime(lm, HeuristicPolicy(lm))
+            if sibling is not None:  # priors and warm-up belong to the backend, not to the scope
+                runtime.priors, runtime.warmed, runtime.lock = sibling.priors, sibling.warmed, sibling.lock
+            _RUNTIMES[(key, scope)] = runtime
+        return _RUNTIMES[(key, scope)]
+
+
+def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None,
+              max_in_flight: int = 1) -> Any:
+    """The App. C.2 prior of the household's apartment: from ``prior_file`` when it matches the
+    scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
+    at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
+    process reuses it."""
+    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
+    from llm_planner.llm.text import WorldInfo
+
+    world = WorldInfo.from_household(household)
+    key = world.fingerprint()
+    with runtime.lock:
+        if key in runtime.priors:
+            return runtime.priors[key]
+        backend = runtime.backend
+        m = int(backend.config.get("world_model.samples"))
+        path = Path(prior_file) if prior_file else (
+            backend.config.cache_dir / f"prior-{household.scene.name}-{backend.name}-{backend.model}-M{m}.json")
+        prior = None
+        if path.is_file():
+            try:
+                found = PriorBelief.load(path)
+            except LLMError:
+                found = None
+            if (found is not None and found.world_fingerprint == key and found.backend == backend.name
+                    and found.model == backend.model and found.samples == m):
+                prior = found
+        if prior is None:
+            if prior_file and path.is_file():
+                raise LLMError(f"{path}: the prior was built for another scene, backend, model or M; rebuild it "
+                               f"with `llm-planner build-prior --scene {household.scene.name} --out {path}`")
+            prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                prior.save(tmp)
+                os.replace(tmp, path)
+            except OSError:
+                pass  # an unwritable cache only costs rebuilding next time
+        runtime.priors[key] = prior
+        return prior
+
+
+def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 - Goal
+    """The ground actions an episode of ``goal`` will mostly meet: every walk, grab, open and close
+    of the apartment, and the put actions of the goal's object types."""
+    hh = household
+    containers = [f for f in hh.furniture if hh.is_container[f]]
+    surfaces = [f for f in hh.furniture if not hh.is_container[f]]
+    movers = [o for o in hh.objects if hh.object_type[o] in {g.obj_type for g in goal}]
+    actions = [Action("walk", (t,)) for t in (*hh.rooms, *hh.furniture, *hh.objects)]
+    actions += [Action("grab", (o,)) for o in hh.objects]
+    actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
+    actions += [Action("putin", (o, c)) for o in movers for c in containers]
+    actions += [Action("puton", (o, s)) for o in movers for s in surfaces]
+    return actions
+
+
+def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
+    """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
+    sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
+    many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing).
+    The LLM layer's own warm-up of the apartment (``embeddings.warm_actions``) and the loading of the
+    expert data set D (the K-shot examples of the policy prompt) run here too, at the start of the
+    episode, so no decision pays for them (nor several of its question threads at once)."""
+    from llm_planner.llm.text import WorldInfo, action_to_text
+
+    key = (household.scene.name, household.objects, household.furniture, tuple(sorted({g.obj_type for g in goal})))
+    with runtime.lock:
+        if key in runtime.warmed:
+            return
+        resources = getattr(runtime.backend, "resources", None)
+        if resources is not None:
+            getattr(runtime.backend, "prepare", resources.has_expert)()  # D and what the backend derives from it
+            resources.warm_actions(WorldInfo.from_household(household))
+            resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
+        runtime.warmed.add(key)

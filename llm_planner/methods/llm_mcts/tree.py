@@ -1,0 +1,192 @@
+"""The parts of Algorithm 1's search tree T (LLM-MCTS seed 000, §2.4): the search's hyper-parameters,
+a node with N(h), N(h,a), Q(h,a) and pi(a|h), the line-29 scores (PUCT, and UCB1 of the UCT
+baselines) with the tie-breaking rule, and what a search reports. The algorithm that grows the
+tree is :mod:`llm_planner.methods.llm_mcts.mcts`."""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Protocol, Sequence
+
+import numpy as np
+
+from llm_planner.errors import ConfigError
+from llm_planner.domains.household.world.symbolic import Action, Observation, State
+
+SELECTIONS = ("puct", "uct")
+HISTORY_KEYS = ("observation", "action")
+FINAL_ACTIONS = ("q", "visits")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Hyper-parameters of Algorithm 1 (defaults and their sources: ``config/llm_mcts.yaml``)."""
+
+    simulations: int = 100
+    c: float = 24.0
+    gamma: float = 0.95
+    epsilon: float = 0.36
+    max_depth: int = 20
+    goal_reward: float = 10.0
+    selection: str = "puct"
+    history_key: str = "observation"
+    root_redraws: int = 8
+    final_action: str = "q"
+    expand_after: int = 1
+    reuse_tree: bool = False
+    max_in_flight: int = 1
+    max_waves: int = 0
+    # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
+    # those of config/llm_mcts.yaml.
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.simulations, int) or isinstance(self.simulations, bool) or self.simulations < 0:
+            raise ConfigError(f"llm_mcts 'simulations' must be an integer >= 0, got {self.simulations!r}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ConfigError(f"llm_mcts 'gamma' must lie in (0, 1], got {self.gamma!r}")
+        if not 0.0 <= self.epsilon < 1.0:
+            raise ConfigError(f"llm_mcts 'epsilon' must lie in [0, 1), got {self.epsilon!r}")
+        if self.c < 0:
+            raise ConfigError(f"llm_mcts 'c' must be >= 0, got {self.c!r}")
+        if not isinstance(self.max_depth, int) or self.max_depth < 1:
+            raise ConfigError(f"llm_mcts 'max_depth' must be an integer >= 1, got {self.max_depth!r}")
+        if self.goal_reward <= 0:
+            raise ConfigError(f"llm_mcts 'goal_reward' must be > 0, got {self.goal_reward!r}")
+        if self.selection not in SELECTIONS:
+            raise ConfigError(f"llm_mcts 'selection' must be one of {', '.join(SELECTIONS)}, got {self.selection!r}")
+        if self.final_action not in FINAL_ACTIONS:
+            raise ConfigError(f"llm_mcts 'final_action' must be one of {', '.join(FINAL_ACTIONS)}, "
+                              f"got {self.final_action!r}")
+        if self.history_key not in HISTORY_KEYS:
+            raise ConfigError(f"llm_mcts 'history_key' must be one of {', '.join(HISTORY_KEYS)}, "
+                              f"got {self.history_key!r}")
+        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
+        if not isinstance(self.reuse_tree, bool):
+            raise ConfigError(f"llm_mcts 'reuse_tree' must be true or false, got {self.reuse_tree!r}")
+
+    def depth_cut(self) -> int:
+        """The first depth d at which gamma^d < epsilon (or max_depth, whichever comes first)."""
+        d = 0
+        while d < self.max_depth and not self.gamma ** d < self.epsilon:
+            d += 1
+        return d
+
+
+class PolicyFn(Protocol):
+    """pi(a|h) of §2.3: probabilities aligned with ``actions``.
+
+    ``history``: the actions of h; ``past``: the observations before each of them (o_0 .. o_{t-1});
+    ``observation``: the observation that ends h (o_t); ``actions``: the admissible actions there."""
+
+    def __call__(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
+                 actions: Sequence[Action]) -> Sequence[float]: ...
+
+
+class PlacementSampler(Protocol):
+    """The belief as Algorithm 1 uses it (``Belief`` implements it)."""
+
+    def sample_placements(self, rng: np.random.Generator, n: int) -> list[tuple[str | None, ...]]: ...
+
+    def state_with(self, placement: Sequence[str | None]) -> State: ...
+
+
+RolloutPolicy = Callable[[Sequence[Action], random.Random], Action]
+
+
+def uniform_rollout(actions: Sequence[Action], rng: random.Random) -> Action:
+    """pi_rollout of line 14: uniform over the admissible actions (§2.4)."""
+    return actions[int(rng.random() * len(actions))]
+
+
+class Node:
+    """One history h in T: its admissible actions, pi(.|h), N(h), N(h,a), Q(h,a) and children.
+
+    ``visits`` counts the simulations that reached h (the first one added it to T); ``loss`` and
+    ``loss_n`` are the virtual losses of the simulations in flight below h (per action and total)."""
+
+    __slots__ = ("actions", "obs", "pi", "n", "na", "q", "children", "visits", "loss", "loss_n")
+
+    def __init__(self, actions: Sequence[Action], obs: Observation | None = None) -> None:
+        self.actions: list[Action] = list(actions)
+        self.obs = obs  # the observation that ends h (what the policy prompt shows)
+        self.pi: list[float] | None = None
+        self.n = 0
+        self.na = [0] * len(self.actions)
+        self.q = [0.0] * len(self.actions)
+        self.children: dict[Hashable, Node] = {}
+        self.visits = 1
+        self.loss: list[int] | None = None
+        self.loss_n = 0
+
+
+def puct_scores(q: Sequence[float], pi: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:
+    """Line 29 for every action a of a node: Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1)."""
+    root_n = math.sqrt(n_h)
+    return [q[j] + c * pi[j] * root_n / (na[j] + 1) for j in range(len(q))]
+
+
+def uct_scores(q: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:
+    """UCB1 of the UCT baselines for every action of a node: Q(h,a) + c sqrt(ln(N(h) + 1) / (N(h,a) + 1))
+    (authors' code)."""
+    log_n = math.log(n_h + 1)
+    return [q[j] + c * math.sqrt(log_n / (na[j] + 1)) for j in range(len(q))]
+
+
+def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[int], rng: random.Random) -> int:
+    """Index of the largest value; ties to larger pi, then larger N(h,a), then a seeded draw."""
+    best = max(values)
+    tied = [i for i, v in enumerate(values) if v == best]
+    if len(tied) > 1:
+        top_pi = max(pi[i] for i in tied)
+        tied = [i for i in tied if pi[i] == top_pi]
+    if len(tied) > 1:
+        top_n = max(na[i] for i in tied)
+        tied = [i for i in tied if na[i] == top_n]
+    return tied[0] if len(tied) == 1 else tied[int(rng.random() * len(tied))]
+
+
+@dataclass
+class SearchStats:
+    """What one SEARCH did (summed over an episode by the planner)."""
+
+    simulations: int = 0
+    policy_visits: int = 0      # executions of line 28 (non-leaf visits that ask for pi(a|h))
+    policy_queries: int = 0     # of those, visits to a node without pi yet: questions to the policy
+    nodes: int = 0              # |T| at the end
+    max_depth: int = 0          # deepest tree node reached
+    rollout_steps: int = 0
+    goal_hits: int = 0          # simulations whose return includes the goal reward
+    root_redraws: int = 0       # root samples redrawn because the goal already held in them
+    rollout_visits: int = 0     # visits to a node of T evaluated by ROLLOUT (expand_after, max_waves)
+    reused_nodes: int = 0       # nodes of T kept from the previous decision (reuse_tree)
+    waves: int = 0              # times the search waited for questions in flight (concurrent)
+    wait_seconds: float = 0.0   # wall time the search spent waiting for pi answers (asked inline or in waves)
+    peak_in_flight: int = 0     # most questions in flight at once
+    seconds: float = 0.0
+
+    #: figures that are a maximum over searches, not a sum
+    _MAXIMA = ("max_depth", "peak_in_flight")
+
+    def add(self, other: "SearchStats") -> None:
+        for name in self.__dataclass_fields__:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            setattr(self, name, max(mine, theirs) if name in self._MAXIMA else mine + theirs)
+
+
+@dataclass
+class SearchResult:
+    action: Action | None
+    root: Node | None
+    stats: SearchStats = field(default_factory=SearchStats)
+
+    def q_table(self) -> list[tuple[Action, float, int, float]]:
+        """(action, Q, N, pi) of the root, best Q first (for messages and tests)."""
+        if self.root is None:
+            return []
+        pi = self.root.pi or [0.0] * len(self.root.actions)
+        rows = list(zip(self.root.actions, self.root.q, self.root.na, pi))
+        return sorted(rows, key=lambda r: (-r[1], -r[3], -r[2]))

@@ -1,0 +1,53 @@
+"""The household adapter: percepts give back the observation and the full state; the skill form of
+an action; the step text."""
+from __future__ import annotations
+
+import random
+
+from llm_planner.config import load_params_file
+from llm_planner.domains.percept import Percept
+from llm_planner.domains.household.adapter import (HouseholdDomain, describe_observation, observation_from_percept,
+                                           state_from_percept, state_predicates)
+from llm_planner.domains.household.sim.perception import predicates
+from llm_planner.domains.household.world.symbolic import Action
+
+
+def _random_states(household, n: int, seed: int):
+    rng = random.Random(seed)
+    for episode in range(n):
+        state = household.sample_initial_state(episode)
+        for _ in range(rng.randint(0, 25)):
+            state = household.transition(state, rng.choice(household.legal_actions(state)))
+            yield state
+
+
+def test_observation_and_state_round_trip_through_percepts():
+    domain = HouseholdDomain(load_params_file())
+    household = domain.household
+    for state in _random_states(household, 20, 0):
+        observation = household.observe(state)
+        partial = Percept("s", observation.room, tuple(predicates(observation)))
+        full = Percept("s", state.room, tuple(state_predicates(household, state)), full_observation=True)
+        assert observation_from_percept(partial, household) == observation
+        assert state_from_percept(full, household) == state
+        percepts = {"state": partial, "full_state": full}
+        assert domain.observation(percepts) == observation and domain.full_state(percepts) == state
+
+
+def test_skill_call_and_step_text():
+    domain = HouseholdDomain(load_params_file())
+    assert domain.skill_call(Action("putin", ("apple_1", "fridge"))) == ("putin", ["apple_1", "fridge"])
+    text = domain.step_text(None)
+    observation = domain.household.observe(domain.household.sample_initial_state(0))
+    assert text.format_action(Action("walk", ("kitchen",))) == "walk(kitchen)"
+    assert text.summarize(observation) == describe_observation(observation)
+    assert text.summarize(observation).startswith(f"in {observation.room}")
+
+
+def test_the_llm_backend_parameter_reaches_every_planner_and_the_translation():
+    domain = HouseholdDomain({**load_params_file(), "llm_backend": "openai"})
+    lm = domain.language_model()
+    assert lm.name == "openai" and domain.language_model() is lm
+    for name in ("llm_mcts", "l_policy", "pddl", "saycanpay"):
+        planner = domain.make_planner(name)
+        assert planner.params["backend"] is lm, name

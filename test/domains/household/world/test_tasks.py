@@ -1,0 +1,139 @@
+"""Task suites of LLM-MCTS §3.1 / Appendix A.2 (llm_planner/domains/household/world/tasks.py)."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+import yaml
+
+from llm_planner.errors import ConfigError
+from llm_planner.domains.household.world import tasks
+from llm_planner.domains.household.world.symbolic import GoalItem, Household
+
+
+@pytest.fixture(scope="module")
+def config() -> tasks.TaskConfig:
+    return tasks.load_task_config()
+
+
+def test_same_seed_same_tasks_other_seed_other_tasks():
+    a = tasks.generate_tasks("apartment_seen", "comp", 30, seed=3)
+    b = tasks.generate_tasks("apartment_seen", "comp", 30, seed=3)
+    c = tasks.generate_tasks("apartment_seen", "comp", 30, seed=4)
+    assert a == b
+    assert [t.goal for t in a] != [t.goal for t in c]
+    assert len({t.task_id for t in a}) == 30
+
+
+def test_split_is_fixed_and_novel_pairs_use_seen_items(config):
+    assert not config.train_pairs & config.novel_pairs
+    train_types = {t for t, _ in config.train_pairs}
+    train_dests = {d for _, d in config.train_pairs}
+    for obj_type, dest in config.novel_pairs:
+        assert obj_type in train_types and dest in train_dests
+    pair = (("apple", "fridge"), ("plate", "kitchen_table"))
+    assert config.is_training_composition(pair) == config.is_training_composition(pair[::-1])
+
+
+@pytest.mark.parametrize("suite", tasks.SUITES)
+def test_suites_follow_their_definition(household, config, suite):
+    generated = tasks.generate_tasks(household.scene, suite, 60, seed=0)
+    assert len(generated) == 60
+    for task in generated:
+        pairs = tasks.goal_pairs(task.goal)
+        assert len(pairs) == tasks.SUITE_ITEMS[suite]
+        assert len({t for t, _ in pairs}) == len(pairs)
+        assert household.check_goal(task.goal) == task.goal
+        if suite == "novel_simple":
+            assert pairs[0] in config.novel_pairs
+        else:
+            assert all(p in config.train_pairs for p in pairs)
+        if suite == "comp":
+            assert config.is_training_composition(pairs)
+        if suite == "novel_comp2":
+            assert not config.is_training_composition(pairs)
+        if suite in ("simple", "novel_simple"):
+            assert task.goal[0].count == 1
+        state = household.sample_initial_state(task.placement_seed)
+        assert tasks.unsatisfied_everywhere(household, state, task.goal), task
+        assert task.scene == household.scene.name and task.suite == suite
+
+
+def test_compositions_ask_for_two_objects_sometimes():
+    counts = {item.count for t in tasks.generate_tasks("apartment_seen", "comp", 200, seed=1) for item in t.goal}
+    assert counts == {1, 2}
+
+
+def _reference_parser(household: Household, phrasing: tasks.Phrasing):
+    """A strict parser written from the grammar in the tasks module docstring."""
+    nouns = {tasks.noun(t, c, phrasing): t for t in household.scene.object_types for c in (1, 2)}
+    counts = {w: c for c, words in phrasing.count_words.items() for w in words} | {"an": 1}
+    rels = {w: rel for rel, words in phrasing.relation_words.items() for w in words}
+    rel_alt = "|".join(sorted(map(re.escape, rels), key=len, reverse=True))
+    item = re.compile(rf"^(?:(?:{'|'.join(phrasing.verbs)}) )?(\w+) (.+?) ({rel_alt}) the (.+)$")
+    openers = sorted((o for o in phrasing.openers if o), key=len, reverse=True)
+
+    def parse(text: str) -> tuple[GoalItem, ...]:
+        for opener in openers:
+            if text.startswith(opener):
+                text = text[len(opener):]
+                break
+        text = text.rstrip(".?")
+        head, _, last = text.rpartition(" and ")
+        clauses = (head.split(", ") if head else []) + [last]
+        goal = []
+        for clause in clauses:
+            count, noun_text, rel, dest = item.match(clause).groups()
+            goal.append(GoalItem(rels[rel], nouns[noun_text], dest.replace(" ", "_"), counts[count]))
+        return tuple(goal)
+
+    return parse
+
+
+@pytest.mark.parametrize("suite", ["simple", "novel_comp2", "novel_comp3"])
+def test_instructions_follow_the_documented_grammar(household, config, suite):
+    parse = _reference_parser(household, config.phrasing)
+    for task in tasks.generate_tasks(household.scene, suite, 80, seed=7):
+        assert task.instruction == task.instruction.lower()
+        assert parse(task.instruction) == task.goal, task.instruction
+
+
+def test_render_instruction_example(config):
+    goal = (GoalItem("inside", "apple", "fridge", 1), GoalItem("on", "plate", "kitchen_table", 2))
+    texts = {tasks.render_instruction(goal, random.Random(s), config.phrasing) for s in range(40)}
+    assert any("two plates" in t and " and " in t for t in texts)
+    assert all(re.search(r"\b(one|an) apple (inside|in|into) the fridge", t) for t in texts)
+    assert len(texts) > 10
+
+
+def test_nouns_plural_rules(config):
+    p = config.phrasing
+    assert tasks.noun("cutlery_fork", 2, p) == "cutlery forks"
+    assert tasks.noun("dish_bowl", 1, p) == "dish bowl"
+    assert tasks.noun("wine_glass", 2, p) == "wine glasses"
+    assert tasks.noun("cutlery_knife", 2, p) == "cutlery knives"
+    assert tasks.noun("glasses", 1, p) == "pair of glasses"
+    assert tasks.noun("strawberry", 2, p) == "strawberries"
+
+
+def test_task_round_trips_through_dict():
+    task = tasks.generate_tasks("apartment_seen", "novel_comp3", 1, seed=0)[0]
+    assert tasks.HouseholdTask.from_dict(task.to_dict()) == task
+
+
+def test_bad_requests_and_configs_fail_clearly(tmp_path):
+    with pytest.raises(ConfigError, match="unknown task suite 'hard'"):
+        tasks.generate_tasks("apartment_seen", "hard", 1, 0)
+    data = yaml.safe_load(tasks.TASKS_CONFIG.read_text())
+    data["pairs"]["apple"]["novel"] = ["fridge"]
+    path = tmp_path / "overlap.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"overlap.yaml: pairs: \('apple', 'fridge'\) is listed as both"):
+        tasks.load_task_config(path)
+    data = yaml.safe_load(tasks.TASKS_CONFIG.read_text())
+    data["pairs"]["apple"]["novel"] = ["garage_shelf"]
+    path = tmp_path / "unseen_dest.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match="pairs.apple.novel: destination 'garage_shelf' appears in no training"):
+        tasks.load_task_config(path)

@@ -1,0 +1,68 @@
+"""The openai channels: prompt with the state as text and training examples, n samples ranked by
+frequency, names grounded or dropped (a scripted ``ask`` stands in for the HTTP backend)."""
+from __future__ import annotations
+
+import pytest
+
+from llm_planner.llm.factory import make_backend
+from llm_planner.methods.levy_karpas.dataset import generate_split
+from llm_planner.methods.levy_karpas.config import load_config
+from llm_planner.methods.levy_karpas.openai_channels import OpenAIChannels
+from llm_planner.methods.levy_karpas.template import parse_template
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import GoalItem, Household
+
+
+class ScriptedAsk:
+    def __init__(self, texts):
+        self.texts = texts
+        self.prompts = []
+
+    def ask(self, kind, prompt, n, params, parse):
+        self.prompts.append((kind, prompt, n, params))
+        return parse(self.texts[:n]), None
+
+
+@pytest.fixture(scope="module")
+def channels(tmp_path_factory):
+    backend = make_backend(backend="offline", cache__dir=str(tmp_path_factory.mktemp("oa_cache")))
+    household = Household(load_scene("apartment_seen"))
+    train = generate_split("train", "apartment_seen", 8, 1, load_config()["dataset"])
+    return OpenAIChannels(household, backend, train, load_config()["openai"], asker=ScriptedAsk([])), household
+
+
+def test_samples_are_ranked_by_frequency_and_grounded(channels):
+    ch, household = channels
+    ch.asker = ScriptedAsk([
+        "Goal: (INSIDE, apple, refrigerator, 1)\nTemplate: partial: walk(kitchen)",
+        "Goal: (INSIDE, apple, fridge, 1)\nTemplate: partial: walk(kitchen)",
+        "Goal: (ON, apple, kitchen table, 1)\nTemplate: partial: walk(kitchen), slice(apple)",
+        "Goal: (INSIDE, pizza, oven, 1)\nTemplate: partial: walk(garage)",
+        "nonsense",
+    ])
+    state = household.sample_initial_state(0)
+    out = ch.predict("go to the kitchen and put an apple in the fridge", "go to the kitchen and put an apple in the fridge",
+                     state)
+    assert out.goals[0] == (GoalItem("inside", "apple", "fridge", 1),)  # two of five samples agree
+    assert (GoalItem("on", "apple", "kitchen_table", 1),) in out.goals and len(out.goals) == 2  # pizza dropped
+    assert out.templates == [parse_template("partial: walk(kitchen)")]  # slice() and the garage dropped
+    kind, prompt, n, params = ch.asker.prompts[0]
+    assert n == 5 and params["temperature"] == 0.8 and "State: the robot is in the living room" in prompt
+    assert prompt.count("Directive:") == 1 + 4  # K = 4 training examples, then the query
+
+
+def test_answers_in_other_styles_are_read(channels):
+    ch, household = channels
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    styles = [
+        "**Goal:** (INSIDE, apple, fridge, 1)\n**Template:** partial: walk(kitchen)",
+        '```json\n{"goal": "(INSIDE, apple, fridge, 1)", "template": "partial: walk(kitchen)"}\n```',
+        "<think>The apple goes into the fridge; the kitchen is named first.</think>\nGoal: (INSIDE, apple, fridge, 1)\n"
+        "Template: `partial: walk(kitchen)`",
+        "Sure! Here is the translation:\n\nGoal: (INSIDE, Apples, Refrigerator, 1)\nTemplate: partial: walk(kitchen)\n\n"
+        "Let me know if you need anything else.",
+    ]
+    for text in styles:
+        goals, templates = ch._parse([text])
+        assert goals == [goal] and templates == [parse_template("partial: walk(kitchen)")], text
+    assert ch._parse(["Goal: (NEXT_TO, apple, fridge, 1)\nTemplate: none", "I'm sorry, I can't help."]) == ([], [])

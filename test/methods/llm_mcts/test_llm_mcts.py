@@ -1,0 +1,493 @@
+"""LLM-MCTS (seed 000, Algorithm 1, App. C.2): PUCT arithmetic, belief updates, rollout
+discounting, determinism, bad input, one real episode with the offline backend, the benchmark."""
+from __future__ import annotations
+
+import json
+import math
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from llm_planner.errors import ConfigError, LLMError
+from llm_planner.execution import SymbolicWorld, run_episode
+from llm_planner.planners.base import Task, create
+from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
+from llm_planner.methods.llm_mcts.tree import argmax_ties, puct_scores, uct_scores
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
+from llm_planner.domains.household.world.tasks import generate_tasks
+
+APPLE_IN_FRIDGE = (GoalItem("inside", "apple", "fridge", 1),)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_llm_cache(tmp_path_factory, monkeypatch):
+    """Priors and embeddings the planners build go to a temporary directory, not ~/.cache."""
+    monkeypatch.setenv("LLM_PLANNER_CACHE", str(tmp_path_factory.getbasetemp() / "llm_mcts_cache"))
+
+
+@pytest.fixture(scope="module")
+def hh() -> Household:
+    return Household(load_scene("apartment_seen"))
+
+
+def holding_apple_at_open_fridge(hh: Household) -> State:
+    placement = hh.scene.sample_placement(0)
+    placement["apple_1"] = placement["apple_2"] = "kitchen_table"
+    s = hh.initial_state(placement, room="kitchen")
+    s = hh.transition(s, Action("walk", ("apple_1",)))
+    s = hh.transition(s, Action("grab", ("apple_1",)))
+    s = hh.transition(s, Action("walk", ("fridge",)))
+    return hh.transition(s, Action("open", ("fridge",)))
+
+
+# ------------------------------------------------------------------------------ PUCT
+def test_puct_arithmetic_on_a_hand_built_tree(hh):
+    """Line 29: Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1), with c = 24 (authors' code)."""
+    acts = [Action("walk", ("kitchen",)), Action("walk", ("bedroom",)), Action("walk", ("bathroom",))]
+    node = Node(acts)
+    node.pi = [0.6, 0.3, 0.1]
+    node.n, node.na, node.q = 16, [10, 4, 2], [1.0, 2.0, 0.5]
+    m = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(c=24.0))
+    # by hand: 1 + 24*.6*4/11 = 6.236; 2 + 24*.3*4/5 = 7.76; .5 + 24*.1*4/3 = 3.7
+    assert puct_scores([1.0, 2.0, 0.5], [0.6, 0.3, 0.1], 16, [10, 4, 2], 24.0) == pytest.approx(
+        [1.0 + 57.6 / 11, 7.76, 3.7])
+    assert m.select(node, node.pi) == 1
+    # without exploration (c = 0) the choice is argmax Q; a large Q gap beats the prior
+    assert LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(c=0.0)).select(node, node.pi) == 1
+    node.q = [9.0, 2.0, 0.5]
+    assert m.select(node, node.pi) == 0
+    # N(h) = 0 (the second visit of Alg. 1): every score is Q = 0, the tie goes to the largest pi
+    fresh = Node(acts)
+    fresh.pi = [0.2, 0.5, 0.3]
+    assert m.select(fresh, fresh.pi) == 1
+
+
+def test_uct_score_and_tie_breaks(hh):
+    assert uct_scores([1.0, 0.0], 9, [3, 0], 2.0) == pytest.approx(
+        [1.0 + 2.0 * math.sqrt(math.log(10) / 4), 2.0 * math.sqrt(math.log(10))])
+    rng = random.Random(0)
+    assert argmax_ties([1.0, 3.0, 3.0], [0.1, 0.2, 0.7], [5, 5, 5], rng) == 2   # larger pi
+    assert argmax_ties([3.0, 3.0], [0.5, 0.5], [1, 7], rng) == 1                # then more visits
+    node = Node([Action("walk", ("kitchen",)), Action("walk", ("bedroom",))])
+    node.n, node.na, node.q = 10, [9, 1], [1.0, 0.5]
+    uct = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(c=2.0, selection="uct"))
+    assert uct.select(node, [0.5, 0.5]) == 1  # 0.5 + 2*sqrt(ln 11 / 2) > 1 + 2*sqrt(ln 11 / 10)
+
+
+def test_backup_is_the_incremental_mean_and_search_returns_argmax_q(hh):
+    """At a state one put away from the goal every simulation through putin returns r = 10
+    (lines 30-35), so Q(h, putin) is exactly 10 and SEARCH returns it (line 8)."""
+    s = holding_apple_at_open_fridge(hh)
+    belief = Belief.point(hh, s)
+    m = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(simulations=60), seed=3)
+    result = m.search([], hh.observe(s), belief)
+    assert result.action == Action("putin", ("apple_1", "fridge"))
+    root = result.root
+    i = root.actions.index(result.action)
+    assert root.q[i] == pytest.approx(10.0)
+    assert root.n == 59 == sum(root.na)  # the first simulation only adds the root (lines 23-26)
+    others = [q for j, q in enumerate(root.q) if j != i]
+    assert others and all(0.0 <= q <= 10.0 * 0.95 + 1e-9 for q in others)  # the goal is >= 1 step further
+
+
+def test_rollout_discounting_and_the_epsilon_cut(hh):
+    """ROLLOUT returns sum gamma^j r_j; gamma^d < epsilon ends it (lines 10-18)."""
+    script = [Action("close", ("fridge",)), Action("open", ("fridge",)), Action("putin", ("apple_1", "fridge"))]
+
+    def scripted(actions, rng):  # pi_rollout replaced by a fixed plan: the goal on its third step
+        action = scripted.plan.pop(0)
+        assert action in actions
+        return action
+
+    s = holding_apple_at_open_fridge(hh)
+    cfg = SearchConfig(gamma=0.95, epsilon=0.36, max_depth=50, goal_reward=10.0)
+    assert cfg.depth_cut() == 20  # 0.95^19 = 0.377 >= 0.36 > 0.95^20 = 0.358
+    m = LLMMCTS(hh, APPLE_IN_FRIDGE, cfg, rollout_policy=scripted)
+    for depth, expected in ((0, 10 * 0.95 ** 2), (17, 10 * 0.95 ** 2), (18, 0.0)):
+        scripted.plan = list(script)
+        assert m.rollout(s, depth) == pytest.approx(expected), depth
+    cfg1 = SearchConfig(gamma=0.5, epsilon=0.01, max_depth=50)  # 0.5^7 < 0.01 <= 0.5^6
+    assert cfg1.depth_cut() == 7
+    scripted.plan = list(script)
+    assert LLMMCTS(hh, APPLE_IN_FRIDGE, cfg1, rollout_policy=scripted).rollout(s, 0) == pytest.approx(2.5)
+
+
+def test_search_is_deterministic_for_a_seed(hh):
+    task = generate_tasks(hh.scene, "comp", 1, 4)[0]
+    state = hh.sample_initial_state(task.placement_seed)
+    obs = hh.observe(state)
+
+    def policy(history, past, observation, actions):  # a fixed, history-dependent stand-in for pi
+        return [1.0 + (len(str(a)) * (len(history) + 3)) % 7 for a in actions]
+
+    def run(seed):
+        belief = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}})
+        belief.update(obs)
+        m = LLMMCTS(hh, task.goal, SearchConfig(simulations=80), policy, seed=seed)
+        r = m.search([], obs, belief)
+        return r.action, r.root.na, r.root.q, r.stats.policy_queries
+
+    assert run(7) == run(7)
+    # the seed matters: near the goal random rollouts reach it, so Q estimates differ by seed
+    near = holding_apple_at_open_fridge(hh)
+    near_obs = hh.observe(near)
+
+    def q_table(seed):
+        belief = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}})
+        belief.update(near_obs)
+        return LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(simulations=80), policy, seed=seed).search(
+            [], near_obs, belief).root.q
+
+    assert q_table(7) == q_table(7)
+    assert q_table(7) != q_table(8)
+
+
+# ------------------------------------------- concurrent questions, fewer questions, reuse
+def _comp_root(hh):
+    task = generate_tasks(hh.scene, "comp", 1, 4)[0]
+    obs = hh.observe(hh.sample_initial_state(task.placement_seed))
+    belief = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}})
+    belief.update(obs)
+    return task.goal, obs, belief
+
+
+def _fixed_policy(history, past, observation, actions):
+    """A deterministic, history-dependent stand-in for pi(a|h) (sums to 1)."""
+    weights = [1.0 + (len(str(a)) * (len(history) + 3)) % 7 for a in actions]
+    return [w / sum(weights) for w in weights]
+
+
+def _search(hh, policy=_fixed_policy, seed=11, n=150, **config):
+    goal, obs, belief = _comp_root(hh)
+    m = LLMMCTS(hh, goal, SearchConfig(simulations=n, **config), policy, seed=seed)
+    return m, m.search([], obs, belief)
+
+
+def _summary(result):
+    return (result.action, result.root.na, result.root.q, result.stats.policy_queries, result.stats.goal_hits,
+            result.stats.nodes)
+
+
+def _walk(node):
+    yield node
+    for child in node.children.values():
+        yield from _walk(child)
+
+
+def test_sequential_search_matches_the_recursive_reference(hh):
+    """One question at a time the iterative SIMULATE is Algorithm 1 as the recursive implementation
+    computed it (these figures are that implementation's, before the search could wait for answers)."""
+    for config in ({}, {"max_in_flight": 1}):
+        _, result = _search(hh, **config)
+        assert result.action == Action("walk", ("sofa",))
+        assert result.root.na == [16, 16, 3, 13, 20, 3, 13, 20, 6, 23, 13, 3]
+        assert result.root.q[3] == pytest.approx(0.484807238) and sum(result.root.q) == pytest.approx(0.484807238)
+        assert (result.stats.policy_queries, result.stats.goal_hits, result.stats.nodes) == (33, 1, 150)
+        assert result.stats.waves == 0 and result.stats.peak_in_flight == 1
+
+
+class CountingPolicy:
+    """_fixed_policy answered after a random delay from several threads, counting questions in flight."""
+
+    def __init__(self, seed=0, delay=0.004, fail_after=None):
+        self.lock = threading.Lock()
+        self.rng = random.Random(seed)
+        self.delay, self.fail_after = delay, fail_after
+        self.calls = self.in_flight = self.peak = 0
+
+    def __call__(self, history, past, observation, actions):
+        with self.lock:
+            self.calls += 1
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            call, pause = self.calls, self.rng.random() * self.delay
+        try:
+            time.sleep(pause)  # answers come back in an order that changes from run to run
+            if self.fail_after is not None and call > self.fail_after:
+                raise LLMError(f"question {call}: HTTP 500 three times")
+            return _fixed_policy(history, past, observation, actions)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+
+def test_concurrent_search_is_bounded_and_deterministic(hh):
+    """Questions in flight never exceed max_in_flight; the result depends on the seed and the
+    answers, not on the order in which answers arrive; virtual losses are all taken back."""
+    runs = []
+    for delay_seed in (1, 2):
+        policy = CountingPolicy(delay_seed)
+        m, result = _search(hh, policy, max_in_flight=4)
+        assert 1 < policy.peak <= 4 and result.stats.peak_in_flight == policy.peak
+        assert result.stats.waves >= 2 and result.stats.simulations == 150
+        assert result.stats.policy_queries == policy.calls
+        assert all(node.loss_n == 0 and not any(node.loss or ()) for node in _walk(result.root))
+        assert result.root.n == 149  # every simulation after the one that added the root went through it
+        runs.append(_summary(result))
+    assert runs[0] == runs[1]
+    # two questions in flight are not four: a different (still seeded) search
+    assert _summary(_search(hh, CountingPolicy(1), max_in_flight=2)[1]) != runs[0]
+
+
+def test_concurrent_search_equals_sequential_where_the_order_does_not_matter(hh):
+    """When only the root asks (every other node stays unexpanded), the simulations never wait
+    below it: the concurrent search is the sequential one, result for result."""
+    sequential = _summary(_search(hh, expand_after=1000)[1])
+    assert sequential[3] == 1
+    assert _summary(_search(hh, CountingPolicy(3), expand_after=1000, max_in_flight=8)[1]) == sequential
+
+
+def test_expand_after_asks_only_nodes_visited_more_often(hh):
+    counts = {}
+    for k in (1, 2, 3):
+        _, result = _search(hh, expand_after=k)
+        asked = [node for node in _walk(result.root) if node.pi is not None]
+        counts[k] = len(asked)
+        assert result.stats.policy_queries == len(asked)
+        assert all(node.visits > k for node in asked if node is not result.root)
+        assert result.stats.rollout_visits > 0 or k == 1
+    assert counts[1] > counts[2] > counts[3] >= 1
+
+
+def test_max_waves_bounds_the_rounds_of_questions(hh):
+    _, unbounded = _search(hh, CountingPolicy(), max_in_flight=4)
+    _, bounded = _search(hh, CountingPolicy(), max_in_flight=4, max_waves=2)
+    assert unbounded.stats.waves > 2 and bounded.stats.waves == 2
+    assert bounded.stats.policy_queries < unbounded.stats.policy_queries
+    assert bounded.stats.simulations == 150 and bounded.root.pi is not None
+
+
+def test_a_failing_question_ends_the_search_without_deadlock(hh):
+    policy = CountingPolicy(fail_after=3)
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="HTTP 500"):
+        _search(hh, policy, max_in_flight=4)
+    assert time.monotonic() - started < 60  # bounded: a deadlock would hang the test (and its timeout)
+    assert not [t for t in threading.enumerate() if t.name.startswith("llm-mcts-pi")]
+    assert policy.in_flight == 0
+
+
+def test_the_subtree_is_kept_when_the_observation_was_expected(hh):
+    goal, obs, belief = _comp_root(hh)
+    m = LLMMCTS(hh, goal, SearchConfig(simulations=150, reuse_tree=True), _fixed_policy, seed=11)
+    first = m.search([], obs, belief)
+    i = first.root.actions.index(first.action)
+    expected = [(key, child) for key, child in first.root.children.items() if key[0] == i]
+    (_, next_obs), child = max(expected, key=lambda kv: kv[1].n)
+    visits = child.n
+    m.advance(first.action, next_obs)
+    belief.update(next_obs)
+    second = m.search([first.action], next_obs, belief, past=[obs])
+    assert second.root is child and second.stats.reused_nodes > 1
+    assert child.n == visits + 150  # the kept visits plus this decision's N simulations
+    # an observation the tree did not expect, a failed step, or no reuse: T starts empty
+    m.advance(second.action, obs)
+    assert m.search([first.action, second.action], obs, belief).stats.reused_nodes == 0
+    m.advance(None, next_obs)
+    assert m._root is None
+    plain = LLMMCTS(hh, goal, SearchConfig(simulations=50), _fixed_policy, seed=11)
+    plain.search([], obs, belief)
+    plain.advance(first.action, next_obs)
+    assert plain._root is None
+
+
+# ---------------------------------------------------------------------------- belief
+def test_prior_counts_floor_and_normalisation(hh):
+    b = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}}, floor=1e-3)
+    row = b.row("apple_1")
+    others = len(hh.furniture) - 2
+    total = 1.0 + others * 1e-3
+    assert row["fridge"] == pytest.approx(0.75 / total)
+    assert row["kitchen_table"] == pytest.approx(0.25 / total)
+    assert row["bed"] == pytest.approx(1e-3 / total)
+    assert sum(row.values()) == pytest.approx(1.0)
+    assert b.row("apple_2") == row  # instances share their type's vector
+    assert b.row("book_1")["bed"] == pytest.approx(1.0 / len(hh.furniture))  # no answer: floor everywhere
+    with pytest.raises(ValueError, match="no container or surface"):
+        Belief.from_prior(hh, {"apple": {"garage": 1}})
+
+
+def test_update_sets_observed_relations_to_one_and_seen_places_to_zero(hh):
+    b = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1, "kitchen_counter": 1}})
+    kitchen_surfaces = hh.room_surfaces["kitchen"]
+    obs = Observation("kitchen", None, None, frozenset({("on", "apple_1", "kitchen_table")}),
+                      frozenset(), frozenset(hh.room_containers["kitchen"]), frozenset(kitchen_surfaces))
+    b.update(obs)
+    assert b.row("apple_1") == {"kitchen_table": 1.0}
+    row2 = b.row("apple_2")
+    assert not set(row2) & set(kitchen_surfaces)          # seen without apple_2: zero
+    assert row2["fridge"] == pytest.approx(0.6 / (0.6 + 1e-3 * (len(hh.furniture) - len(kitchen_surfaces) - 1)))
+    assert sum(row2.values()) == pytest.approx(1.0)
+    # opening the fridge shows it empty: apple_2's mass moves to the places not seen yet
+    opened = Observation("kitchen", "fridge", None, frozenset({("on", "apple_1", "kitchen_table")}),
+                         frozenset({"fridge"}), frozenset(hh.room_containers["kitchen"]) - {"fridge"},
+                         frozenset(kitchen_surfaces | {"fridge"}))
+    b.update(opened)
+    assert "fridge" not in b.row("apple_2") and b.opened == {"fridge"}
+    assert set(b.row("apple_2")) == {f for f in hh.furniture if f not in kitchen_surfaces and f != "fridge"}
+    # samples follow the belief: apple_1 always on the table, apple_2 never in a seen place
+    samples = b.sample_placements(np.random.default_rng(0), 200)
+    i1, i2 = hh.index["apple_1"], hh.index["apple_2"]
+    assert {p[i1] for p in samples} == {"kitchen_table"}
+    assert not {p[i2] for p in samples} & (set(kitchen_surfaces) | {"fridge"})
+
+
+def test_held_object_and_lost_support(hh):
+    s = holding_apple_at_open_fridge(hh)
+    b = Belief.from_prior(hh, {"apple": {"fridge": 1}})
+    b.update(hh.observe(s))
+    assert b.holding == "apple_1"
+    assert all(p[hh.index["apple_1"]] is None for p in b.sample_placements(np.random.default_rng(1), 5))
+    goal = (GoalItem("inside", "apple", "fridge", 2),)
+    assert b.goal_support_problem(goal) == ""
+    b.probs[hh.index["apple_2"], :] = 0.0  # every place it could be was seen without it
+    assert b.unsupported(["apple_1", "apple_2"]) == ["apple_2"]
+    assert "no support for 'apple'" in b.goal_support_problem(goal)
+
+
+# ----------------------------------------------------------------------- bad input
+def test_config_defaults_and_unknown_keys():
+    cfg = load_config()
+    assert (cfg["simulations"], cfg["c"], cfg["gamma"], cfg["max_depth"]) == (100, 24.0, 0.95, 20)
+    with pytest.raises(ConfigError, match="unknown LLM-MCTS configuration key 'simulation'"):
+        load_config({"simulation": 5})
+    with pytest.raises(ConfigError, match="gamma"):
+        create("llm_mcts", gamma=1.5)
+
+
+def test_every_method_is_created_without_parameters():
+    for name in ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable"):
+        planner = create(name)
+        assert planner.needs_full_state == (name == "fully_observable")
+        assert name in planner.describe()
+
+
+def unsolved_state(hh, goal):
+    """A start state of the apartment in which the goal does not hold yet."""
+    return next(s for s in map(hh.sample_initial_state, range(50)) if not hh.satisfied(s, goal))
+
+
+def _episode(hh, planner, goal, max_steps=30):
+    world = SymbolicWorld(hh, unsolved_state(hh, APPLE_IN_FRIDGE))
+    return run_episode(planner, Task("test directive", goal, hh, max_steps), world)
+
+
+def test_bad_input_is_said_at_once(hh):
+    result = _episode(hh, create("uct"), (GoalItem("inside", "pizza", "fridge", 1),))
+    assert not result.success and not result.steps and "cannot be achieved" in result.message
+    assert "no object 'pizza'" in result.message
+    result = _episode(hh, create("uct", simulations=0), APPLE_IN_FRIDGE)
+    assert not result.success and not result.steps and "zero search budget" in result.message
+
+    planner = create("uct")
+    planner.start(Task("t", APPLE_IN_FRIDGE, hh), hh.observe(unsolved_state(hh, APPLE_IN_FRIDGE)))
+    for obj in ("apple_1", "apple_2"):
+        planner.belief.probs[hh.index[obj], :] = 0.0
+    decision = planner.decide(planner.observations[-1])
+    assert decision.action is None and "no support for 'apple'" in decision.message
+
+
+def test_llm_error_mid_search_names_the_step(hh, monkeypatch):
+    import llm_planner.methods.llm_mcts.planner as module
+
+    monkeypatch.setattr(module, "warm_up_actions", lambda runtime, household, goal: None)  # no embeddings needed
+    planner = create("uniform_prior", simulations=40)
+    calls = {"n": 0}
+
+    def failing_policy(history, past, observation, actions):
+        calls["n"] += 1
+        if len(history) >= 1 and calls["n"] > 3:
+            raise LLMError("server answered 500 three times")
+        return [1.0 / len(actions)] * len(actions)
+
+    planner._policy_fn = failing_policy
+    state = unsolved_state(hh, APPLE_IN_FRIDGE)
+    result = run_episode(planner, Task("put an apple in the fridge", APPLE_IN_FRIDGE, hh), SymbolicWorld(hh, state))
+    assert not result.success
+    assert "LLM error at step" in result.message and "during simulation" in result.message
+    assert "server answered 500" in result.message
+    assert len(result.steps) < 30
+
+
+# ------------------------------------------------------------------- real episodes
+def test_llm_mcts_solves_a_simple_task_with_the_offline_backend(hh):
+    task = generate_tasks(hh.scene, "simple", 1, 0)[0]
+    planner = create("llm_mcts", llm_config={"offline": {"dataset_n": 40}})
+    world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
+    result = run_episode(planner, Task(task.instruction, task.goal, hh), world)
+    assert result.success, result.message
+    assert hh.satisfied(world.state, task.goal)
+    f = planner.figures()
+    assert f["simulations"] == 100 * f["decisions"]
+    # pi is kept per node: far fewer questions than line-28 visits
+    assert 0 < f["policy_queries"] < f["policy_visits"] / 2
+    assert f["llm_requests"] <= f["policy_queries"]
+
+
+def test_bench_household_runs_and_writes_the_design_json(tmp_path, capsys):
+    from llm_planner.cli import main
+
+    out = tmp_path / "hh.json"
+    code = main(["bench", "household", "--methods", "uct,no_heuristic_policy:history_key=action", "--suites", "simple",
+                 "--episodes", "1", "--seeds", "2", "--simulations", "20", "--workers", "1", "--no-progress",
+                 "--llm-set", "offline.dataset_n=40", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Success rate (%)" in printed and "uct" in printed and "backend offline" in printed
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "household" and data["backend"] == "offline"
+    assert {r["method"] for r in data["rows"]} == {"uct", "no_heuristic_policy[history_key=action]"}
+    for row in data["rows"]:
+        assert row["episodes"] == 2 and 0.0 <= row["success_rate"] <= 1.0 and "seconds_per_decision" in row
+    assert len(data["episodes"]) == 4 and all("success" in e and not e.get("error") for e in data["episodes"])
+
+
+@pytest.mark.slow
+def test_bench_household_latency_table_against_served_models(tmp_path, capsys):
+    """--latencies starts one llm-planner serve per latency and runs the methods side by side against
+    each (answer caches of their own); the latency table compares them."""
+    from llm_planner.cli import main
+
+    out = tmp_path / "latency.json"
+    code = main(["bench", "household", "--latencies", "0,0.05", "--methods", "llm_mcts:max_in_flight=1,llm_mcts",
+                 "--suites", "simple", "--episodes", "1", "--seeds", "1", "--simulations", "30", "--workers", "2",
+                 "--no-progress", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "LLM-MCTS against a served model" in printed and "concurrent (8 in flight)" in printed
+    assert "0.05 s: llm_mcts takes" in printed and "success difference (points): simple" in printed
+    data = json.loads(out.read_text())
+    assert data["backend"] == "openai" and data["config"]["latencies"] == [0.0, 0.05]
+    assert {(r["method_base"], r["latency_s"]) for r in data["rows"]} == {
+        (m, x) for m in ("llm_mcts[max_in_flight=1]", "llm_mcts") for x in (0.0, 0.05)}
+    episodes = data["episodes"]
+    assert len(episodes) == 4 and not any(e.get("error") for e in episodes)
+    assert all(e["llm_requests"] > 0 for e in episodes)  # every method paid for its own answers
+    by_method = {e["method"]: e for e in episodes}
+    assert by_method["llm_mcts @0.05s"]["waves"] > 0 and by_method["llm_mcts[max_in_flight=1] @0.05s"]["waves"] == 0
+
+
+def test_bench_household_profile_names_the_search(tmp_path, capsys):
+    from llm_planner.cli import main
+
+    stats = tmp_path / "search.prof"
+    assert main(["bench", "household", "--methods", "uct", "--suites", "simple", "--episodes", "1", "--seeds", "1",
+                 "--simulations", "20", "--no-progress", "--profile", str(stats)]) == 0
+    printed = capsys.readouterr().out
+    assert "profile (this process" in printed and "legal_actions" in printed and "rollout" in printed
+    assert stats.is_file()
+
+
+def test_bench_household_latencies_are_checked_before_anything_starts(capsys):
+    from llm_planner.cli import main
+
+    base = ["bench", "household", "--methods", "llm_mcts", "--suites", "simple", "--episodes", "1", "--seeds", "1"]
+    for bad, message in ((["--latencies", "0.5,fast"], "give seconds per request"),
+                         (["--latencies", "0.5,0.5"], "distinct non-negative"),
+                         (["--latencies", "0.5", "--serve-latency", "0.2"], "exclude each other")):
+        assert main([*base, *bad]) == 1
+        assert message in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""LLM-MCTS against a served model over real HTTP (``llm-planner serve`` in this process, the real
+``openai`` client): questions in flight stay within ``max_in_flight``, the concurrent search gives
+the same decisions however the answers are delayed, a failing server ends the episode with a
+message instead of a hang, and equal situations make equal prompts (one request, then the cache)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from llm_planner.execution import SymbolicWorld, run_episode
+from llm_planner.llm.offline.serve import ModelServer
+from llm_planner.llm.offline.serve_options import Latency, ServeOptions
+from llm_planner.planners.base import Task, create
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.tasks import generate_tasks
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def hh() -> Household:
+    return Household(load_scene("apartment_seen"))
+
+
+@pytest.fixture(scope="module")
+def served_model():
+    """The offline backend as llm-planner serve answers with it (loaded once for the module)."""
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.llm.offline.served import ServedModel
+
+    return ServedModel(make_backend(backend="offline", embeddings__warm_actions=False))
+
+
+@pytest.fixture
+def serve(served_model):
+    servers = []
+
+    def start(**options) -> ModelServer:
+        server = ModelServer(ServeOptions(warm_up=False, structured_output=False, **options), served_model).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def openai_config(server: ModelServer, tmp_path, **openai) -> dict:
+    """The openai backend pointed at ``server`` with a fresh answer cache and quick, bounded retries."""
+    return {"openai": {"base_url": server.base_url, "model": "served", "api_key_env": "LLM_PLANNER_SERVE_KEY",
+                       "max_retries": 1, "backoff_initial_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 10.0,
+                       **openai},
+            "cache": {"dir": str(tmp_path)}, "embeddings": {"warm_actions": False}}
+
+
+def first_decisions(hh, planner, steps: int = 2):
+    """The planner's first ``steps`` decisions on a comp task (the world follows them)."""
+    task = generate_tasks(hh.scene, "comp", 1, 0)[0]
+    world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
+    planner.start(Task(task.instruction, task.goal, hh), world.observe())
+    decisions = []
+    for _ in range(steps):
+        decision = planner.decide(world.observe())
+        assert decision.action is not None, decision.message
+        outcome = world.execute(decision.action)
+        planner.record(decision.action, outcome.success, outcome.reason, world.observe())
+        decisions.append((decision.action, planner.last_result.q_table()))
+    return decisions
+
+
+def test_questions_in_flight_stay_within_the_bound(hh, serve, tmp_path):
+    server = serve(latency=Latency.fixed(0.05))
+    planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path), seed=0,
+                     max_in_flight=3, max_waves=0)
+    first_decisions(hh, planner)
+    stats = server.stats()
+    assert stats["by_kind"].get("policy", 0) >= 4
+    assert 2 <= stats["max_in_flight"] <= 3  # measured at the server: concurrent, and never more than 3
+    assert planner.figures()["peak_in_flight"] == stats["max_in_flight"]
+    assert planner.figures()["waves"] >= 1
+
+
+def test_decisions_do_not_depend_on_when_answers_arrive(hh, serve, tmp_path):
+    """A deterministic served model with random latency: two concurrent runs decide alike, and one
+    question at a time over HTTP decides as the sequential search does."""
+    runs = {}
+    for name, latency, in_flight in (("a", "uniform:0,0.06", 4), ("b", "uniform:0,0.06", 4), ("seq", "0", 1)):
+        server = serve(latency=Latency.parse(latency))
+        planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path / name),
+                         seed=0, max_in_flight=in_flight, max_waves=0)
+        runs[name] = first_decisions(hh, planner)
+    assert runs["a"] == runs["b"]
+    sequential = create("uniform_prior", backend="openai", seed=0, max_in_flight=1, max_waves=0,
+                        llm_config=openai_config(serve(), tmp_path / "seq2"))
+    assert first_decisions(hh, sequential) == runs["seq"]
+
+
+def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
+    """Every request fails (HTTP 500): the search stops at its first wave with the error, no thread
+    waits forever and the episode ends at once. A model that answers with nothing usable leaves pi
+    uniform at its nodes (said in the decision); with a share of faults the episode still finishes."""
+    server = serve(fault_rate=1.0, faults=("500",))
+    planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path / "dead"),
+                     seed=0, max_in_flight=4)
+    task = generate_tasks(hh.scene, "simple", 1, 0)[0]
+    started = time.monotonic()
+    result = run_episode(planner, Task(task.instruction, task.goal, hh),
+                         SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)))
+    assert time.monotonic() - started < 60
+    assert not result.success and "LLM error at step 1 during simulation" in result.message
+    assert "HTTP 500" in result.message and not result.steps
+    assert not [t for t in threading.enumerate() if t.name.startswith("llm-mcts-pi")]
+
+    # a model that answers, but refuses every question: pi is uniform where it did, and the robot acts
+    refusing = serve(fault_rate=1.0, faults=("refusal",))
+    planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,
+                     llm_config=openai_config(refusing, tmp_path / "refusing"))
+    planner.start(Task(task.instruction, task.goal, hh), hh.observe(hh.sample_initial_state(task.placement_seed)))
+    decision = planner.decide(planner.observations[-1])
+    assert decision.action is not None and "named no admissible action (pi uniform there)" in decision.message
+    assert planner.figures()["unusable_answers"] >= 1
+
+    flaky = serve(fault_rate=0.2, faults=("500", "429"), retry_after_s=0.01)
+    planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,
+                     llm_config=openai_config(flaky, tmp_path / "flaky", max_retries=4))
+    result = run_episode(planner, Task(task.instruction, task.goal, hh, 12),
+                         SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)))
+    assert result.success or "LLM error" in result.message
+    assert flaky.stats()["faults"]
+
+
+def test_equal_situations_make_equal_prompts(hh, serve, tmp_path):
+    """The policy prompt is the situation (instruction, completed actions, current observation):
+    asked again with other past observations and the admissible actions in another order, the
+    answer comes from the disk cache, with no request."""
+    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.llm.text import WorldInfo
+
+    server = serve()
+    backend = make_backend(openai_config(server, tmp_path), backend="openai")
+    world = WorldInfo.from_household(hh)
+    state = hh.sample_initial_state(3)
+    observation = hh.observe(state)
+    actions = tuple(hh.legal_actions(state))
+    first = PolicyQuery(world, "put one apple inside the fridge", observation, (), actions)
+    again = PolicyQuery(world, "put one apple inside the fridge", observation, (), tuple(reversed(actions)),
+                        past_observations=(observation,))
+    answer = backend.next_actions(first)
+    requests = server.stats()["requests"]
+    repeat = backend.next_actions(again)
+    assert server.stats()["requests"] == requests and repeat.info.cached and repeat.texts == answer.texts
+    other = PolicyQuery(world, "put one plate inside the fridge", observation, (), actions)
+    backend.next_actions(other)
+    assert server.stats()["requests"] == requests + 1  # another situation is another question

@@ -1,0 +1,28 @@
+"""The import graph between the packages of llm_planner (scripts/import_graph.py) has no cycle:
+each method, each world, the offline backend and the language-model layer stay in their layers."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
+
+
+def _graph_module():
+    spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_package_import_cycle():
+    graph_module = _graph_module()
+    graph = graph_module.edges()
+    assert graph["methods.stalm"] and "llm.offline" in graph  # the nodes the layering is about exist
+    assert graph_module.cycles(graph) == []
+
+
+def test_the_language_model_layer_knows_no_method_and_no_backend_by_import():
+    graph = _graph_module().edges()
+    assert not {d for d in graph["llm"] if d.startswith("methods.") or d == "llm.offline"}
+    assert not {d for d in graph["viz"] if d.startswith("methods.")}
