@@ -32,7 +32,7 @@ def _positive(v: Any) -> bool:
 
 
 def _known_domain(v: str) -> bool:
-    from llm_planner.domains import DOMAINS
+    from llm_planner.adapters import DOMAINS
 
     return v in DOMAINS
 
@@ -90,7 +90,7 @@ def validate_params(values: Mapping[str, Any], source: str = "parameters") -> di
         if name in PARAMS:
             checked[name] = validate_param(name, value, source)
     if "planner" in checked:
-        from llm_planner.domains import get_domain
+        from llm_planner.adapters import get_domain
 
         domain = checked.get("domain") or read_params_file()["domain"]
         try:

@@ -20,17 +20,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
+from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
-
-
-@dataclass(frozen=True)
-class SkillOutcome:
-    success: bool
-    reason: str = ""
 
 
 class World(Protocol):
@@ -92,7 +87,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
     decision and every skill (a cancel request). A robot fault (LlmPlannerError from the world, e.g.
     a node that stopped answering) ends the episode failed with the steps done so far.
     """
-    from llm_planner.domains import get_domain
+    from llm_planner.adapters import get_domain
 
     text = get_domain(planner.domain).step_text(task)
     steps: list[StepRecord] = []
@@ -174,7 +169,7 @@ class RobotLink(Protocol):
         """(success, reason, stamp in ns of the geometry published right after the skill)."""
 
     def percept(self, topic: str, after_ns: int) -> Any:
-        """The latest :class:`~llm_planner.domains.base.Percept` of ``topic`` stamped at or after ``after_ns``."""
+        """The latest :class:`~llm_planner.adapters.base.Percept` of ``topic`` stamped at or after ``after_ns``."""
 
 
 class RobotWorld:

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.errors import GoalError, PlanningError
 

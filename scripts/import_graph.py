@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """The import graph between the packages of ``llm_planner`` and its cycles (there must be none).
 
-A node is a top-level package or module (``llm``, ``viz``, ``execution`` ...), except that each
-member of ``methods`` and ``domains`` (``methods.llm_mcts``, ``methods.classical``,
-``domains.household``, ``domains.base`` ...), the offline backend (``llm.offline``) and each
-world's node-graph adapter (``domains.X.adapter``, the composition root that ``get_domain`` loads
-by name and nothing else imports) are nodes of their own.
-Every ``import`` counts, at module level or inside a function, except those under
+A node is a package, at every depth (``llm``, ``llm.offline``, ``methods.llm_mcts``,
+``domains.household.sim`` ...), standing for the modules directly in it; a module directly under
+``llm_planner/`` (``execution``, ``service`` ...) is a node of its own. A package's import of its
+own ancestor (``domains.gtamp`` using ``domains.shapes``) is not an edge: a subpackage builds on
+its parent. Every ``import`` counts, at module level or inside a function, except those under
 ``if TYPE_CHECKING:`` (annotations only, never run).
 
     python3 scripts/import_graph.py          # edges, then one CYCLE line per cycle; exit 1 if any
@@ -19,25 +18,24 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "llm_planner"
-OWN_NODES = ("methods", "domains")  # packages whose members are nodes of their own
 
 
 def node_of(module: str) -> str:
-    """The graph node of a dotted module name inside llm_planner."""
+    """The graph node of a dotted module name inside llm_planner: its deepest package, or the
+    module itself when it sits directly under llm_planner."""
     parts = module.split(".")[1:]
-    if not parts:
-        return "(top)"
-    if parts[0] == "llm":
-        return "llm.offline" if len(parts) > 1 and parts[1] == "offline" else "llm"
-    if parts[0] in OWN_NODES and len(parts) > 1:
-        member = parts[1]
-        if (ROOT / parts[0] / member).is_dir():
-            if len(parts) > 2 and parts[2] == "adapter":
-                return f"{parts[0]}.{member}.adapter"
-            return f"{parts[0]}.{member}"
-        if (ROOT / parts[0] / f"{member}.py").is_file():
-            return f"{parts[0]}.{member}"
-    return parts[0]
+    package: list[str] = []
+    for part in parts:
+        if not (ROOT.joinpath(*package, part) / "__init__.py").is_file():
+            break
+        package.append(part)
+    if package:
+        return ".".join(package)
+    return parts[0] if parts else "(top)"
+
+
+def _is_ancestor(package: str, of: str) -> bool:
+    return of.startswith(package + ".")
 
 
 def _type_checking_nodes(tree: ast.AST) -> set[int]:
@@ -59,15 +57,13 @@ def edges() -> dict[str, set[str]]:
             if id(node) in skip:
                 continue
             targets: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("llm_planner."):
-                targets = [node.module]
-                if node.module in ("llm_planner.methods", "llm_planner.domains", "llm_planner.llm"):
-                    targets = [f"{node.module}.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("llm_planner"):
+                targets = [f"{node.module}.{a.name}" for a in node.names]  # a name may be a subpackage
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names if a.name.startswith("llm_planner.")]
             for target in targets:
                 dst = node_of(target)
-                if dst != src:
+                if dst != src and not _is_ancestor(dst, src):
                     graph[src].add(dst)
     return graph
 

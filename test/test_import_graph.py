@@ -26,3 +26,14 @@ def test_the_language_model_layer_knows_no_method_and_no_backend_by_import():
     graph = _graph_module().edges()
     assert not {d for d in graph["llm"] if d.startswith("methods.") or d == "llm.offline"}
     assert not {d for d in graph["viz"] if d.startswith("methods.")}
+
+
+def test_worlds_know_no_method_and_nothing_below_imports_the_adapters():
+    graph = _graph_module().edges()
+    worlds = [node for node in graph if node == "domains" or node.startswith("domains.")]
+    assert "domains.household.sim" in worlds and "domains.gtamp" in worlds
+    for node in worlds:
+        assert not {d for d in graph[node] if d.startswith(("methods", "adapters", "viz", "execution"))}, node
+    for node in graph:
+        if node.startswith(("methods", "domains", "llm", "viz", "planners")):
+            assert "adapters" not in graph[node], node

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.config import load_params_file
-from llm_planner.domains import get_domain
+from llm_planner.adapters import get_domain
 from llm_planner.domains.percept import Percept
-from llm_planner.domains.household.adapter import state_predicates
+from llm_planner.adapters.household import state_predicates
 from llm_planner.errors import ConfigError, GoalError
 from llm_planner.service import PlanningService, PlanTaskRequest, RobotSlot, check_directive
 from llm_planner.domains.household.sim.perception import predicates

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.errors import ConfigError
 from llm_planner.domains.gtamp.config import load_config
-from llm_planner.methods.stalm.episode import EpisodeResult, run_benchmark_episode
+from llm_planner.bench.gtamp_episode import EpisodeResult, run_benchmark_episode
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
 from llm_planner.methods.stalm.planner import POLICIES
 

@@ -211,7 +211,7 @@ class PyBulletWorld:
         self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
 
     def execute(self, action):  # noqa: ANN001, ANN201
-        from llm_planner.execution import SkillOutcome
+        from llm_planner.domains.skill import SkillOutcome
 
         result = self.sim.execute(action)
         return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))

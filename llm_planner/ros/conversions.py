@@ -1,6 +1,6 @@
 """All conversions between the core's plain data and llm_planner_interfaces messages, for every
 domain: geometry, RViz markers, percepts, task results, feedback with the planner's belief, and
-task records. The domains speak only plain data (:mod:`llm_planner.domains.base`); this is the one
+task records. The domains speak only plain data (:mod:`llm_planner.adapters.base`); this is the one
 place that knows the message types."""
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def declare_params(node: Node) -> dict[str, Any]:
 
 def make_domain(params: dict[str, Any]) -> Any:
     """The domain adapter the ``domain`` parameter names, built from the parameters."""
-    from llm_planner.domains import get_domain
+    from llm_planner.adapters import get_domain
 
     return get_domain(params["domain"])(params)
 

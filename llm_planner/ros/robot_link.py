@@ -14,7 +14,7 @@ from typing import Any, Callable
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.domains.percept import Percept
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import percept_from_msg, time_to_ns

@@ -17,7 +17,7 @@ from geometry_msgs.msg import Point
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
 from llm_planner.ros.robot_link import LatestMessage

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from action_msgs.msg import GoalStatus
 from rclpy.node import Node
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.errors import LlmPlannerError
 from llm_planner.execution import CANCELED, FAILED, SUCCEEDED
 from llm_planner.ros.conversions import feedback_to_dict

@@ -12,8 +12,8 @@
 ``check``           checks of a problem file beyond its schema
 ``codec``           plain-data encoding of G-TAMP goals and actions for messages
 ``directive``       the directive grammar the planner node grounds ("put the salter right of bottle1")
-``adapter``         the node-graph adapter (``get_domain("gtamp")``)
 ==================  =============================================================================
 
-STaLM itself and its baselines are in :mod:`llm_planner.methods.stalm`.
+STaLM itself and its baselines are in :mod:`llm_planner.methods.stalm`; the node-graph adapter
+is :mod:`llm_planner.adapters.gtamp`.
 """

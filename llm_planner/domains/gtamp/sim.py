@@ -24,7 +24,7 @@ from llm_planner.domains.gtamp.operators import GTampModel
 from llm_planner.domains.gtamp.world import GTampWorld
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.gtamp.perception import GRASP_JOINTS, ROBOT
-from llm_planner.execution import SkillOutcome
+from llm_planner.domains.skill import SkillOutcome
 
 
 class GTampSim:

@@ -9,6 +9,7 @@ world (:mod:`llm_planner.domains.gtamp`). No ROS anywhere.
 ``stalm``           STaLM (Alg. 1) as a closed-loop policy
 ``baselines``       UCT, UCT-with-Hcount, SayCan, Iterative-Replanning, LLM-MCTS (§4.2, App. D)
 ``planner``         the registered planners ``stalm``, ``stalm_no_*`` and ``gtamp_*``
-``episode``         one closed-loop benchmark episode in the PyBullet simulator
 ==================  =============================================================================
+
+One benchmark episode in the PyBullet simulator is :mod:`llm_planner.bench.gtamp_episode`.
 """

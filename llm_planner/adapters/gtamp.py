@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.gtamp.codec import encode
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, GState, ProblemSpec

@@ -6,7 +6,7 @@ import random
 
 from llm_planner.config import load_params_file
 from llm_planner.domains.percept import Percept
-from llm_planner.domains.household.adapter import (HouseholdDomain, describe_observation, observation_from_percept,
+from llm_planner.adapters.household import (HouseholdDomain, describe_observation, observation_from_percept,
                                            state_from_percept, state_predicates)
 from llm_planner.domains.household.sim.perception import predicates
 from llm_planner.domains.household.world.symbolic import Action

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from llm_planner.config import load_params_file
-from llm_planner.domains.gtamp.adapter import GTampDomain, GTampText
+from llm_planner.adapters.gtamp import GTampDomain, GTampText
 from llm_planner.domains.gtamp.perception import GeometryPerceiver
 from llm_planner.domains.gtamp.sim import GTampSimulator
 from llm_planner.domains.gtamp.codec import encode

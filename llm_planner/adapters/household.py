@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from llm_planner.domains.base import Domain
+from llm_planner.adapters.base import Domain
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.planners.base import Planner, Task
 from llm_planner.domains.geometry import GeometrySnapshot

@@ -1,7 +1,7 @@
 """One small end-to-end STaLM solve with the offline backend, and the episode record."""
 from __future__ import annotations
 
-from llm_planner.methods.stalm.episode import run_benchmark_episode
+from llm_planner.bench.gtamp_episode import run_benchmark_episode
 
 
 def test_stalm_solves_p2_end_to_end_within_its_budget():
