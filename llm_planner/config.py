@@ -51,6 +51,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("geometry_rate_hz", float, _positive, "a rate in Hz > 0"),
     Param("perception_wait_s", float, _positive, "a number of seconds > 0"),
     Param("node_timeout_s", float, _positive, "a number of seconds > 0"),
+    Param("server_absent_s", float, _positive, "a number of seconds > 0"),
+    Param("discovery_settle_s", float, lambda v: v >= 0, "a number of seconds >= 0"),
     Param("planning_workers", int, _positive, "an integer > 0"),
     Param("task_records", int, _positive, "an integer > 0"),
 )}

@@ -19,11 +19,8 @@ from llm_planner.ros.graph import server_of
 from llm_planner.ros.node_utils import ACTION_QOS, wait_future
 from llm_planner_interfaces.action import ExecuteTask
 
+#: How often a running task's wait checks for cancel, the executor's presence and the time limit.
 POLL_S = 0.05
-#: A server absent from the graph this long is gone (DDS drops a killed process after its lease).
-ABSENT_S = 1.0
-#: Seconds to let discovery complete in both directions after the server appears.
-DISCOVERY_SETTLE_S = 0.5
 
 
 class ExecutorLink:
@@ -48,7 +45,7 @@ class ExecutorLink:
             if not self.client.wait_for_server(timeout_sec=wait_s):
                 raise LlmPlannerError(f"the executor ({self.action}) is not available (waited {wait_s:g} s, "
                                       "parameter node_timeout_s); is the executor node running?")
-            time.sleep(DISCOVERY_SETTLE_S)  # a response sent before the server knows this client is lost
+            time.sleep(self.params["discovery_settle_s"])  # a response sent before the server knows this client is lost
         handle = wait_future(self.client.send_goal_async(goal, feedback_callback=lambda m: on_feedback(m.feedback)),
                              wait_s)
         self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
@@ -80,7 +77,7 @@ class ExecutorLink:
                 canceled = True
             now = time.monotonic()
             absent_since = None if self.client.server_is_ready() else absent_since or now
-            if absent_since is not None and now - absent_since > ABSENT_S:
+            if absent_since is not None and now - absent_since > self.params["server_absent_s"]:
                 raise LlmPlannerError(f"{self._executor()} left the ROS graph during the task (it died or was "
                                       "stopped); restart it and check the world")
             if now > give_up:

@@ -55,6 +55,7 @@ class LaunchSettings:
 
     on_exit: str             # shutdown | continue
     exit_grace_s: float      # shutdown mode: time a running task gets to fail, naming the dead node
+    result_delivery_s: float  # shutdown mode: after the last task ended, time for its result to reach the caller
     sigterm_timeout: float   # seconds between SIGINT and SIGTERM when stopping a node
     sigkill_timeout: float   # seconds between SIGTERM and SIGKILL
 

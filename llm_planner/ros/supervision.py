@@ -19,8 +19,6 @@ from llm_planner.ros.launcher import GraphRunner, LaunchSettings, describe_exit,
 # ------------------------------------------------------------- reporting on task_status
 #: task_status states after which a task runs no more
 TERMINAL_STATES = frozenset({"succeeded", "failed", "canceled", "cancelled", "aborted", "rejected"})
-#: after the last running task ended, time for its result to reach the caller before the graph stops
-RESULT_DELIVERY_S = 1.0
 
 
 class GraphMonitor:
@@ -115,7 +113,7 @@ def supervise(runner: GraphRunner, stop: threading.Event, monitor: GraphMonitor 
             died[name] = code
             _report_exit(runner, name, code, monitor)
         if new and runner.settings.on_exit == "shutdown":
-            _grace_period(runner.settings.exit_grace_s, stop, monitor)
+            _grace_period(runner.settings, stop, monitor)
             break
         for name in new:
             runner.release(name)
@@ -136,15 +134,16 @@ def _report_exit(runner: GraphRunner, name: str, code: int, monitor: GraphMonito
         monitor.report(namespace, message)
 
 
-def _grace_period(grace_s: float, stop: threading.Event, monitor: GraphMonitor | None) -> None:
-    """Keep the graph up until the running tasks have ended (so their callers hear which node died),
-    at most ``grace_s`` seconds; without a monitor, the whole grace period."""
-    deadline = time.monotonic() + grace_s
+def _grace_period(settings: LaunchSettings, stop: threading.Event, monitor: GraphMonitor | None) -> None:
+    """Keep the graph up until the running tasks have ended and their results had
+    ``result_delivery_s`` to reach their callers (so they hear which node died), at most
+    ``exit_grace_s`` seconds; without a monitor, the whole grace period."""
+    deadline = time.monotonic() + settings.exit_grace_s
     ended_at: float | None = None
     while not stop.is_set() and time.monotonic() < deadline:
         if monitor is not None and monitor.ready.is_set() and not monitor.error and not monitor.running_tasks():
             ended_at = ended_at or time.monotonic()
-            if time.monotonic() - ended_at >= RESULT_DELIVERY_S:
+            if time.monotonic() - ended_at >= settings.result_delivery_s:
                 return
         else:
             ended_at = None
