@@ -2,10 +2,13 @@
 other apartments), each planning and executing for its own robot at the same time."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 DIRECTIVE = "put one apple on the sofa"
+DISCOVERY_S = 20.0  # one graph's client discovers the other graph's nodes in well under this
 
 
 def _where(graph, obj: str) -> str:
@@ -15,8 +18,12 @@ def _where(graph, obj: str) -> str:
 def test_two_namespaced_graphs_plan_and_execute_for_their_own_robot(launch_graph, tmp_path_factory):
     with launch_graph(tmp_path_factory.mktemp("robot1"), namespace="robot1") as one, \
             launch_graph(tmp_path_factory.mktemp("robot2"), namespace="robot2", scene="apartment_unseen") as two:
-        nodes = set(one.client.node.get_node_names_and_namespaces())
-        assert {(n, f"/robot{i}") for n in ("simulator", "perception", "executor", "planner") for i in (1, 2)} <= nodes
+        expected = {(n, f"/robot{i}") for n in ("simulator", "perception", "executor", "planner") for i in (1, 2)}
+        deadline = time.monotonic() + DISCOVERY_S  # each graph was up for its own client; discovery by the other's
+        while not expected <= (nodes := set(one.client.node.get_node_names_and_namespaces())) \
+                and time.monotonic() < deadline:
+            one.client.spin_for(0.2)
+        assert expected <= nodes
         assert ("planner", "/") not in nodes
         statuses: dict = {one: [], two: []}
         for graph in (one, two):
