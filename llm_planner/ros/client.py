@@ -218,9 +218,10 @@ class PlannerClient:
 
     def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
             on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> dict[str, Any]:
-        """Execute and wait for the result; Ctrl-C (SIGINT, or KeyboardInterrupt off the main
-        thread) cancels the goal and returns the result once the robot has stopped (status
-        ``canceled``); a second Ctrl-C while it stops is a KeyboardInterrupt."""
+        """Execute and wait for the result; Ctrl-C cancels the goal and returns the result once the
+        robot has stopped (status ``canceled``); a second Ctrl-C while it stops is a
+        KeyboardInterrupt. Off the main thread, where no signal arrives, a KeyboardInterrupt does
+        the same."""
         with _sigint_sets() as interrupted:
             try:
                 self.execute(directive, planner, timeout_s, on_feedback, wait_s)
