@@ -29,3 +29,27 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
     assert asked.get("translate", 0) >= 1            # the planner node's translation
     assert asked.get("policy", 0) >= 1 and asked.get("world_model", 0) >= 1  # the executor's LLM-MCTS
     assert result["llm_requests"] >= asked["policy"]
+
+
+def test_a_faulty_model_server_fails_tasks_with_a_message_and_crashes_no_node(launch_graph, tmp_path_factory, ros_env):
+    """20 % of the served model's answers fail (429, 500, timeouts, garbage, refusals): the task ends
+    (success, or failure with a message) within its bounds, every node stays up and serves again."""
+    from llm_planner.llm.offline.serve import ServeProcess
+
+    tmp = tmp_path_factory.mktemp("faulty_graph")
+    key = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret", "LLM_PLANNER_CACHE": str(tmp / "cache")}
+    faults = ["--style", "mixed", "--fault-rate", "0.2", "--hang-s", "3", "--retry-after", "0.1", "--seed", "7"]
+    with ServeProcess(faults, env={**ros_env, **key}) as server:
+        llm_config = tmp / "llm.yaml"
+        llm_config.write_text(yaml.safe_dump({
+            "openai": {"base_url": server.base_url, "model": "llm-planner-offline", "api_key_env": "LLM_PLANNER_TEST_KEY",
+                       "timeout_s": 1.0, "max_retries": 4, "question_timeout_s": 20.0},
+            "cache": {"enabled": False}}))
+        with launch_graph(tmp, env=key, llm_backend="openai", llm_config=str(llm_config)) as graph:
+            result = graph.client.run("put one mug on the coffee table", planner="llm_mcts", timeout_s=300.0)
+            assert result["status"] in ("succeeded", "failed") and (result["success"] or result["message"]), result
+            assert not graph.runner.failed()  # no node died
+            assert graph.client.plan("put one plate on the sofa", planner="classical")["success"]  # still serving
+        faulted = sum(server.stats()["faults"].values())
+    print(f"task: {result['status']}: {result['message']}; faulted requests: {faulted}")
+    assert faulted > 0
