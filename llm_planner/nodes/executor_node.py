@@ -54,7 +54,9 @@ class ExecutorNode(Node):
             self.running = None
         end_goal(goal_handle, result.outcome, result.success)
         state = result.outcome if result.outcome in (SUCCEEDED, CANCELED) else "failed"
-        self.records.end(request.task_id, state, result.message)  # task_status: the planner says how it ended
+        self.records.end(request.task_id, state, result.message)
+        self.status(request.task_id, request.directive, state, len(result.steps), message=result.message,
+                    llm_requests=result.stats.llm_requests)
         return ExecuteTask.Result(success=result.success, message=result.message, plan=result.plan,
                                   executed=[s.describe() for s in result.steps],
                                   llm_requests=result.stats.llm_requests,

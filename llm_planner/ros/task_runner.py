@@ -7,8 +7,8 @@
   request is refused at once, naming the running task. The directive is grounded on the planning
   pool, then the task goes to the executor's ``execute_task`` action on a thread of its own
   (:class:`ExecutorLink`), its feedback relayed and a cancel request forwarded.
-- ``task_status`` reports planning, planned, refused, failures before execution and how the task
-  ended (once the robot is free for the next one); the executor reports the steps.
+- ``task_status`` reports planning, planned, refused and failures before execution; the executor
+  reports the steps and how execution ended.
 """
 from __future__ import annotations
 
@@ -113,13 +113,9 @@ class TaskRunner:
         try:
             status, result = await self.execution.run(self.executor.run, order, relay, stop)
         except LlmPlannerError as exc:
-            self.slot.release(task_id)
             self.status(task_id, task.directive, "failed", message=str(exc))
             return task.result(self.domain, False, str(exc)), FAILED
         outcome = CANCELED if status == GoalStatus.STATUS_CANCELED else SUCCEEDED if result.success else FAILED
-        self.slot.release(task_id)  # free before anyone hears that the task ended: the next task is not refused
-        self.status(task_id, task.directive, outcome, len(result.executed), message=result.message,
-                    llm_requests=requests + result.llm_requests)
         return task.result(self.domain, result.success, result.message, plan=list(result.plan),
                            executed=list(result.executed), llm_requests=result.llm_requests,
                            planning_time_s=task.seconds + result.planning_time_s), outcome
