@@ -338,6 +338,11 @@ def test_voice_topic_directive_is_executed_and_reported(graph):
     proc = graph.cli("say", "put one candle on the sofa", "--follow", "120")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "succeeded" in proc.stdout and "executing step 1" in proc.stdout
+    # the executor reports the end on task_status a moment before the planner frees the robot
+    # (known race, see the closing note); the next test must not meet a robot still marked busy
+    deadline = time.monotonic() + 30.0
+    while graph.client.cancel_task()[1] != "no task is running" and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 # ------------------------------------------------------------------ faults (last: they kill and restart nodes)
