@@ -36,6 +36,7 @@ setup(
             "executor_node = llm_planner.nodes.executor_node:main",
             "simulator_node = llm_planner.nodes.simulator_node:main",
             "perception_node = llm_planner.nodes.perception_node:main",
+            "lifecycle_manager_node = llm_planner.nodes.lifecycle_manager_node:main",
         ],
     },
 )

@@ -1,4 +1,5 @@
-"""The llm_planner node graph: simulator, perception, executor and planner, one process each.
+"""The llm_planner node graph: simulator, perception, executor and planner, one process each, and
+the lifecycle manager that brings them to active in that order (its ``autostart`` parameter).
 
 With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE] [namespace:=robot1]
 Here (PyPI wheels):     llm-planner launch [llm_planner] [params_file:=FILE] [namespace:=robot1]
@@ -36,6 +37,9 @@ def graph(params_file_name: str):
         + [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
                 parameters=[params_file], output="screen")
            for role in ("simulator", "perception", "executor", "planner")]
+        # brings the four lifecycle nodes to active in order (autostart), as nav2_lifecycle_manager does
+        + [Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
+                namespace=namespace, parameters=[params_file], output="screen")]
     )
 
 

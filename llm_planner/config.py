@@ -17,14 +17,29 @@ from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
 
 BACKENDS = ("offline", "openai")
+FALLBACKS = ("offline", "none")
+#: The four node programs of the graph (``<role>_node``), in the order a lifecycle manager starts them.
+ROLES = ("simulator", "perception", "executor", "planner")
 
 
 @dataclass(frozen=True)
 class Param:
+    """One node parameter: its type and check, what a valid value looks like (for messages), what
+    it does (``ros2 param describe``), the range ROS tools show, and the nodes on which a change
+    takes effect while the node runs (``live``); on the other nodes it is read-only."""
+
     name: str
     kind: type
     check: Callable[[Any], bool]
     accepts: str  # what a valid value looks like, for the error message
+    description: str = ""
+    low: float | None = None   # the range ROS tools show (the check may be stricter: > 0)
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    live: tuple[str, ...] = ()  # roles on which a change at run time is used; read-only elsewhere
+
+    def is_live(self, role: str) -> bool:
+        return role in self.live
 
 
 def _positive(v: Any) -> bool:
@@ -37,25 +52,96 @@ def _known_domain(v: str) -> bool:
     return v in DOMAINS
 
 
+_S = 86400.0  # the largest time any parameter accepts: a day, in seconds
+_BOTH = ("planner", "executor")
+
 PARAMS: dict[str, Param] = {p.name: p for p in (
-    Param("domain", str, _known_domain, "household or gtamp"),
-    Param("scene", str, lambda v: bool(v.strip()), "a scene name under config/scenes/ or a YAML path (household)"),
-    Param("problem", str, lambda v: bool(v.strip()), "a G-TAMP problem (P1..P6) or a problem YAML path (gtamp)"),
-    Param("seed", int, lambda v: v >= 0, "an integer >= 0"),
-    Param("planner", str, lambda v: bool(v.strip()), "a planner of the domain"),
-    Param("llm_backend", str, lambda v: v in BACKENDS, f"one of {', '.join(BACKENDS)}"),
-    Param("llm_config", str, lambda v: True, "a path to an LLM configuration file, or empty for config/llm.yaml"),
-    Param("max_steps", int, _positive, "an integer > 0"),
-    Param("plan_timeout_s", float, _positive, "a number of seconds > 0"),
-    Param("max_directive_chars", int, _positive, "an integer > 0"),
-    Param("geometry_rate_hz", float, _positive, "a rate in Hz > 0"),
-    Param("perception_wait_s", float, _positive, "a number of seconds > 0"),
-    Param("node_timeout_s", float, _positive, "a number of seconds > 0"),
-    Param("server_absent_s", float, _positive, "a number of seconds > 0"),
-    Param("discovery_settle_s", float, lambda v: v >= 0, "a number of seconds >= 0"),
-    Param("planning_workers", int, _positive, "an integer > 0"),
-    Param("task_records", int, _positive, "an integer > 0"),
+    Param("domain", str, _known_domain, "household or gtamp",
+          "the world the graph runs: household (apartments) or gtamp (STaLM's problems)", choices=("household", "gtamp")),
+    Param("scene", str, lambda v: bool(v.strip()), "a scene name under config/scenes/ or a YAML path (household)",
+          "household: a scene under config/scenes/ or a path to a scene YAML file"),
+    Param("problem", str, lambda v: bool(v.strip()), "a G-TAMP problem (P1..P6) or a problem YAML path (gtamp)",
+          "gtamp: a problem P1..P6 (config/gtamp/) or a path to a problem YAML file"),
+    Param("seed", int, lambda v: v >= 0, "an integer >= 0", "placement seed of the world; seed of the planners and "
+          "the offline LLM", 0, 2 ** 31 - 1),
+    Param("planner", str, lambda v: bool(v.strip()), "a planner of the domain",
+          "default planner of plan_task, execute_directive and directive (a request may name another)",
+          live=("planner",)),
+    Param("llm_backend", str, lambda v: v in BACKENDS, f"one of {', '.join(BACKENDS)}",
+          "offline (embedded provider, no model) or openai (any OpenAI-compatible server, llm_config)",
+          choices=BACKENDS, live=_BOTH),
+    Param("llm_config", str, lambda v: True, "a path to an LLM configuration file, or empty for config/llm.yaml",
+          "LLM configuration file (base_url, model, samples); empty: config/llm.yaml", live=_BOTH),
+    Param("llm_fallback", str, lambda v: v in FALLBACKS, f"one of {', '.join(FALLBACKS)}",
+          "when the model server stops answering: offline = continue on the embedded provider until it answers "
+          "again; none = the task ends with a message naming the server", choices=FALLBACKS, live=_BOTH),
+    Param("max_steps", int, _positive, "an integer > 0", "steps per task before the executor gives up", 1, 100000,
+          live=("executor",)),
+    Param("plan_timeout_s", float, _positive, "a number of seconds > 0",
+          "default time limit of one task (plan_task, execute_directive)", 0.0, _S, live=("planner",)),
+    Param("max_directive_chars", int, _positive, "an integer > 0", "longer directives are refused with a message",
+          1, 1000000, live=("planner",)),
+    Param("geometry_rate_hz", float, _positive, "a rate in Hz > 0",
+          "how often the simulator publishes its geometry when idle", 0.0, 1000.0, live=("simulator",)),
+    Param("perception_wait_s", float, _positive, "a number of seconds > 0",
+          "how long the executor waits for the observation after a skill", 0.0, _S, live=_BOTH),
+    Param("node_timeout_s", float, _positive, "a number of seconds > 0",
+          "a node silent this long (a skill unanswered, the executor gone) fails the task, named", 0.0, _S,
+          live=_BOTH),
+    Param("server_absent_s", float, _positive, "a number of seconds > 0",
+          "the executor absent from the ROS graph this long during a task is gone", 0.0, _S, live=("planner",)),
+    Param("discovery_settle_s", float, lambda v: v >= 0, "a number of seconds >= 0",
+          "after the executor's action server appears, time for DDS discovery to complete both ways", 0.0, _S,
+          live=("planner",)),
+    Param("planning_workers", int, _positive, "an integer > 0",
+          "planner node threads for translations and plan-only requests", 1, 256),
+    Param("task_records", int, _positive, "an integer > 0",
+          "the executor keeps the steps and geometry of this many last tasks (task_record)", 1, 100000),
+    Param("diagnostics_rate_hz", float, _positive, "a rate in Hz > 0",
+          "how often every node publishes its status on /diagnostics", 0.0, 100.0),
+    Param("perception_stale_s", float, _positive, "a number of seconds > 0",
+          "/diagnostics: a perception (or geometry) older than this is WARN, three times older ERROR", 0.0, _S,
+          live=ROLES),
+    Param("llm_latency_warn_s", float, _positive, "a number of seconds > 0",
+          "/diagnostics: a model server answering slower than this is WARN", 0.0, _S, live=_BOTH),
+    Param("llm_probe_timeout_s", float, _positive, "a number of seconds > 0",
+          "how long a reachability probe of the model server (GET /models) may take", 0.0, 600.0, live=_BOTH),
+    Param("shutdown_timeout_s", float, _positive, "a number of seconds > 0",
+          "after SIGINT/SIGTERM or the launcher's death, a node still busy this long exits at once", 0.0, 600.0,
+          live=ROLES),
+    Param("stop_with_parent", bool, lambda v: True, "true or false",
+          "stop the node when the process that started it (ros2 launch, llm-planner launch) dies"),
 )}
+
+
+def allowed_values(name: str, domain: str) -> tuple[str, ...]:
+    """The values a string parameter may take on ``domain`` (planners, backends, ...); () for any."""
+    if name == "planner":
+        from llm_planner.adapters import get_domain
+
+        return tuple(get_domain(domain).planner_names())
+    return PARAMS[name].choices
+
+
+def check_change(name: str, value: Any, domain: str) -> str:
+    """Why ``name`` may not take ``value`` at run time ("" when it may): names what is allowed."""
+    if name not in PARAMS:
+        return ""
+    try:
+        value = validate_param(name, value, source="set")
+    except ConfigError as exc:
+        return str(exc).removeprefix("set: ")
+    if name == "planner":
+        from llm_planner.adapters import get_domain
+
+        try:
+            get_domain(domain).resolve_planner(value.strip())
+        except ConfigError:
+            return f"planner {value!r} is not one of {', '.join(allowed_values('planner', domain))}"
+    if name == "llm_config" and value:
+        if not Path(value).is_file():
+            return f"llm_config {value!r} is not a file; give a path to an LLM configuration YAML, or empty"
+    return ""
 
 
 #: The parameter file with each domain's defaults (what a node uses for a parameter it is not given).

@@ -93,7 +93,11 @@ done
 # ament index entry and share files for get_package_share_directory('llm_planner')
 mkdir -p "$VENV/share/ament_index/resource_index/packages" "$VENV/share/llm_planner"
 touch "$VENV/share/ament_index/resource_index/packages/llm_planner"
-ln -sfn "$ROOT/launch" "$VENV/share/llm_planner/launch"
+# ros2launch finds `ros2 launch llm_planner X.launch.py` by walking share/llm_planner without following
+# folder links: launch/ is a real folder of per-file links (config/ is only opened by path).
+[[ -L "$VENV/share/llm_planner/launch" ]] && rm "$VENV/share/llm_planner/launch"
+mkdir -p "$VENV/share/llm_planner/launch"
+for f in "$ROOT"/launch/*.py; do ln -sfn "$f" "$VENV/share/llm_planner/launch/$(basename "$f")"; done
 ln -sfn "$ROOT/config" "$VENV/share/llm_planner/config"
 ln -sf "$ROOT/package.xml" "$VENV/share/llm_planner/package.xml"
 

@@ -74,8 +74,16 @@ class Domain(ABC):
             if self._lm is None:
                 from llm_planner.llm import make_backend
 
-                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"])
+                fallback = self.params.get("llm_fallback", "offline") == "offline"  # node parameter llm_fallback
+                self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"],
+                                        fallback_to_offline=fallback)
             return self._lm
+
+    def reset_language_model(self) -> None:
+        """Forget the LanguageModel: the next question builds one from the current parameters (a
+        running task keeps the one it has)."""
+        with self._lm_lock:
+            self._lm = None
 
     # ---------------------------------------------------------------- identity
     @property

@@ -33,6 +33,9 @@ class FallbackBackend(LanguageModel):
         self.primary = primary
         self.secondary = secondary
         self.name = primary.name
+        #: why the primary is known not to answer (set by a reachability probe, e.g. the nodes'
+        #: /diagnostics); while set, questions go straight to the secondary; cleared when it answers
+        self.primary_down = ""
 
     @property
     def model(self) -> str:
@@ -53,13 +56,16 @@ class FallbackBackend(LanguageModel):
         self.secondary.prepare()
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return getattr(self.primary, method)(*args, **kwargs)
-        except LLMError as exc:
-            with self._usage_lock:
-                self._usage.fallbacks += 1
-            answer = getattr(self.secondary, method)(*args, **kwargs)
-            return with_fallback_note(answer, f"{self.primary.name} failed: {exc}")
+        reason = self.primary_down
+        if not reason:
+            try:
+                return getattr(self.primary, method)(*args, **kwargs)
+            except LLMError as exc:
+                reason = f"{self.primary.name} failed: {exc}"
+        with self._usage_lock:
+            self._usage.fallbacks += 1
+        answer = getattr(self.secondary, method)(*args, **kwargs)
+        return with_fallback_note(answer, reason)
 
     def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:

@@ -12,37 +12,62 @@ from __future__ import annotations
 
 import threading
 import traceback
+from typing import Any
 
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
 
 from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
-from llm_planner.ros.conversions import feedback_from_dict, step_fields
-from llm_planner.ros.node_utils import (ACTION_QOS, StatusPublisher, WorkerPool, declare_params, end_goal, make_domain,
-                                        run_node)
+from llm_planner.ros.conversions import feedback_from_dict, step_fields, time_to_ns
+from llm_planner.ros.managed_node import ERROR, OK, WARN, ManagedNode
+from llm_planner.ros.model_watch import ModelWatch
+from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, end_goal, run_node
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner.ros.task_records import TaskRecords
 from llm_planner_interfaces.action import ExecuteTask
 
 
-class ExecutorNode(Node):
+class ExecutorNode(ManagedNode):
+    """Lifecycle: configure builds the robot link and reaches the model server, activate takes
+    tasks, deactivate refuses new ones and cancels a running one before its next skill."""
+
     def __init__(self) -> None:
         super().__init__("executor")
-        self.params = declare_params(self)
-        self.domain = make_domain(self.params)
-        self.robot = RosRobotLink(self, self.domain)
+        self.robot: RosRobotLink | None = None
+        self.records: TaskRecords | None = None
+        self.watch: ModelWatch | None = None
         self.status = StatusPublisher(self)
-        self.records = TaskRecords(self, self.domain)
         self.worker = WorkerPool(self, 1, "episode")
         self.running: ExecuteTask.Goal | None = None  # one robot: one task at a time
+        self.step = 0
         self.lock = threading.Lock()
         ActionServer(self, ExecuteTask, "execute_task", self.execute, cancel_callback=lambda _: CancelResponse.ACCEPT,
                      callback_group=ReentrantCallbackGroup(), **ACTION_QOS)
+
+    def configure(self) -> None:
+        if self.robot is None:
+            self.robot = RosRobotLink(self, self.domain)
+            self.records = TaskRecords(self, self.domain)
+            self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
+        self.watch.start()
+        self.watch.probe()  # reach the model server now: its state is on /diagnostics from the start
+        probe = self.watch.last
+        if probe is not None and not probe.reachable:
+            self.get_logger().warning(f"the model server {probe.detail}")
+
+    def activate(self) -> None:
         self.get_logger().info(f"{self.domain.world_name}: serving execute_task")
+
+    def release(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
+        self.domain.reset_language_model()
 
     async def execute(self, goal_handle) -> ExecuteTask.Result:
         request = goal_handle.request
+        if not self.active:
+            goal_handle.abort()
+            return ExecuteTask.Result(message=f"refused: {self.inactive_message()}")
         with self.lock:
             running, self.running = self.running, self.running or request
         if running is not None:
@@ -64,24 +89,69 @@ class ExecutorNode(Node):
 
     def run(self, goal_handle) -> EpisodeResult:
         request = goal_handle.request
+        self.step = 0
         self.status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
         self.records.begin(request.task_id, request.directive, request.planner, request.goal)
+        lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None
+        fallbacks_before = lm.usage.fallbacks if lm is not None else 0
+        fallback_step = [0]
+
+        def fallback_note() -> str:
+            """Said in the feedback and the result when the embedded provider answered for the server."""
+            used = lm.usage.fallbacks - fallbacks_before if lm is not None else 0
+            if not used:
+                return ""
+            if not fallback_step[0]:
+                fallback_step[0] = max(self.step, 1)
+            server = lm.describe().get("base_url", "the model server")
+            now = "" if not getattr(lm, "primary_down", "") else " (it still does not answer)"
+            return (f"model server {server} stopped answering at step {fallback_step[0]}{now}: the embedded "
+                    f"offline provider answered {used} question(s)")
 
         def on_step(record: StepRecord) -> None:
+            self.step = record.step
             fields = step_fields(request.task_id, record)
+            note = fallback_note()
+            if note:
+                fields = {**fields, "observation": f"{fields['observation']} [{note}]"}
             goal_handle.publish_feedback(feedback_from_dict(ExecuteTask.Feedback, fields))
             self.status.step(request.directive, fields)
             self.records.step(request.task_id, fields, self.robot.last_path, self.robot.last_stamp_ns)
 
         try:
-            return run_task(self.domain, self.robot, request.directive, request.goal, request.planner,
-                            request.timeout_s, start_ns=self.get_clock().now().nanoseconds, on_step=on_step,
-                            should_stop=lambda: goal_handle.is_cancel_requested)
+            result = run_task(self.domain, self.robot, request.directive, request.goal, request.planner,
+                              request.timeout_s, start_ns=self.get_clock().now().nanoseconds, on_step=on_step,
+                              should_stop=lambda: goal_handle.is_cancel_requested or not self.active)
         except Exception as exc:  # noqa: BLE001 - a planner bug must not take the executor down
             self.get_logger().error(f"internal error in execute_task: {traceback.format_exc()}")
             return EpisodeResult(False, f"execution failed with an internal error ({type(exc).__name__}: {exc})")
+        if not self.active and result.outcome == CANCELED:
+            result.message = f"{result.message} (the executor was deactivated)"
+        note = fallback_note()
+        if note:
+            result.message = f"{result.message}; {note}"
+        return result
+
+    def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
+        running = self.running
+        values: dict[str, Any] = {"task": running.task_id if running else "", "step": self.step if running else 0}
+        stale = self.params["perception_stale_s"]
+        msg = self.robot.perception.latest[self.domain.perception_topics[0]].msg if self.robot else None
+        if msg is None:
+            level, message = WARN, "no perception received yet"
+        else:
+            age = (self.get_clock().now().nanoseconds - time_to_ns(msg.header.stamp)) / 1e9
+            values["last perception age s"] = f"{age:.1f}"
+            level = OK if age <= stale else WARN if age <= 3 * stale else ERROR
+            message = (f"task {running.task_id} at step {self.step}" if running else "idle, ready for a task")
+            if level != OK:
+                message += f"; the last perception is {age:.1f} s old (perception_stale_s {stale:g})"
+        extra = [self.watch.diagnose()] if self.watch is not None else []
+        return level, message, values, extra
 
     def close(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
         self.worker.shutdown()
 
 

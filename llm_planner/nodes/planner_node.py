@@ -9,27 +9,40 @@
 - ``cancel_task`` (CancelTask): cancel the running task by id (or whatever runs).
 - ``directive`` (std_msgs/String): a voice frontend's directive, executed with the default planner;
   progress on ``task_status``.
+
+A lifecycle node (:mod:`llm_planner.ros.managed_node`): while not active every request is answered
+success=false with the command that activates it.
 """
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner.ros.conversions import feedback_from_dict, fill_result
-from llm_planner.ros.node_utils import ACTION_QOS, end_goal, SERVICE_QOS, declare_params, make_domain, run_node
+from llm_planner.ros.managed_node import OK, WARN, ManagedNode
+from llm_planner.ros.model_watch import ModelWatch
+from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, end_goal, run_node
 from llm_planner.ros.task_runner import TaskRunner
-from llm_planner.service import PlanTaskRequest
+from llm_planner.service import PlanTaskRequest, PlanTaskResult, new_task_id
 from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.srv import CancelTask, PlanTask
 
 
-class PlannerNode(Node):
+class PlannerNode(ManagedNode):
+    """Lifecycle: configure builds the task runner (perception cache, executor link) and reaches the
+    model server, activate takes requests, deactivate refuses new ones ("the planner is inactive;
+    activate it with ...") and cancels a running task before its next skill."""
+
     def __init__(self) -> None:
         super().__init__("planner")
-        self.params = declare_params(self)
-        self.runner = TaskRunner(self, make_domain(self.params))
+        self.runner: TaskRunner | None = None
+        self.watch: ModelWatch | None = None
+        self.in_flight = 0  # requests being planned or executed
+        self.count_lock = threading.Lock()
         group = ReentrantCallbackGroup()
         self.create_service(PlanTask, "plan_task", self.on_plan_task, qos_profile=SERVICE_QOS, callback_group=group)
         self.create_service(CancelTask, "cancel_task", self.on_cancel_task, qos_profile=SERVICE_QOS,
@@ -37,41 +50,105 @@ class PlannerNode(Node):
         ActionServer(self, ExecuteDirective, "execute_directive", self.on_execute_directive,
                      cancel_callback=self.on_cancel_goal, callback_group=group, **ACTION_QOS)
         self.create_subscription(String, "directive", self.on_directive, 10, callback_group=group)
-        self.get_logger().info(f"{self.runner.domain.world_name}: serving plan_task and execute_directive "
+
+    def configure(self) -> None:
+        if self.runner is None:
+            self.runner = TaskRunner(self, self.domain)
+            self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
+        self.watch.start()
+        probe = self.watch.probe()  # reach the model server now
+        if probe is not None and not probe.reachable:
+            self.get_logger().warning(f"the model server {probe.detail}")
+
+    def activate(self) -> None:
+        self.get_logger().info(f"{self.domain.world_name}: serving plan_task and execute_directive "
                                f"(default planner {self.params['planner']}, LLM backend {self.params['llm_backend']})")
 
+    def deactivate(self) -> None:
+        if self.runner is not None:
+            done, _ = self.runner.cancel()
+            if done:
+                self.get_logger().info("the running task was cancelled (the planner was deactivated)")
+
+    def release(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
+        self.domain.reset_language_model()
+
+    def refusal(self) -> PlanTaskResult:
+        return PlanTaskResult(False, self.inactive_message(), task_id=new_task_id())
+
     async def on_plan_task(self, request: PlanTask.Request, response: PlanTask.Response) -> PlanTask.Response:
-        result = await self.runner.plan(PlanTaskRequest(request.directive, request.planner, request.execute,
-                                                        request.timeout_s))
+        if not self.active:
+            return fill_result(response, self.refusal())
+        with self.count_lock:
+            self.in_flight += 1
+        try:
+            result = await self.runner.plan(PlanTaskRequest(request.directive, request.planner, request.execute,
+                                                            request.timeout_s))
+        finally:
+            with self.count_lock:
+                self.in_flight -= 1
         return fill_result(response, result)
 
     async def on_execute_directive(self, goal_handle) -> ExecuteDirective.Result:
         goal = goal_handle.request
-        result, outcome = await self.runner.execute(
-            PlanTaskRequest(goal.directive, goal.planner, True, goal.timeout_s),
-            on_feedback=lambda fields: goal_handle.publish_feedback(
-                feedback_from_dict(ExecuteDirective.Feedback, fields)),
-            task_id=task_id_of(goal_handle))
+        if not self.active:
+            goal_handle.abort()
+            return fill_result(ExecuteDirective.Result(), self.refusal())
+        with self.count_lock:
+            self.in_flight += 1
+        try:
+            result, outcome = await self.runner.execute(
+                PlanTaskRequest(goal.directive, goal.planner, True, goal.timeout_s),
+                on_feedback=lambda fields: goal_handle.publish_feedback(
+                    feedback_from_dict(ExecuteDirective.Feedback, fields)),
+                task_id=task_id_of(goal_handle))
+        finally:
+            with self.count_lock:
+                self.in_flight -= 1
         end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)
 
     def on_cancel_goal(self, goal_handle) -> CancelResponse:
+        if self.runner is None:
+            return CancelResponse.REJECT
         done, _ = self.runner.cancel(task_id_of(goal_handle))
         return CancelResponse.ACCEPT if done else CancelResponse.REJECT
 
     def on_cancel_task(self, request: CancelTask.Request, response: CancelTask.Response) -> CancelTask.Response:
+        if self.runner is None:
+            response.success, response.message = False, self.inactive_message()
+            return response
         response.success, response.message = self.runner.cancel(request.task_id.strip())
         return response
 
     async def on_directive(self, msg: String) -> None:
+        if not self.active:
+            self.get_logger().warning(f"directive {msg.data[:80]!r} ignored: {self.inactive_message()}")
+            return
         result, _ = await self.runner.execute(PlanTaskRequest(msg.data, execute=True))
         if result.success:  # one severity per call site (rclpy)
             self.get_logger().info(f"directive {msg.data[:80]!r}: {result.message}")
         else:
             self.get_logger().warning(f"directive {msg.data[:80]!r}: {result.message}")
 
+    def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
+        running = self.runner.slot._running  # noqa: SLF001 - (task id, directive, cancel event) or None
+        queued = self.runner.planning.pool._work_queue.qsize()  # noqa: SLF001 - the pool's backlog
+        values = {"requests in flight": self.in_flight, "planning queue": queued,
+                  "default planner": self.params["planner"], "llm_backend": self.params["llm_backend"]}
+        if running:
+            values["running task"] = running[0]
+        level = OK if queued <= self.params["planning_workers"] else WARN
+        message = f"{self.in_flight} request(s) in flight, {queued} waiting for a planning thread"
+        return level, message, values, [self.watch.diagnose()]
+
     def close(self) -> None:
-        self.runner.close()
+        if self.watch is not None:
+            self.watch.stop()
+        if self.runner is not None:
+            self.runner.close()
 
 
 def task_id_of(goal_handle) -> str:

@@ -14,35 +14,64 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
 
 from visualization_msgs.msg import MarkerArray
 
 from llm_planner.ros.conversions import geometry_to_msg, markers_to_msg
-from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, declare_params, make_domain, run_node
+from llm_planner.ros.managed_node import OK, ManagedNode
+from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, run_node
 from llm_planner_interfaces.msg import GeometrySnapshot
 from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 
 
-class SimulatorNode(Node):
+class SimulatorNode(ManagedNode):
+    """Lifecycle: configure builds the world (PyBullet), activate publishes and serves skills,
+    deactivate refuses skills (naming the command that activates it), cleanup closes the world."""
+
     def __init__(self) -> None:
         super().__init__("simulator")
-        params = declare_params(self)
-        self.domain = make_domain(params)
-        self.sim = self.domain.make_simulator()
+        self.sim = None
         self.lock = threading.Lock()  # PyBullet is not thread-safe: one skill or snapshot at a time
-        group = MutuallyExclusiveCallbackGroup()
+        self.group = MutuallyExclusiveCallbackGroup()
+        self.skills: deque[float] = deque(maxlen=1000)  # monotonic times of the last skills (step rate)
+        self.published: deque[float] = deque(maxlen=1000)
+        self.skill_count = 0
         self.geometry_pub = self.create_publisher(GeometrySnapshot, "sim/geometry", GEOMETRY_QOS)
-        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS, callback_group=group)
-        self.create_service(RenderSnapshot, "sim/render", self.on_render, callback_group=group)
         self.markers_pub = self.create_publisher(MarkerArray, "markers", GEOMETRY_QOS)
-        self.create_timer(1.0 / params["geometry_rate_hz"], self.publish_geometry, callback_group=group)
+        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS, callback_group=self.group)
+        self.create_service(RenderSnapshot, "sim/render", self.on_render, callback_group=self.group)
+        self.timer = self.create_timer(1.0 / self.params["geometry_rate_hz"], self.on_timer, callback_group=self.group)
+
+    def configure(self) -> None:
+        with self.lock:
+            if self.sim is None:
+                self.sim = self.domain.make_simulator()
+        self.get_logger().info(f"{self.domain.world_name} loaded (seed {self.params['seed']})")
+
+    def activate(self) -> None:
         self.publish_geometry(with_markers=True)
-        self.get_logger().info(f"{self.domain.world_name} loaded (seed {params['seed']}); serving robot/skill")
+        self.get_logger().info(f"{self.domain.world_name}: serving robot/skill")
+
+    def release(self) -> None:
+        with self.lock:
+            if self.sim is not None:
+                self.sim.close()
+                self.sim = None
+
+    def on_parameter(self, name: str, value) -> None:  # noqa: ANN001 - a parameter value
+        if name == "geometry_rate_hz":
+            self.destroy_timer(self.timer)
+            self.timer = self.create_timer(1.0 / value, self.on_timer, callback_group=self.group)
+
+    def on_timer(self) -> None:
+        if self.active:
+            self.publish_geometry()
 
     def publish_geometry(self, with_markers: bool = False) -> Time:
         """Publish the geometry (and, at start and after a skill, the markers); the geometry's stamp."""
@@ -50,14 +79,20 @@ class SimulatorNode(Node):
             stamp = self.get_clock().now().to_msg()
             geometry = self.sim.geometry()
             self.geometry_pub.publish(geometry_to_msg(geometry, stamp))
+        self.published.append(time.monotonic())
         if with_markers:
             self.markers_pub.publish(markers_to_msg(self.domain.markers(geometry), stamp))
         return stamp
 
     def on_skill(self, request: RobotSkill.Request, response: RobotSkill.Response) -> RobotSkill.Response:
+        if not self.active:
+            response.success, response.reason = False, self.inactive_message()
+            return response
         with self.lock:
             response.success, response.reason = self.sim.execute_skill(request.action, list(request.args))
             response.path = [Point(x=float(x), y=float(y)) for x, y in self.sim.last_path]
+        self.skills.append(time.monotonic())
+        self.skill_count += 1
         response.stamp = self.publish_geometry(with_markers=True)
         if response.success:  # one severity per call site (rclpy)
             self.get_logger().info(f"{request.action}: ok")
@@ -67,7 +102,9 @@ class SimulatorNode(Node):
 
     def on_render(self, request: RenderSnapshot.Request, response: RenderSnapshot.Response) -> RenderSnapshot.Response:
         view = request.view or "top"
-        if not hasattr(self.sim, "render_png"):
+        if not self.active:
+            response.success, response.message = False, self.inactive_message()
+        elif not hasattr(self.sim, "render_png"):
             response.success, response.message = False, "this world cannot be rendered"
         elif view not in ("top", "perspective") or not request.path:
             response.success, response.message = False, "give a PNG path and a view of top or perspective"
@@ -79,8 +116,17 @@ class SimulatorNode(Node):
                 response.success, response.message = False, f"could not render: {exc}"
         return response
 
+    def diagnose(self):  # noqa: ANN201 - ManagedNode.diagnose
+        window = 10.0 / self.params["diagnostics_rate_hz"]
+        now = time.monotonic()
+        steps = sum(1 for t in self.skills if now - t <= window) / window
+        rate = sum(1 for t in self.published if now - t <= window) / window
+        values = {"skill steps per s": f"{steps:.2f}", "geometry per s": f"{rate:.2f}",
+                  "skills served": self.skill_count, "world": self.domain.world_name}
+        return OK, f"{self.domain.world_name}: {steps:.2f} skill steps/s, geometry at {rate:.1f} Hz", values, []
+
     def close(self) -> None:
-        self.sim.close()
+        self.release()
 
 
 def main() -> int:

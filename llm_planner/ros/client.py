@@ -116,9 +116,30 @@ class PlannerClient:
         return True
 
     def wait_for_planner(self, timeout_s: float = 30.0) -> bool:
-        """Wait until the planner node serves plan_task and execute_directive."""
-        return self._wait_for(lambda: self.plan_client.service_is_ready() and self.action_client.server_is_ready(),
-                              timeout_s)
+        """Wait until the planner node serves plan_task and execute_directive and, being a lifecycle
+        node, is active (the lifecycle manager activates it after the nodes before it)."""
+        deadline = time.monotonic() + timeout_s
+        if not self._wait_for(lambda: self.plan_client.service_is_ready() and self.action_client.server_is_ready(),
+                              timeout_s):
+            return False
+        while self.planner_state() not in ("active", ""):
+            if time.monotonic() > deadline:
+                return False
+            self.spin_for(0.2)
+        return True
+
+    def planner_state(self) -> str:
+        """The planner node's lifecycle state (``active``, ``inactive``, ...; "" without get_state)."""
+        from lifecycle_msgs.srv import GetState
+
+        client = self.node.create_client(GetState, "planner/get_state")
+        try:
+            if not client.wait_for_service(timeout_sec=self.settings.discovery_settle_s + 1.0):
+                return ""
+            future = client.call_async(GetState.Request())
+            return future.result().current_state.label if self.spin_until(future, self.server_timeout_s) else "unknown"
+        finally:
+            self.node.destroy_client(client)
 
     def _name(self, relative: str) -> str:
         return self.node.resolve_service_name(relative)

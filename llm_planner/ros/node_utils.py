@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import faulthandler
+import os
 import signal
 import sys
 import threading
+import time
 from typing import Any, Callable, Sequence, TypeVar
 
 import rclpy
@@ -15,7 +17,6 @@ from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
 from rclpy.task import Future
 
-from llm_planner.config import PARAMS, default_params_file, read_params_file, validate_params
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import belief_to_msg
@@ -23,6 +24,8 @@ from llm_planner.ros.environment import apply_ros_environment
 from llm_planner_interfaces.msg import TaskStatus
 
 T = TypeVar("T")
+#: shutdown_timeout_s of a node without the parameter schema (the lifecycle manager): config/*.yaml's value
+DEFAULT_SHUTDOWN_TIMEOUT_S = 2.0
 
 #: Latched state topics (geometry, perception): a late subscriber gets the current message at once.
 GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
@@ -37,21 +40,15 @@ ACTION_QOS = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profi
 STATUS_QOS = QoSProfile(depth=100, reliability=QoSReliabilityPolicy.RELIABLE)
 
 
-def declare_params(node: Node) -> dict[str, Any]:
-    """Declare every parameter of the schema (:mod:`llm_planner.config`) and validate them together;
-    a parameter not given takes the default of the domain's file (config/llm_planner.yaml or
-    config/gtamp_nodes.yaml). ConfigError names an invalid parameter."""
-    domain = node.declare_parameter("domain", read_params_file()["domain"]).value
-    defaults = read_params_file(default_params_file(domain))
-    values = {name: node.declare_parameter(name, defaults[name]).value for name in PARAMS if name != "domain"}
-    return validate_params({"domain": domain, **values}, source=f"node '{node.get_name()}'")
-
-
 def make_domain(params: dict[str, Any]) -> Any:
-    """The domain adapter the ``domain`` parameter names, built from the parameters."""
+    """The domain adapter the ``domain`` parameter names, built from the parameters. The adapter
+    reads ``params`` itself (not a copy), so a parameter changed at run time
+    (:mod:`llm_planner.ros.parameters`) is what its next use sees."""
     from llm_planner.adapters import get_domain
 
-    return get_domain(params["domain"])(params)
+    domain = get_domain(params["domain"])(params)
+    domain.params = params
+    return domain
 
 
 class WorkerPool:
@@ -137,8 +134,44 @@ def stop_executor(executor: SingleThreadedExecutor | MultiThreadedExecutor, time
     executor.shutdown(timeout_sec=timeout_s)
 
 
+#: How often a node checks that the process that started it is still its parent (a polling period).
+PARENT_POLL_S = 0.2
+#: Exit code of a node that was still busy ``shutdown_timeout_s`` after it was asked to stop.
+EXIT_FORCED = 3
+
+
+def watch_parent(stop: threading.Event, name: str) -> None:
+    """Set ``stop`` when the process that started this one dies (the kernel re-parents us): a node
+    of ``ros2 launch`` killed with SIGTERM or SIGKILL, or of our launcher, is never left running."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not stop.wait(PARENT_POLL_S):
+            if os.getppid() != parent:
+                print(f"[{name}] the process that started this node (pid {parent}) is gone: stopping",
+                      file=sys.stderr, flush=True)
+                stop.set()
+                return
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def exit_after(timeout_s: float, name: str) -> None:
+    """End this process ``timeout_s`` from now if it has not ended by itself (a thread still busy
+    with an LLM call or a search would otherwise keep it alive at interpreter exit)."""
+
+    def hard_exit() -> None:
+        time.sleep(timeout_s)
+        print(f"[{name}] still busy {timeout_s:g} s after being asked to stop (shutdown_timeout_s): exiting now",
+              file=sys.stderr, flush=True)
+        os._exit(EXIT_FORCED)
+
+    threading.Thread(target=hard_exit, name="exit-after", daemon=True).start()
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
-    """Init rclpy, build the node, spin it until SIGINT/SIGTERM, shut down cleanly; return an exit code.
+    """Init rclpy, build the node, spin it until SIGINT/SIGTERM (or until the process that started
+    it dies, ``stop_with_parent``), shut down within ``shutdown_timeout_s``; return an exit code.
 
     A ``while rclpy.ok(): spin_once`` loop (not ``spin()``) stops promptly on a signal
     (../shared/notes/ros2-from-pypi.md). One thread: a SingleThreadedExecutor.
@@ -153,10 +186,14 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     code = 0
     try:
         node = make_node()
+        params = getattr(node, "params", {})
+        if params.get("stop_with_parent", True):
+            watch_parent(stop, node.get_name())
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
+        exit_after(params.get("shutdown_timeout_s", DEFAULT_SHUTDOWN_TIMEOUT_S), node.get_name())
         stop_executor(executor)
     except (ConfigError, LlmPlannerError) as exc:
         print(f"[{getattr(node, 'get_name', lambda: 'node')()}] fatal: {exc}", file=sys.stderr, flush=True)
@@ -172,4 +209,3 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
         if rclpy.ok():
             rclpy.shutdown()
     return code
-

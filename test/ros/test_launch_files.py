@@ -1,4 +1,4 @@
-"""Both launch files start the same four node programs and differ only in the parameter file; the
+"""Both launch files start the same four node programs and their lifecycle manager and differ only in the parameter file; the
 ``namespace`` argument puts the whole graph under one robot's namespace."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_the_two_graphs_are_the_same_programs_with_other_parameters():
     household, gtamp = _commands("llm_planner"), _commands("gtamp")
     assert [c.argv[0] for c in household] == [c.argv[0] for c in gtamp]
     assert [c.argv[0].rsplit("/", 1)[1] for c in household] == [
-        "simulator_node", "perception_node", "executor_node", "planner_node"]
+        "simulator_node", "perception_node", "executor_node", "planner_node", "lifecycle_manager_node"]
     for h, g in zip(household, gtamp):
         assert h.argv[-1].endswith("config/llm_planner.yaml") and g.argv[-1].endswith("config/gtamp_nodes.yaml")
         assert h.argv[:-1] == g.argv[:-1]

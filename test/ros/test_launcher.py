@@ -28,10 +28,10 @@ STUB = Path(__file__).with_name("stub_node.py")
 
 
 # ------------------------------------------------------------------ launch description
-def test_default_launch_file_describes_four_nodes():
+def test_default_launch_file_describes_four_nodes_and_their_lifecycle_manager():
     commands = describe(resolve_launch_file(None), {}, ros_environment())
     names = [c.name for c in commands]
-    assert names == ["simulator", "perception", "executor", "planner"]
+    assert names == ["simulator", "perception", "executor", "planner", "lifecycle_manager"]
     for command in commands:
         assert "--ros-args" in command.argv
         assert f"__node:={command.name}" in command.argv
