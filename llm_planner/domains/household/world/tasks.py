@@ -8,10 +8,17 @@ Suites (``SUITES``):
 * ``novel_comp2``: two training pairs whose composition is not a training composition.
 * ``novel_comp3``: three training pairs (D holds no three-item task).
 
-The split is fixed data, ``config/household_tasks.yaml``: per object type its training and novel
-destinations, and the hash rule that splits compositions of training pairs (see that file). The
-expert data set D (``llm_planner/domains/household/world/expert.py``) is generated from the simple and comp suites
-only, so the novel suites stay novel. A task is never already (even partly) satisfied at the start
+The split of the shipped apartments is fixed data, ``config/household_tasks.yaml``: per object type
+its training and novel destinations, and the hash rule that splits compositions of training pairs
+(see that file). Any other apartment gets a split built from its own file
+(:func:`scene_task_config`, issue 27 "tasks from the apartment itself"): its training pairs are the
+(object type, furniture) pairs of the scene's ``places`` (where the apartment keeps things, as D's
+tasks come from the scene distribution in §3.1), its novel pairs up to ``scene_split.novel_per_type``
+furniture per type that stand in a room where the type is kept but that its ``places`` do not list
+(plausible receptacles, never where the type starts), drawn reproducibly from the scene's name; the
+compositions follow the same hash rule. A tasks file passed explicitly (``bench household --tasks
+FILE``) overrides either. The expert data set D (``llm_planner/domains/household/world/expert.py``)
+is generated from the simple and comp suites only, so the novel suites stay novel. A task is never already (even partly) satisfied at the start
 state of its placement seed: every goal item needs at least one object moved. Goals pass
 :meth:`Household.check_goal`; the items of one task have different object types.
 
@@ -37,6 +44,7 @@ goal ``((inside, apple, fridge, 1), (on, plate, kitchen_table, 2))``.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass
@@ -105,6 +113,10 @@ class TaskConfig:
     count_two_probability: float
     max_tries_per_task: int
     phrasing: Phrasing
+    #: the apartments these pairs are the split of (empty: any apartment, an explicit override)
+    scenes: frozenset[str] = frozenset()
+    novel_per_type: int = 2  # scene-built splits: novel destinations per object type
+    source: str = "config/household_tasks.yaml"  # where the pairs come from (said by --list-tasks)
 
     def is_training_composition(self, pairs: Sequence[Pair]) -> bool:
         """Whether a two-item composition of training pairs belongs to the training data D."""
@@ -130,9 +142,17 @@ def load_task_config(path: str | Path | None = None) -> TaskConfig:
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read the task configuration: {exc}") from None
     try:
-        return _parse_task_config(data)
+        config = _parse_task_config(data)
     except (ConfigError, KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    return dataclasses.replace(config, source=_shown(path))
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(config_dir().parent))
+    except ValueError:
+        return str(path)
 
 
 def _parse_task_config(data: Any) -> TaskConfig:
@@ -157,8 +177,44 @@ def _parse_task_config(data: Any) -> TaskConfig:
     for name, value in (("train_composition_fraction", fraction), ("count_two_probability", p_two)):
         if not 0.0 <= value <= 1.0:
             raise ConfigError(f"{name}: must lie in [0, 1], got {value}")
+    split = data.get("scene_split") or {}
+    novel_per_type = int(split.get("novel_per_type", 2))
+    if novel_per_type < 0:
+        raise ConfigError(f"scene_split.novel_per_type: must be >= 0, got {novel_per_type}")
     return TaskConfig(frozenset(train), frozenset(novel), fraction, p_two,
-                      int(data.get("max_tries_per_task", 200)), _parse_phrasing(data.get("phrasing") or {}))
+                      int(data.get("max_tries_per_task", 200)), _parse_phrasing(data.get("phrasing") or {}),
+                      frozenset(str(s) for s in data.get("scenes") or ()), novel_per_type)
+
+
+def scene_task_config(scene: Scene, base: TaskConfig | None = None) -> TaskConfig:
+    """The split of an apartment built from its own file (see the module docstring): training pairs
+    from ``places``, novel pairs from plausible furniture ``places`` does not list; the composition
+    rule, counts and phrasing of ``base`` (the tasks YAML)."""
+    base = base or load_task_config()
+    train = {(t.name, place) for t in scene.object_types.values() for place, _ in t.places}
+    seen_destinations = {d for _, d in train}
+    novel: set[Pair] = set()
+    for t in scene.object_types.values():
+        listed = {place for place, _ in t.places}
+        rooms = {scene.furniture[place].room for place in listed}
+        candidates = sorted(f.name for f in scene.furniture.values()
+                            if f.room in rooms and f.name not in listed and f.name in seen_destinations)
+        rng = random.Random(f"{scene.name}:novel:{t.name}")
+        novel.update((t.name, d) for d in rng.sample(candidates, min(base.novel_per_type, len(candidates))))
+    return dataclasses.replace(base, train_pairs=frozenset(train), novel_pairs=frozenset(novel),
+                               scenes=frozenset({scene.name}), source=f"the apartment's own file ({scene.name})")
+
+
+def task_config_for(scene: Scene, override: TaskConfig | str | Path | None = None) -> TaskConfig:
+    """The split of an apartment's suites: ``override`` (a tasks file or config) if given; else
+    ``config/household_tasks.yaml`` for the apartments it names (``scenes``), the apartment's own
+    split (:func:`scene_task_config`) for any other."""
+    if isinstance(override, TaskConfig):
+        return override
+    if override is not None:
+        return load_task_config(override)
+    base = load_task_config()
+    return base if scene.name in base.scenes else scene_task_config(scene, base)
 
 
 def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
@@ -245,8 +301,10 @@ def suite_pools(household: Household, config: TaskConfig) -> _Pools:
     train_comps = tuple(c for c in comps if config.is_training_composition(c))
     novel_comps = tuple(c for c in comps if not config.is_training_composition(c))
     if not train or not novel or not train_comps or not novel_comps:
-        raise ConfigError(f"scene '{household.scene.name}' has too few usable task pairs "
-                          f"(train {len(train)}, novel {len(novel)}): check object types and furniture names")
+        raise ConfigError(f"scene '{household.scene.name}' has too few usable task pairs in {config.source} "
+                          f"(train {len(train)}, novel {len(novel)}, training compositions {len(train_comps)}, "
+                          f"novel compositions {len(novel_comps)}): give more object types several places, or "
+                          "pass a tasks file that names this apartment's types and furniture")
     return _Pools(train, novel, train_comps, novel_comps)
 
 
@@ -280,14 +338,15 @@ def unsatisfied_everywhere(household: Household, state: State, goal: Goal) -> bo
 
 
 def generate_tasks(scene: Scene | str, suite: str, n: int, seed: int,
-                   config: TaskConfig | None = None) -> list[HouseholdTask]:
-    """``n`` tasks of a suite in a scene, reproducible from ``seed`` (§3.1, Appendix A.2)."""
+                   config: TaskConfig | str | Path | None = None) -> list[HouseholdTask]:
+    """``n`` tasks of a suite in a scene, reproducible from ``seed`` (§3.1, Appendix A.2); the split
+    is :func:`task_config_for` the scene (``config``: a tasks file or config that overrides it)."""
     if suite not in SUITES:
         raise ConfigError(f"unknown task suite '{suite}' (suites: {', '.join(SUITES)})")
     if n < 0:
         raise ConfigError(f"the number of tasks must be >= 0, got {n}")
     scene = load_scene(scene) if isinstance(scene, str) else scene
-    config = config or load_task_config()
+    config = task_config_for(scene, config)
     household = Household(scene)
     pools = suite_pools(household, config)
     rng = random.Random(f"{scene.name}:{suite}:{seed}")
