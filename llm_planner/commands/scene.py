@@ -151,11 +151,8 @@ def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
                       else f"most likely {top}")
             notes.append(f"objects.{otype}: {why}; the offline prior will assume {assume} "
                          f"(add it to llm_planner/llm/offline/data/commonsense.yaml, or use --backend openai)")
-    used = set(knowledge.place_map.values())
-    for name in scene.furniture:
-        if name not in used:
-            notes.append(f"furniture.{name}: matches no place of the commonsense file; the offline prior gives it only "
-                         f"the floor probability for every object")
+    for name in scene.furniture:  # where each receptacle's prior weight comes from
+        notes.append(f"furniture.{name}: prior weight from {knowledge.describe_source(name)}")
     return notes
 
 

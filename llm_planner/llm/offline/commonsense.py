@@ -1,16 +1,17 @@
 """The curated commonsense file (``llm/offline/data/commonsense.yaml``) and its grounding onto a scene.
 
 The file speaks in general words ("pantry", "dining table", "closet"); a scene names its own
-furniture. :class:`SceneKnowledge` maps each general place onto the scene's most similar
-furniture of the same kind (Sentence-BERT cosine, a small bonus when the usual room matches), so
-the offline backend can answer "where is a <type> usually?" for any apartment, from names only.
+furniture. :class:`SceneKnowledge` gives every furniture the weights of the general places it
+resembles (its name, numbered or with a room or position word; an alias; the same head noun;
+Sentence-BERT cosine, a small bonus when the usual room matches), so the offline backend can
+answer "where is a <type> usually?" for any apartment, from names only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import yaml
 
@@ -90,54 +91,196 @@ def load_commonsense(path: str | Path | None = None) -> Commonsense:
     return Commonsense(places, like, objects, aliases, place_aliases, path, verb_places)
 
 
+#: Words that tell apart furniture of one kind ("dresser_left", "top_shelf"): not part of the kind.
+POSITION_WORDS = frozenset({"left", "right", "upper", "lower", "top", "bottom", "front", "back", "middle", "big",
+                            "small", "large", "little", "main", "tall", "low", "high", "wide", "narrow", "north",
+                            "south", "east", "west", "first", "second", "third", "fourth", "other", "old", "new"})
+
+
+def furniture_forms(name: str, rooms: Sequence[str] = ()) -> list[str]:
+    """The ways a furniture name may say its kind, most specific first: ``nightstand_2`` ->
+    ["nightstand 2", "nightstand"]; ``kitchen_sink`` -> ["kitchen sink", "sink"]; ``dresser_left`` ->
+    ["dresser left", "dresser"]; ``master_bedroom_dresser`` (a room of ``rooms`` in front) ->
+    [..., "dresser"]. The last form is the head noun."""
+    words = name_to_text(name).split()
+    forms = [" ".join(words)]
+    words = [w for w in words if not w.isdigit()]
+    forms.append(" ".join(words))
+    kept = [w for w in words if w not in POSITION_WORDS]
+    words = kept or words
+    forms.append(" ".join(words))
+    room_words = {w for r in rooms for w in name_to_text(r).split()} | GENERAL_ROOM_WORDS
+    i = 0
+    while i < len(words) - 1 and words[i] in room_words:
+        i += 1
+    forms.append(" ".join(words[i:]))
+    forms.append(words[-1] if words else "")
+    return [f for f in dict.fromkeys(forms) if f]
+
+
+#: Room words a furniture name may start with ("kitchen_sink", "bathroom_cabinet", "guest_bed").
+GENERAL_ROOM_WORDS = frozenset({"kitchen", "living", "lounge", "bedroom", "bathroom", "guest", "master", "study",
+                                "office", "hall", "hallway", "dining", "utility", "kids", "room"})
+
+
+@dataclass(frozen=True)
+class PlaceLink:
+    """One general place of the commonsense file standing for one scene furniture: the furniture
+    gets ``factor`` times the place's weight for every object (LLM-MCTS §2.2: the world model names
+    places in general words; they are grounded onto the apartment's own receptacles)."""
+
+    place: str
+    furniture: str
+    factor: float
+    how: str        # why: "its name", "its name without 'left'", "an alias", "the same head noun 'table'", ...
+    score: float    # the Sentence-BERT cosine (1.0 for a name)
+    stand_in: bool = False  # the apartment has nothing of this kind; this furniture stands in for it
+
+
 class SceneKnowledge:
-    """The commonsense file seen through one scene's names (computed once per scene)."""
+    """The commonsense file seen through one scene's names (computed once per scene).
+
+    Every furniture takes the weights of the general place(s) it resembles (:meth:`_links`): by
+    name (also numbered, with a room or position word: both nightstands, every sink), by an alias
+    of the file, by the same head noun as a place (every table) or by Sentence-BERT similarity,
+    weighted by similarity; whether an object goes INSIDE or ON it is the scene's kind, never the
+    file's. A general place nothing in the apartment resembles is stood in for by its ``like``
+    places or the most similar furniture. Furniture that resembles no place keeps the floor
+    probability (App. C.2) and is still searched."""
 
     def __init__(self, commonsense: Commonsense, world: WorldInfo, grounder: Grounder, place_match: float,
-                 type_match: float) -> None:
+                 type_match: float, kind_match: float | None = None, kind_margin: float = 0.05,
+                 room_match: float = 0.7) -> None:
         self.commonsense = commonsense
         self.world = world
         self.grounder = grounder
         self.place_match = place_match
         self.type_match = type_match
-        self.place_map = self._map_places()
+        self.kind_match = place_match if kind_match is None else kind_match
+        self.kind_margin = kind_margin
+        self.room_match = room_match
+        self.links = self._links()
+        self.place_map = self._best_per_place()
         self._type_cache: dict[str, str | None] = {}
 
-    def _map_places(self) -> dict[str, str]:
-        """General place -> scene furniture: the furniture of that name or alias; else the first
-        ``like`` place the scene has; else the most similar furniture of the same kind (cosine
-        >= ``offline.commonsense_place_match``, a small bonus for the usual room); else absent."""
+    # ------------------------------------------------------------------ places
+    def _room_bonus(self) -> dict[tuple[str, str], float]:
+        """(general room, scene room) -> ROOM_BONUS when they are the same room under any name."""
+        general = sorted({room for _, room in self.commonsense.places.values() if room})
+        rooms = sorted(set(self.world.furniture_room.values()))
+        if not general or not rooms:
+            return {}
+        sims = self.grounder.similarities([name_to_text(g) for g in general], [name_to_text(r) for r in rooms])
+        return {(g, r): ROOM_BONUS for i, g in enumerate(general) for j, r in enumerate(rooms)
+                if g == r or float(sims[i, j]) >= self.room_match}
+
+    def _links(self) -> list[PlaceLink]:
         furniture = list(self.world.furniture)
         if not furniture:
-            return {}
-        by_words: dict[str, str] = {name_to_text(f): f for f in furniture}
-        for place, words in self.commonsense.place_aliases.items():
-            for word in (place, *words):
-                if word in by_words and place not in by_words:
-                    by_words[place] = by_words[word]
-
-        general = list(self.commonsense.places)
+            return []
+        cs = self.commonsense
+        general = list(cs.places)
+        words: dict[str, tuple[str, str]] = {}  # word -> (place, how)
+        for place in general:
+            words[place] = (place, "")
+        for place, aliases in cs.place_aliases.items():
+            for w in aliases:
+                words.setdefault(w, (place, f"an alias of '{place}'"))
+        heads: dict[str, list[str]] = {}
+        for place in general:
+            heads.setdefault(place.split()[-1], []).append(place)
+        rooms = list(self.world.rooms)
         sims = self.grounder.similarities([name_to_text(p) for p in general], [name_to_text(f) for f in furniture])
-        containers = set(self.world.containers)
-        out: dict[str, str] = {}
-        for i, place in enumerate(general):
-            direct = by_words.get(place)
-            if direct is None:
-                direct = next((by_words[o] for o in self.commonsense.like[place] if o in by_words), None)
+        bonus = self._room_bonus()
+        links: list[PlaceLink] = []
+        for j, f in enumerate(furniture):
+            forms = furniture_forms(f, rooms)
+            room = self.world.furniture_room.get(f, "")
+            direct = None
+            for k, form in enumerate(forms):
+                if form in words:
+                    place, how = words[form]
+                    said = "its name" if k == 0 else f"its name read as '{form}'"
+                    direct = PlaceLink(place, f, 1.0, f"{said}, {how}" if how else said, 1.0)
+                    if how and k == 0:
+                        direct = PlaceLink(place, f, 1.0, f"its name is {how}", 1.0)
+                    break
             if direct is not None:
-                out[place] = direct
+                links.append(direct)
                 continue
-            kind, room = self.commonsense.places[place]
+            scored = {p: float(sims[i, j]) + bonus.get((cs.places[p][1], room), 0.0) for i, p in enumerate(general)}
+            head = forms[-1]
+            same_head = [p for p in heads.get(head, ()) if scored[p] >= self.place_match]
+            if same_head:
+                candidates = same_head
+                how = f"the same head noun '{head}'"
+            else:
+                candidates = [p for p, s in scored.items() if s >= self.kind_match]
+                how = "similar"
+            if not candidates:
+                continue
+            best = max(scored[p] for p in candidates)
+            for p in sorted(candidates, key=lambda p: -scored[p]):
+                if scored[p] >= best - self.kind_margin:
+                    links.append(PlaceLink(p, f, round(scored[p] / best, 3), f"{how} (cosine {scored[p]:.2f})",
+                                           scored[p]))
+        covered = {link.place for link in links}
+        by_place = {p: [link.furniture for link in links if link.place == p] for p in covered}
+        for i, place in enumerate(general):
+            if place in covered:
+                continue
+            stand = next((o for o in cs.like[place] if o in by_place), None)
+            if stand is not None:
+                links.extend(PlaceLink(place, f, 1.0, f"stands in for '{place}' (like '{stand}')", 1.0, True)
+                             for f in by_place[stand])
+                continue
+            kind, room = cs.places[place]
             best, best_score = None, -1.0
             for j, f in enumerate(furniture):
-                if (f in containers) != (kind == CONTAINER):
+                if (f in self.world.containers) != (kind == CONTAINER):
                     continue
-                score = float(sims[i, j]) + (ROOM_BONUS if self.world.furniture_room.get(f) == room else 0.0)
+                score = float(sims[i, j]) + bonus.get((room, self.world.furniture_room.get(f, "")), 0.0)
                 if score > best_score:
                     best, best_score = f, score
-            if best is not None and best_score >= self.place_match:
-                out[place] = best
+            if best is not None and best_score >= self.kind_match:
+                links.append(PlaceLink(place, best, 1.0, f"stands in for '{place}' (cosine {best_score:.2f})",
+                                       best_score, True))
+        return links
+
+    def _best_per_place(self) -> dict[str, str]:
+        """General place -> the one furniture that resembles it most (for messages and tests)."""
+        out: dict[str, PlaceLink] = {}
+        for link in self.links:
+            if link.place not in out or (link.factor, link.score) > (out[link.place].factor, out[link.place].score):
+                out[link.place] = link
+        return {p: link.furniture for p, link in out.items()}
+
+    def weight_sources(self) -> dict[str, list[PlaceLink]]:
+        """Scene furniture -> the general places its prior weight comes from (empty: only the floor)."""
+        out: dict[str, list[PlaceLink]] = {f: [] for f in self.world.furniture}
+        for link in self.links:
+            out[link.furniture].append(link)
         return out
+
+    def describe_source(self, furniture: str) -> str:
+        """One line saying where a receptacle's prior weight comes from (``scene check``)."""
+        links = self.weight_sources().get(furniture, [])
+        kind = "container" if furniture in self.world.containers else "surface"
+        if not links:
+            return (f"resembles no place of the commonsense file: only the floor probability for every object "
+                    f"(the robot still searches it, last)")
+        own = [l for l in links if not l.stand_in]
+        stand = [l for l in links if l.stand_in]
+        parts = []
+        if own:
+            parts.append(" + ".join(f"'{l.place}'" + (f" x{l.factor:.2f}" if l.factor < 1 else "") for l in own)
+                         + f" ({own[0].how})")
+        if stand:
+            parts.append("also stands in for " + ", ".join(f"'{l.place}'" for l in stand) + " (none in this apartment)")
+        mismatch = [l.place for l in own if self.commonsense.places[l.place][0] != kind]
+        tail = f"; objects go {'inside' if kind == 'container' else 'on'} it (a {kind} here" + (
+            f", the file says {self.commonsense.places[mismatch[0]][0]})" if mismatch else ")")
+        return "; ".join(parts) + tail
 
     def known_type(self, obj_type: str) -> str | None:
         """The commonsense entry for a scene type: exact, alias, else the most similar entry."""
@@ -157,11 +300,12 @@ class SceneKnowledge:
         entry = self.known_type(obj_type)
         if entry is None:
             return {}
+        weights = self.commonsense.objects[entry]
         out: dict[str, float] = {}
-        for place, weight in self.commonsense.objects[entry].items():
-            furniture = self.place_map.get(place)
-            if furniture is not None:
-                out[furniture] = out.get(furniture, 0.0) + weight
+        for link in self.links:
+            weight = weights.get(link.place)
+            if weight is not None:
+                out[link.furniture] = out.get(link.furniture, 0.0) + weight * link.factor
         return out
 
 
@@ -171,6 +315,9 @@ def scene_knowledge(resources: "Resources", world: WorldInfo) -> SceneKnowledge:
         cfg = resources.config
         return SceneKnowledge(load_commonsense(cfg.get("offline.commonsense")), world, resources.grounder,
                               float(cfg.get("offline.commonsense_place_match")),
-                              float(cfg.get("offline.commonsense_type_match")))
+                              float(cfg.get("offline.commonsense_type_match")),
+                              float(cfg.get("offline.commonsense_kind_match")),
+                              float(cfg.get("offline.commonsense_kind_margin")),
+                              float(cfg.get("offline.commonsense_room_match")))
 
     return resources.shared(("knowledge", world.fingerprint()), build)
