@@ -5,8 +5,10 @@ A :class:`ManagedNode` is an ``rclpy.lifecycle.LifecycleNode`` with the paramete
 caller of an inactive node is told so ("the planner is inactive; activate it with ...") instead of
 waiting for a service that never comes:
 
-- configure: the domain adapter is built (the scene or problem loaded) and the node's own
-  ``configure`` runs (the simulator's world, the perceiver, the model server reached);
+- start: the parameters are declared and the domain adapter is built (the scene or problem read:
+  an invalid one stops the node, naming it);
+- configure: the node's own ``configure`` builds what it serves with (the simulator's PyBullet
+  world, the perceiver, the robot and executor links) and reaches the model server;
 - activate: the node serves; deactivate: it takes no new task (a running one is cancelled before
   its next skill); cleanup and shutdown release what configure built.
 
@@ -44,7 +46,9 @@ class ManagedNode(LifecycleNode):
         super().__init__(role)
         self.role = role
         self.params = declare_params(self, role, self._on_parameter)
-        self.domain: Any = None
+        # the scene or problem is read now, so an invalid one stops the node at start, naming it;
+        # configure builds what is heavy (the PyBullet world, the perceiver, the model server's client)
+        self.domain: Any = make_domain(self.params)
         self.active = False
         self.configured = False
         self.state_label = "unconfigured"
@@ -64,8 +68,6 @@ class ManagedNode(LifecycleNode):
     # ----------------------------------------------------------------- transitions
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         try:
-            if self.domain is None:
-                self.domain = make_domain(self.params)
             self.configure()
         except LlmPlannerError as exc:
             self.get_logger().error(f"configure failed: {exc}")
