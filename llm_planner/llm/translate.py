@@ -1,11 +1,15 @@
 """Goal translation with grounding (LLM-MCTS seed 000, §2.2 "Goal"; App. F listing 3): a directive
 becomes formal goal tuples (REL, object type, destination, count) that name only the scene's
-admissible object types and furniture, validated with :meth:`Household.check_goal`.
+admissible object types and furniture, validated with :meth:`Household.check_goal`. A goal a
+model wrote is first checked against the directive (``llm_planner.llm.goal_support``): an atom the
+directive does not ask for (a sub-goal copied from the prompt's example), a dropped one, a wrong
+count or a swapped object is refused with a message naming it, before anything runs.
 
 The backend answers in its own words (the openai backend may write "kitchentable"); every name
 is grounded onto the scene by Sentence-BERT cosine ("we precisely map the LLM-generated goal into
 the admissible expressions"). A name below the grounding threshold, or an impossible goal, raises
-GoalError naming the closest known names.
+GoalError naming the closest known names; a goal the directive does not support raises
+UnsupportedGoal (a GoalError) naming the difference.
 
     >>> result = translate_directive("could you put two apples in the refrigerator", household, backend)
     >>> result.goal
@@ -18,6 +22,7 @@ from typing import Any
 
 from llm_planner.errors import GoalError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
+from llm_planner.llm.goal_support import check_model_goal
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
@@ -86,6 +91,8 @@ def translate_directive(directive: str, household: Household, backend: LanguageM
     answer = backend.translate(world, directive)
     goal = ground_goal(answer.items, world, backend.resources.grounder,
                        float(backend.config.get("grounding.min_name_score")))
+    if answer.info.backend != "offline":  # the offline backend's answer is the goal parser's own reading
+        check_model_goal(directive, goal, world, backend.resources)
     household.check_goal(goal)
     message = f"goal: {goal_to_text(goal)}"
     if answer.info.fallback:

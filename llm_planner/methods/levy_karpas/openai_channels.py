@@ -10,7 +10,9 @@ answer cache and usage accounting stay there) with its own prompt, and the LLM l
 of goal tuples (:func:`llm_planner.llm.translate.ground_goal`). Nothing the model writes is
 evaluated: answers in any style are read by ``llm_planner.llm.answers.read_goal_template`` (labelled
 lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
-by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped.
+by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped. A
+goal the directive does not support (an atom it does not ask for, a wrong count; the check of
+``llm_planner.llm.goal_support``) is dropped too, and said in the channel's error when no goal is left.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import numpy as np
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.answers import Unparsable, read_goal_template, read_goal_tuples
+from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
@@ -88,9 +91,14 @@ class OpenAIChannels:
             query = f"State: {state_text(self.h, state)}\n{query}"
         return head + "\n" + "\n\n".join(shots) + "\n\n" + query + "\n"
 
-    def _parse(self, texts: list[str]) -> tuple[list[Goal], list[PlanTemplate]]:
+    def _parse(self, texts: list[str], directive: str = "") -> tuple[list[Goal], list[PlanTemplate], list[str]]:
+        """Ranked goals and templates of the answers, and why goals were refused: a goal the
+        directive does not support (``llm_planner.llm.goal_support``; objects the directive only
+        names as steps may be left out) is dropped like an unreadable one."""
         goals: Counter = Counter()
         templates: Counter = Counter()
+        refused: list[str] = []
+        reading = None
         min_score = float(self.backend.config.get("grounding.min_name_score"))
         for text in texts:
             goal_values, template_values = read_goal_template(text)
@@ -102,8 +110,14 @@ class OpenAIChannels:
                     if any(rel not in (INSIDE, ON) for rel, *_ in items):
                         continue  # a relation the domain does not have: not this goal
                     goal = ground_goal(tuple(items), self.world, self.backend.resources.grounder, min_score)
+                    if goal and directive:
+                        reading = check_model_goal(reading or directive, goal, self.world, self.backend.resources,
+                                                   complete=False)
                     if goal:
                         goals[self.h.check_goal(goal)] += 1
+                except UnsupportedGoal as exc:
+                    reading = exc.reading
+                    refused.append("; ".join(exc.differences))
                 except (GoalError, Unparsable):
                     continue
             for value in template_values:
@@ -113,20 +127,24 @@ class OpenAIChannels:
                     templates[check_template(self.h, parse_template(value.strip("`")))] += 1
                 except PlanningError:
                     continue
-        return [g for g, _ in goals.most_common(self.n)], [t for t, _ in templates.most_common(self.n)]
+        ranked_goals = [g for g, _ in goals.most_common(self.n)]
+        return ranked_goals, [t for t, _ in templates.most_common(self.n)], list(dict.fromkeys(refused))
 
-    def _ask(self, directive: str, state: State | None) -> tuple[list[Goal], list[PlanTemplate]]:
+    def _ask(self, directive: str, state: State | None) -> tuple[list[Goal], list[PlanTemplate], list[str]]:
         params = {"temperature": float(self.opts["temperature"]), "max_tokens": int(self.opts["max_tokens"])}
         texts, _reply = self.asker.ask("nl2pddl", self.prompt(directive, state), int(self.opts["samples"]), params,
                                        lambda t: t)
-        return self._parse(list(texts))
+        return self._parse(list(texts), directive)
 
     def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput:
         before = self.backend.usage.requests
-        goals, templates = self._ask(goal_directive, state) if goal_directive else ([], [])
+        goals, templates, refused = self._ask(goal_directive, state) if goal_directive else ([], [], [])
         if step_directive and step_directive != goal_directive:
-            _g, templates = self._ask(step_directive, state)
+            _g, templates, _r = self._ask(step_directive, state)
         error = "" if goals or templates else "the model's answers held no usable goal or plan template"
+        if refused and not goals:
+            error = ("the model's goals were refused, the directive does not ask for them: " + " | ".join(refused) +
+                     "; say the goal plainly, e.g. '... and bring the book to the sofa'")
         return ChannelOutput(goals, templates, error, "", self.backend.usage.requests - before)
 
 
