@@ -25,7 +25,7 @@ from llm_planner_interfaces.msg import TaskStatus
 
 T = TypeVar("T")
 #: shutdown_timeout_s of a node without the parameter schema (the lifecycle manager): config/*.yaml's value
-DEFAULT_SHUTDOWN_TIMEOUT_S = 2.0
+DEFAULT_SHUTDOWN_TIMEOUT_S = 3.0
 
 #: Latched state topics (geometry, perception): a late subscriber gets the current message at once.
 GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
@@ -140,6 +140,14 @@ PARENT_POLL_S = 0.2
 EXIT_FORCED = 3
 
 
+def _say(line: str) -> None:
+    """Print to stderr if it can still be written (the launcher that read it may be gone)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def watch_parent(stop: threading.Event, name: str) -> None:
     """Set ``stop`` when the process that started this one dies (the kernel re-parents us): a node
     of ``ros2 launch`` killed with SIGTERM or SIGKILL, or of our launcher, is never left running."""
@@ -148,22 +156,22 @@ def watch_parent(stop: threading.Event, name: str) -> None:
     def watch() -> None:
         while not stop.wait(PARENT_POLL_S):
             if os.getppid() != parent:
-                print(f"[{name}] the process that started this node (pid {parent}) is gone: stopping",
-                      file=sys.stderr, flush=True)
                 stop.set()
+                _say(f"[{name}] the process that started this node (pid {parent}) is gone: stopping")
                 return
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def exit_after(timeout_s: float, name: str) -> None:
-    """End this process ``timeout_s`` from now if it has not ended by itself (a thread still busy
-    with an LLM call or a search would otherwise keep it alive at interpreter exit)."""
+def exit_after(stop: threading.Event, timeout_s: Callable[[], float], name: str) -> None:
+    """Once ``stop`` is set, end this process ``timeout_s()`` later if it has not ended by itself (a
+    thread busy with an LLM call or a search, or a blocked callback, would otherwise keep it alive)."""
 
     def hard_exit() -> None:
-        time.sleep(timeout_s)
-        print(f"[{name}] still busy {timeout_s:g} s after being asked to stop (shutdown_timeout_s): exiting now",
-              file=sys.stderr, flush=True)
+        stop.wait()
+        timeout = timeout_s()
+        time.sleep(timeout)
+        _say(f"[{name}] still busy {timeout:g} s after being asked to stop (shutdown_timeout_s): exiting now")
         os._exit(EXIT_FORCED)
 
     threading.Thread(target=hard_exit, name="exit-after", daemon=True).start()
@@ -189,11 +197,12 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
         params = getattr(node, "params", {})
         if params.get("stop_with_parent", True):
             watch_parent(stop, node.get_name())
+        exit_after(stop, lambda: params.get("shutdown_timeout_s", DEFAULT_SHUTDOWN_TIMEOUT_S), node.get_name())
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         while rclpy.ok() and not stop.is_set():
             executor.spin_once(timeout_sec=0.1)
-        exit_after(params.get("shutdown_timeout_s", DEFAULT_SHUTDOWN_TIMEOUT_S), node.get_name())
+        stop.set()  # rclpy shut down by itself: the bounded exit applies too
         stop_executor(executor)
     except (ConfigError, LlmPlannerError) as exc:
         print(f"[{getattr(node, 'get_name', lambda: 'node')()}] fatal: {exc}", file=sys.stderr, flush=True)
