@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", dest="eval_set", default=None, metavar="FILE",
                    help="evaluation set YAML (default config/translate_eval.yaml)")
-    p.add_argument("--home", default="seen,unseen", help="apartments to evaluate: seen, unseen or seen,unseen")
+    p.add_argument("--home", default=None, help="apartments to evaluate: seen, unseen or seen,unseen (default: every "
+                   "apartment of the set; a set may name its own under 'homes:')")
     p.add_argument("--backend", default=None, help="LLM backend: offline (default) or openai")
     p.add_argument("--llm-set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a key of config/llm.yaml (repeatable)")
@@ -68,8 +69,11 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
 
     path = Path(path) if path else config_dir() / "translate_eval.yaml"
     try:
-        entries = yaml.safe_load(path.read_text())["directives"]
-    except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+        data = yaml.safe_load(path.read_text())
+        entries = data["directives"]
+        for home, scene_file in (data.get("homes") or {}).items():  # a set written for another apartment
+            HOMES[str(home)] = str(scene_file) if Path(scene_file).is_absolute() else str(config_dir() / scene_file)
+    except (OSError, KeyError, TypeError, AttributeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not a translation evaluation set ({exc}); expected a 'directives' list") from None
     cases = []
     for i, entry in enumerate(entries):
@@ -145,11 +149,13 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
-    homes = [h.strip() for h in args.home.split(",") if h.strip()]
+    all_cases = load_cases(args.eval_set)
+    homes = [h.strip() for h in (args.home or ",".join(dict.fromkeys(c.scene for c in all_cases))).split(",")
+             if h.strip()]
     unknown = [h for h in homes if h not in HOMES]
     if unknown or not homes:
         raise ConfigError(f"unknown home(s) {', '.join(unknown) or '(none)'} (choose from {', '.join(HOMES)})")
-    cases = [c for c in load_cases(args.eval_set) if c.scene in homes]
+    cases = [c for c in all_cases if c.scene in homes]
     llm_overrides = parse_dotted(args.llm_set)
     backend_name = args.backend or str(load_llm_config(overrides=llm_overrides).backend)
     llm_overrides, backend_name = serve_for_bench(args, llm_overrides, backend_name)

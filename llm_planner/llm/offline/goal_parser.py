@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 from llm_planner.errors import GoalError
-from llm_planner.llm.offline.commonsense import Commonsense
+from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
@@ -133,6 +133,7 @@ class GoalParser:
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
         self.place_words = self._place_words(commonsense)
+        self.place_groups = self._place_groups(commonsense)
         self._longest_type = max((len(w.split()) for w in self.type_words), default=1)
 
     # ---------------------------------------------------------------- lexicons
@@ -169,6 +170,27 @@ class GoalParser:
             for w in aliases:
                 words.setdefault(w, target)
         return words
+
+    def _place_groups(self, cs: Commonsense) -> dict[str, tuple[str, ...]]:
+        """Word -> every furniture of that kind, in the scene's order: a furniture's name without its
+        number, room or position words and its head noun ("nightstand" for nightstand_1 and
+        nightstand_2, "table" for every table), and a general place's name and aliases for the
+        furniture whose name says that place ("bedside table" for both nightstands)."""
+        rooms = list(self.world.rooms)
+        groups: dict[str, list[str]] = {}
+        forms = {f: furniture_forms(f, rooms) for f in self.furniture}
+        for f, fs in forms.items():
+            for form in fs[1:]:
+                groups.setdefault(form, []).append(f)
+        for place in cs.places:
+            words = (place, *cs.place_aliases.get(place, ()))
+            members = [f for f in self.furniture if any(w in words for w in forms[f])]
+            for w in words:
+                for f in members:
+                    if f not in groups.setdefault(w, []):
+                        groups[w].append(f)
+        order = {f: i for i, f in enumerate(self.furniture)}
+        return {w: tuple(sorted(fs, key=order.get)) for w, fs in groups.items()}
 
     # ------------------------------------------------------------------ parse
     def parse(self, directive: str) -> list[ParsedItem]:
@@ -340,6 +362,10 @@ class GoalParser:
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}")
+        if not _same_kind(phrase, name_to_text(match)):  # never swap one thing for another
+            raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
+                            f"{self._closest(phrase, self.types)}, which are other things: name one of them "
+                            "to move it")
         text = name_to_text(match)
         return match, phrase.endswith("s") and not text.endswith("s")
 
@@ -355,20 +381,125 @@ class GoalParser:
                 phrase = f"{name_to_text(room)} {phrase[:-len(suffix)]}"
                 if phrase in self.place_words:
                     return self.place_words[phrase]
+        chosen = self._one_of_kind(phrase)
+        if chosen is not None:
+            return chosen
         if phrase in (name_to_text(r) for r in self.world.rooms):
             raise GoalError(f"'{phrase}' is a room; say on or in which furniture to put it "
                             f"(e.g. {self._closest(phrase, self.furniture)})")
         if phrase in _VAGUE_PLACE or not phrase:
             raise GoalError(f"say where to put it: on or in which furniture (e.g. {', '.join(self.furniture[:3])})")
-        sharing = [f for f in self.furniture if name_to_text(f).split()[-1] == phrase]
-        if len(sharing) >= 2:
-            raise GoalError(f"which {phrase}: {' or '.join(name_to_text(f) for f in sharing)}? say it, e.g. "
-                            f"'on the {name_to_text(sharing[0])}'")
         match = self._clear_match(phrase, self.furniture, self.place_match, heads=True)
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}' to put things in or on; the closest are "
                             f"{self._closest(phrase, self.furniture)}")
         return match
+
+    def _one_of_kind(self, phrase: str) -> str | None:
+        """Furniture named by its kind ("the nightstand", "the bedside table") and, when the scene
+        has several of that kind, by room, number or position ("the nightstand in the guest
+        room", "nightstand 2", "the second nightstand", "the left dresser"); several left: which
+        one is asked, never guessed. None when the phrase names no kind of the scene."""
+        core, room, number, ordinal, positions = self._qualifiers(phrase)
+        members = list(self.place_groups.get(core) or self.place_groups.get(_singular(core)) or ())
+        if not members:
+            if core in self.place_words and (room or number is not None or ordinal is not None or positions):
+                members = [self.place_words[core]]
+            else:
+                return None
+        chosen = members
+        said = []
+        if room is not None:
+            chosen = [f for f in chosen if self.world.furniture_room.get(f) == room]
+            said.append(f"in the {name_to_text(room)}")
+        if number is not None:
+            chosen = [f for f in chosen if _number_of(f) == number]
+            said.append(f"number {number}")
+        if positions:
+            chosen = [f for f in chosen if positions <= set(name_to_text(f).split())]
+            said.append(" ".join(sorted(positions)))
+        if ordinal is not None:
+            ranked = sorted(chosen, key=lambda f: (_number_of(f) is None, _number_of(f) or 0))
+            chosen = [ranked[ordinal - 1]] if 0 < ordinal <= len(ranked) else []
+            said.append(_ORDINALS_TEXT.get(ordinal, str(ordinal)))
+        if len(chosen) == 1:
+            return chosen[0]
+        listed = " or ".join(self._where(f) for f in (chosen or members))
+        if not chosen:
+            raise GoalError(f"this apartment has no {core} {' '.join(said)}; its {plural(core)}: {listed}")
+        raise GoalError(f"which {core}: {listed}? say it, e.g. {self._how_to_say(core, chosen)}")
+
+    def _how_to_say(self, core: str, chosen: list[str]) -> str:
+        """Two ways to name the first of several furniture of one kind: its name, and its room, number,
+        position or rank among them, whichever tells it apart."""
+        first = chosen[0]
+        prep = "in" if first in self.world.containers else "on"
+        rooms = [self.world.furniture_room.get(f) for f in chosen]
+        if rooms.count(rooms[0]) == 1 and rooms[0]:
+            other = f"the {core} in the {name_to_text(rooms[0])}"
+        elif _number_of(first) is not None:
+            other = f"{core} {_number_of(first)}"
+        else:
+            words = [w for w in name_to_text(first).split() if w in POSITION_WORDS]
+            other = f"the {words[0]} {core}" if words else f"the first {core}"
+        return f"'{prep} the {name_to_text(first)}' or '{prep} {other}'"
+
+    def _where(self, furniture: str) -> str:
+        room = self.world.furniture_room.get(furniture)
+        return f"{name_to_text(furniture)} ({name_to_text(room)})" if room else name_to_text(furniture)
+
+    def _qualifiers(self, phrase: str) -> tuple[str, str | None, int | None, int | None, set[str]]:
+        """(kind words, room, number, ordinal, position words) of a furniture phrase."""
+        words = phrase.split()
+        room = None
+        match = re.search(r"\s+(?:in|of|inside|from)\s+(?:the\s+|my\s+|our\s+)?(.+)$", phrase)
+        if match:
+            room = self._room(match.group(1))
+            if room is not None:
+                words = phrase[:match.start()].split()
+        if room is None and words and words[0].endswith("'s"):
+            room = self._room(words[0][:-2])
+            if room is not None:
+                words = words[1:]
+        if room is None:  # leading room words: "guest room nightstand", "the guest bed"
+            for n in range(min(3, len(words) - 1), 0, -1):
+                found = self._room(" ".join(words[:n]), exact_words=True)
+                if found is not None:
+                    room, words = found, words[n:]
+                    break
+        number = None
+        if len(words) >= 2 and re.fullmatch(r"#?\d+", words[-1]):
+            number = int(words[-1].lstrip("#"))
+            words = words[:-1]
+            if words and words[-1] in ("number", "no", "no.", "nr"):
+                words = words[:-1]
+        ordinal = None
+        if len(words) >= 2 and words[0] in _ORDINALS:
+            ordinal = _ORDINALS[words[0]]
+            words = words[1:]
+        positions = {w for w in words[:-1] if w in POSITION_WORDS}
+        words = [w for w in words if w not in positions] or words
+        return " ".join(words), room, number, ordinal, positions
+
+    def _room(self, text: str, exact_words: bool = False) -> str | None:
+        """The scene room a phrase names ("guest bedroom" -> guest_room, "the kitchen"), or None."""
+        text = _DETERMINERS.sub("", text.strip())
+        said = {_singular(w) for w in text.split()}
+        if not said:
+            return None
+        best, best_score = None, 0
+        for room in self.world.rooms:
+            words = {_singular(w) for w in name_to_text(room).split()}
+            if text == name_to_text(room):
+                return room
+            shared = len(said & words) - (0.5 if said - words - {"bedroom", "room"} else 0)
+            if exact_words and not said <= words:
+                continue
+            if shared > best_score:
+                best, best_score = room, shared
+            elif shared == best_score and shared > 0:
+                best = None  # two rooms fit as well: not this way
+        return best if best_score >= 1 else None
 
     def _clear_match(self, phrase: str, names: list[str], threshold: float, heads: bool = False) -> str | None:
         """The name the phrase grounds to when it is clearly the closest (see the module docstring);
@@ -436,6 +567,34 @@ def _clean_place(phrase: str) -> str:
     phrase = re.sub(r"^(?:top of|the top of|inside of)\s+(?:the\s+)?", "", phrase)
     phrase = re.sub(r"\s+(?:too|as well|again|for me|to (?:chill|cool|keep cold|warm up|heat up))$", "", phrase)
     return " ".join(phrase.split())
+
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+             "5th": 5}
+_ORDINALS_TEXT = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+
+
+def _number_of(furniture: str) -> int | None:
+    """The number a furniture name ends with (nightstand_2 -> 2), or None."""
+    match = re.search(r"_(\d+)$", furniture)
+    return int(match.group(1)) if match else None
+
+
+def _same_kind(phrase: str, name: str) -> bool:
+    """Whether a phrase and a name say the same kind of thing: the same head noun (singular), or
+    the same words run together ("teddybear", "teddy bear"): "glass" is a wine glass, a "remote
+    control" is not a game controller."""
+    said, named = phrase.split(), name.split()
+    if not said or not named:
+        return False
+    if len(named) >= 2 and named[-1] in _PORTIONS:  # "bread" is a bread slice, "honey" a honey jar
+        named = named[:-1]
+    return _singular(said[-1]) == _singular(named[-1]) or "".join(said) == "".join(named)
+
+
+#: Head nouns that name a portion or a vessel of what their first words say ("bread slice", "jam jar").
+_PORTIONS = frozenset({"slice", "piece", "bottle", "jar", "can", "carton", "box", "bag", "packet", "pack", "loaf",
+                       "tub", "tin", "bar", "roll", "stick"})
 
 
 def _singular(word: str) -> str:
