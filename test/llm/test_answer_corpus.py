@@ -11,6 +11,7 @@ import yaml
 
 from llm_planner.errors import GoalError
 from llm_planner.llm.answers import first_action
+from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.openai_backend import UnusableAnswer, goal_items
 from llm_planner.llm.translate import ground_goal
 from llm_planner.domains.household.world.symbolic import Action
@@ -95,16 +96,23 @@ def test_prior_answers(lm, seen_world, case):
 # ------------------------------------------------------------------------------ translation
 @pytest.mark.parametrize("case", _cases("translate"))
 def test_translation_answers(lm, seen, seen_world, case):
+    """Read, grounded, checked against the directive (a sub-goal it does not ask for is refused,
+    ``support`` names the difference), then validated, as ``translate_directive`` does."""
+    refusal = ""
     try:
         items = goal_items(case["answer"])
-        goal = seen.check_goal(ground_goal(tuple(items), seen_world, lm.resources.grounder,
-                                           float(lm.config.get("grounding.min_name_score"))))
+        goal = ground_goal(tuple(items), seen_world, lm.resources.grounder,
+                           float(lm.config.get("grounding.min_name_score")))
+        check_model_goal(case["directive"], goal, seen_world, lm.resources)
+        goal = seen.check_goal(goal)
         read = sorted([g.rel, g.obj_type, g.destination, g.count] for g in goal)
     except (UnusableAnswer, GoalError) as exc:
         assert str(exc)  # a clear message
+        refusal = "; ".join(exc.differences) if isinstance(exc, UnsupportedGoal) else ""
         read = "unparsable"
     expect = case["expect"] if case["expect"] == "unparsable" else sorted(case["expect"])
     assert read == expect, case["answer"]
+    assert refusal == case.get("support", ""), case["answer"]
 
 
 # ------------------------------------------------------------------------------ STaLM plans

@@ -48,3 +48,23 @@ def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
     assert code == 1 and "no 'dragon'" in json.loads(capsys.readouterr().out)["error"]
     code = cli.main(["translate", "put one towel inside the bathroom cabinet", "--scene", "apartment_unseen"])
     assert code == 0 and "(INSIDE, towel, bathroom_cabinet, 1)" in capsys.readouterr().out
+
+
+def test_a_sub_goal_the_model_made_up_is_refused_before_anything_runs(openai_backend, fake_openai, seen):
+    """Issue 21: SmolLM2 answered "put one apple inside the fridge" with the prompt example's sub-goal too."""
+    from llm_planner.llm.goal_support import UnsupportedGoal
+
+    lm = openai_backend()
+    fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"
+    with pytest.raises(UnsupportedGoal, match="the model added 'an apple on the kitchen table', which the directive "
+                                              "does not ask for") as info:
+        translate_directive("put one apple inside the fridge", seen, lm)
+    assert info.value.goal == (GoalItem("inside", "apple", "fridge", 1), GoalItem("on", "apple", "kitchen_table", 1))
+    fake_openai.answer = "(INSIDE, apples, refrigerator, 3)"
+    with pytest.raises(UnsupportedGoal, match="the model said three apples, the directive says two"):
+        translate_directive("put two apples in the fridge", seen, lm)
+    fake_openai.answer = "(INSIDE, banana, fridge, 1)"
+    with pytest.raises(UnsupportedGoal, match="added 'a banana inside the fridge'.*dropped 'an apple inside the fridge'"):
+        translate_directive("could you put an apple in the fridge", seen, lm)
+    fake_openai.answer = "Formal goal: (INSIDE, Apple, Refrigerator, 1)"  # a new directive: not the cached answer
+    assert translate_directive("put an apple inside the fridge", seen, lm).goal == (GoalItem("inside", "apple", "fridge", 1),)
