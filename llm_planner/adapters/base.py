@@ -84,6 +84,8 @@ class Domain(ABC):
         running task keeps the one it has)."""
         with self._lm_lock:
             self._lm = None
+            if getattr(self, "_translate", None) is not None:
+                self._translate = None  # a translator keeps the model it was built with
 
     # ---------------------------------------------------------------- identity
     @property
