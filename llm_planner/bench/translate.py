@@ -11,6 +11,10 @@ destination, count) items. Printed per apartment and overall:
 * wrong-goal rate: directives whose translation was accepted but differs from the gold goal
   (including a goal accepted where a refusal was due) -- a silent error, the figure to keep near 0;
 * refusal rate: directives refused with a message (due or not), and how many refusals were due;
+* with a model: how many goals the check against the directive refused (``llm/goal_support.py``:
+  the offline parser read the directive otherwise, or the directive's words do not support an atom),
+  and how many of them were the gold goal all the same (a right answer refused) -- the rest are the
+  wrong goals the check kept from running;
 * seconds per directive.
 
 Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
@@ -103,6 +107,7 @@ def _item(text: str) -> tuple[str, str, str, int]:
 def evaluate(case: Case, household: Any, backend: Any) -> dict[str, Any]:
     """One directive: the translated goal (or the refusal message) and how it compares to gold."""
     from llm_planner.errors import LlmPlannerError
+    from llm_planner.llm.goal_support import UnsupportedGoal
     from llm_planner.llm.translate import translate_directive
 
     started = time.perf_counter()
@@ -116,6 +121,10 @@ def evaluate(case: Case, household: Any, backend: Any) -> dict[str, Any]:
     except LlmPlannerError as exc:
         record.update(goal=None, refused=True, message=str(exc))
         record["outcome"] = "refused_due" if case.gold is None else "missed"
+        if isinstance(exc, UnsupportedGoal):  # the model's goal, refused by the check against the directive
+            model_goal = frozenset((g.rel, g.obj_type, g.destination, g.count) for g in exc.goal)
+            record.update(unsupported=exc.kind, model_goal=sorted(model_goal),
+                          model_goal_was_gold=model_goal == case.gold)
     record["seconds"] = time.perf_counter() - started
     return record
 
@@ -133,6 +142,11 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "wrong_goal_rate": wrong / n if n else float("nan"), "wrong_goals": wrong,
             "refusal_rate": refused / n if n else float("nan"), "refusals": refused,
             "refusals_correct": sum(r["outcome"] == "refused_due" for r in records),
+            # the check of a model's goal against the directive (llm/goal_support.py)
+            "unsupported": sum(bool(r.get("unsupported")) for r in records),
+            "unsupported_by_parser": sum(r.get("unsupported") == "parser" for r in records),
+            "unsupported_by_words": sum(r.get("unsupported") == "lexical" for r in records),
+            "unsupported_right_goal": sum(bool(r.get("model_goal_was_gold")) for r in records),
             "seconds_per_directive": sum(r["seconds"] for r in records) / n if n else float("nan")}
 
 
@@ -188,6 +202,13 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(["apartment (split)", "directives", "with a goal", "exact-goal accuracy", "wrong-goal rate",
                         "refusal rate", "s/directive"], rows,
                        title=f"Goal translation of directives as people say them; backend {label}"))
+    total = summary(records)
+    if total["unsupported"]:
+        print(f"\nThe check against the directive refused {total['unsupported']} model goal(s) "
+              f"({total['unsupported_by_parser']} differing from the offline parser's reading, "
+              f"{total['unsupported_by_words']} with an atom the directive's words do not support): "
+              f"{total['unsupported'] - total['unsupported_right_goal']} would have been wrong goals, "
+              f"{total['unsupported_right_goal']} were the gold goal (refused in error).")
     show = {"wrong": ("wrong",), "refused": ("wrong", "missed", "refused_due"),
             "all": ("wrong", "missed", "refused_due", "exact")}[args.show]
     listed = [r for r in records if r["outcome"] in show]
@@ -197,6 +218,8 @@ def run(args: argparse.Namespace) -> int:
     for r in listed:
         print(f"[{r['outcome']}] ({r['scene']}) {r['directive']!r}\n    gold: {_goal_text(r['gold'])}; "
               f"got: {_goal_text(r['goal']) if r['goal'] is not None else 'refused: ' + r['message']}")
+        if r.get("unsupported"):
+            print(f"    the model's goal: {_goal_text(r['model_goal'])}")
     if args.show == "wrong" and missed:
         print(f"\n{len(missed)} answerable directive(s) refused (--show refused lists them with the message)")
     if args.json:
