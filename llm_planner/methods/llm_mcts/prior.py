@@ -9,19 +9,25 @@ renormalised to sum to one. Containers and surfaces are located in their rooms (
 
 Build once and reuse: ``llm-planner build-prior --backend offline --scene apartment_seen --out FILE``
 writes JSON; :func:`load_or_build_prior` reuses a file made for the same scene names, backend,
-model and M.
+model and M. Without a file, :func:`cached_prior` keeps each prior under the LLM cache directory,
+keyed by the scene file's content, the backend, its model and every setting the answers depend on
+(:func:`prior_key`), so benchmark workers and later runs reuse it instead of asking again (the
+cold start of a large apartment: one question per object type, M answers each).
 
 The prior never reads where objects are. :func:`evaluate_prior` does, to measure the prior
 (top-k rate of true places over sampled placements); it is evaluation code only.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -48,6 +54,8 @@ class PriorBelief:
     probs: Mapping[str, tuple[float, ...]]        # object type -> probability per place (sums to 1)
     counts: Mapping[str, Mapping[str, int]]       # object type -> how often the M answers named a place
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # raw answers, for inspection
+    cache_key: str = ""                           # prior_key() it was built under ("" when not cached)
+    build_seconds: float = 0.0                    # how long asking the backend took
 
     def vector(self, obj_type: str) -> np.ndarray:
         return np.asarray(self.probs[obj_type], dtype=np.float64)
@@ -70,6 +78,7 @@ class PriorBelief:
             "probs": {t: [round(p, 6) for p in v] for t, v in self.probs.items()},
             "counts": {t: dict(c) for t, c in self.counts.items()},
             "answers": {t: list(a) for t, a in self.answers.items()},
+            "cache_key": self.cache_key, "build_seconds": round(self.build_seconds, 3),
         }
 
     @staticmethod
@@ -83,6 +92,7 @@ class PriorBelief:
             probs={t: tuple(float(p) for p in v) for t, v in data["probs"].items()},
             counts={t: {p: int(c) for p, c in v.items()} for t, v in data["counts"].items()},
             answers={t: tuple(v) for t, v in (data.get("answers") or {}).items()},
+            cache_key=str(data.get("cache_key") or ""), build_seconds=float(data.get("build_seconds") or 0.0),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -113,9 +123,11 @@ def position_vector(counts: Mapping[str, int], places: Sequence[str], floor: flo
 
 def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: int | None = None,
                 floor: float | None = None, seed: int | None = None,
-                obj_types: Sequence[str] | None = None, max_in_flight: int = 1) -> PriorBelief:
+                obj_types: Sequence[str] | None = None, max_in_flight: int = 1,
+                progress: Callable[[int, int], None] | None = None) -> PriorBelief:
     """Ask the backend M times per object type and build the belief (§2.2, App. C.2); with
-    ``max_in_flight`` > 1 that many object types are asked at once (same answers, same result)."""
+    ``max_in_flight`` > 1 that many object types are asked at once (same answers, same result).
+    ``progress(done, total)`` is called after each object type."""
     opts = backend.config.section("world_model")
     m = int(m or opts["samples"])
     floor = float(opts["floor"] if floor is None else floor)
@@ -128,8 +140,15 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
     answers: dict[str, tuple[str, ...]] = {}
     types = list(obj_types or world.object_types)
 
+    started = time.perf_counter()
+    done = [0]
+
     def ask(obj_type: str) -> Any:
-        return backend.object_positions(world, obj_type, m=m, seed=seed)
+        answer = backend.object_positions(world, obj_type, m=m, seed=seed)
+        if progress is not None:
+            done[0] += 1
+            progress(done[0], len(types))
+        return answer
 
     if max_in_flight > 1 and len(types) > 1:
         with ThreadPoolExecutor(max_workers=min(max_in_flight, len(types)), thread_name_prefix="prior") as pool:
@@ -145,6 +164,7 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
         scene=scene, world_fingerprint=world.fingerprint(), backend=backend.name, model=backend.model,
         samples=m, floor=floor, places=places, relation={p: world.relation(p) for p in places},
         place_room={p: world.furniture_room[p] for p in places}, probs=probs, counts=counts, answers=answers,
+        build_seconds=time.perf_counter() - started,
     )
 
 
@@ -162,6 +182,141 @@ def load_or_build_prior(path: str | Path | None, backend: LanguageModel, world: 
     if path is not None:
         prior.save(path)
     return prior
+
+
+# ----------------------------------------------------------------------------- the disk cache
+def scene_content_hash(scene: Any) -> str:
+    """sha256 of a scene's content (its parsed YAML, key order free): an edited file is another scene."""
+    raw = getattr(scene, "raw", None) or {}
+    return hashlib.sha256(json.dumps(raw, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def prior_key(backend: LanguageModel, world: WorldInfo, scene_hash: str) -> str:
+    """The cache key of a prior: the scene's content and names, the backend and its model, the
+    ``world_model`` settings (M, floor, seed, sampling), the offline backend's commonsense
+    settings and file, and the world-model prompt: everything its answers depend on."""
+    from llm_planner.llm.offline.commonsense import DEFAULT_PATH
+
+    cfg = backend.config
+    parts: dict[str, Any] = {"format": FORMAT_VERSION, "scene": scene_hash, "world": world.fingerprint(),
+                             "backend": backend.name, "model": backend.model,
+                             "world_model": dict(cfg.section("world_model"))}
+    if backend.name == "offline":
+        offline = dict(cfg.section("offline"))
+        parts["offline"] = {k: v for k, v in offline.items() if str(k).startswith("commonsense")}
+        commonsense = Path(offline.get("commonsense") or DEFAULT_PATH)
+        parts["commonsense_file"] = hashlib.sha256(commonsense.read_bytes()).hexdigest() if commonsense.is_file() else ""
+    else:
+        prompt = Path(__file__).resolve().parents[2] / "llm" / "prompts" / "world_model.txt"
+        parts["prompt"] = hashlib.sha256(prompt.read_bytes()).hexdigest() if prompt.is_file() else ""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PriorBuild:
+    """A prior from :func:`cached_prior` and how it was had: built now, or reused from the cache."""
+
+    prior: PriorBelief
+    path: Path | None
+    reused: bool
+    seconds: float          # spent now (building, or reading the file)
+
+    def describe(self, scene: str) -> str:
+        """One line for a benchmark header."""
+        n = len(self.prior.probs)
+        where = f" ({self.path})" if self.path else ""
+        if self.reused:
+            return (f"prior belief of {scene}: reused from the cache{where}, {n} object types, built earlier in "
+                    f"{self.prior.build_seconds:.1f} s; read in {self.seconds:.2f} s")
+        return (f"prior belief of {scene}: built in {self.seconds:.1f} s ({n} object types x M={self.prior.samples} "
+                f"answers, backend {self.prior.backend}); cached{where} for the workers and later runs")
+
+
+def prior_cache_path(backend: LanguageModel, scene: str, key: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{scene}-{backend.name}-{backend.model}")
+    return Path(backend.config.cache_dir) / "priors" / f"prior-{safe}-{key[:16]}.json"
+
+
+def cached_prior(backend: LanguageModel, world: WorldInfo, scene: str, scene_hash: str, max_in_flight: int = 1,
+                 progress: Callable[[int, int], None] | None = None) -> PriorBuild:
+    """The prior of an apartment from the disk cache when one was built under the same
+    :func:`prior_key`, else built (``progress`` called per object type) and saved atomically."""
+    started = time.perf_counter()
+    key = prior_key(backend, world, scene_hash)
+    path = prior_cache_path(backend, scene, key)
+    if path.is_file():
+        try:
+            found = PriorBelief.load(path)
+        except LLMError:
+            found = None
+        if found is not None and found.cache_key == key:
+            return PriorBuild(found, path, True, time.perf_counter() - started)
+    prior = build_prior(backend, world, scene=scene, max_in_flight=max_in_flight, progress=progress)
+    # as the file holds it (probabilities rounded), so a run that builds and one that reuses plan alike
+    prior = PriorBelief.from_dict(PriorBelief(**{**prior.__dict__, "cache_key": key}).to_dict())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        prior.save(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        path = None  # an unwritable cache only costs building again next time
+    return PriorBuild(prior, path, False, time.perf_counter() - started)
+
+
+def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[str, str, Mapping[str, Any]]],
+                         progress: bool = True) -> list[str]:
+    """Build (or find in the cache) the prior of every apartment for every (planner, backend name,
+    LLM overrides) of ``uses`` whose planner starts from the prior, before a benchmark starts its
+    workers, with a progress line; returns the header lines saying how long each took or that it
+    was reused (the workers then read it from the cache)."""
+    import sys
+
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.methods.llm_mcts.runtime import llm_runtime
+    from llm_planner.planners import base as planners
+
+    planners.available()  # loads the planner classes
+    registry = planners._REGISTRY  # noqa: SLF001 - whether a planner class starts from the prior
+    wanted = list(dict.fromkeys((b, json.dumps(dict(o), sort_keys=True, default=str)) for p, b, o in uses
+                                if getattr(registry.get(p), "uses_prior", False)))
+    uses_ = [(b, json.loads(o)) for b, o in wanted]
+    lines = []
+    for _home, scene_file in homes:
+        scene = load_scene(scene_file)
+        world = WorldInfo.from_scene(scene)
+        seen_keys: set[str] = set()
+        for backend_name, overrides in uses_:
+            runtime = llm_runtime(backend_name, overrides)
+            key = prior_key(runtime.backend, world, scene_content_hash(scene))
+            if key in seen_keys:
+                continue
+            seen_keys.add(key)
+
+            def show(done: int, total: int, name: str = scene.name) -> None:
+                if progress and (done == total or done % max(1, total // 20) == 0):
+                    print(f"\rbuilding the prior belief of {name}: {done}/{total} object types", end="",
+                          file=sys.stderr, flush=True)
+
+            build = cached_prior(runtime.backend, world, scene.name, scene_content_hash(scene), progress=show)
+            if progress and not build.reused:
+                print(file=sys.stderr, flush=True)
+            lines.append(build.describe(scene.name))
+            resources = getattr(runtime.backend, "resources", None)
+            if resources is not None and resources.config.get("embeddings.warm_actions"):
+                # the other part of the cold start: every action sentence of the apartment embedded once
+                # (grounding, §2.3), kept in the embedding cache on disk for the workers
+                from llm_planner.llm.resources import all_action_texts
+
+                started = time.perf_counter()
+                if progress:
+                    print(f"embedding the action sentences of {scene.name} ...", end="", file=sys.stderr, flush=True)
+                resources.warm_actions(world)
+                if progress:
+                    print(file=sys.stderr, flush=True)
+                lines.append(f"action sentences of {scene.name}: {len(all_action_texts(world))} embedded or read from "
+                             f"the embedding cache in {time.perf_counter() - started:.1f} s")
+    return lines
 
 
 @dataclass(frozen=True)

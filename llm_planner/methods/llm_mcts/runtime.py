@@ -89,6 +89,12 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         if key in runtime.priors:
             return runtime.priors[key]
         backend = runtime.backend
+        if not prior_file:  # the disk cache keyed by scene content, backend, model and settings (prior.py)
+            from llm_planner.methods.llm_mcts.prior import cached_prior, scene_content_hash
+
+            runtime.priors[key] = cached_prior(backend, world, household.scene.name, scene_content_hash(household.scene),
+                                               max_in_flight=max_in_flight).prior
+            return runtime.priors[key]
         m = int(backend.config.get("world_model.samples"))
         path = Path(prior_file) if prior_file else (
             backend.config.cache_dir / f"prior-{household.scene.name}-{backend.name}-{backend.model}-M{m}.json")
