@@ -2,9 +2,13 @@
 
 Methods: Greedy-Action and Beam-Action decoding (k = 3, m = 6) with the Say, SayCan and SayCanPay
 scores (learned Can), plus the oracle variants that replace the learned Can by the exact
-precondition check (``+oracle_can``). Every plan is generated offline from the full initial state
-and executed in the symbolic world by the closed loop (``run_episode``); the step limit is the
-plan horizon. Splits (``config/saycanpay.yaml``, ``benchmark``): ``test`` (the training suites in
+precondition check (``+oracle_can``), and the Greedy-Token baseline (``greedy_token``) where the
+backend offers token log-probabilities (the header says whether it ran). Decoders (``--decoders``):
+``paper`` (the default: the seed's offline planning from o_0 alone, a plan ends when "done task" is
+chosen) and ``oracle`` (methods suffixed ``@oracle``: beams stepped with the true transition model,
+Say shown each step's observation, ended at the true goal test; the planner ``saycanpay_oracle``).
+Every plan is executed in the symbolic world by the closed loop (``run_episode``); the step limit
+is the plan horizon. Splits (``config/saycanpay.yaml``, ``benchmark``): ``test`` (the training suites in
 the seen apartment, other task seeds), and the test-generalize splits ``novel`` (novel suites, seen
 apartment) and ``unseen`` (the unseen apartment).
 
@@ -19,11 +23,15 @@ import argparse
 import time
 from typing import Any, Sequence
 
+from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
 
 STRATEGIES = ("greedy_action", "beam_action")
 SCORES = ("say", "saycan", "saycanpay")
 ORACLE = "+oracle_can"
+ORACLE_DECODER = "@oracle"
+GREEDY_TOKEN = "greedy_token"
+DECODERS = ("paper", "oracle")
 METHODS = tuple(f"{s}:{c}" for s in STRATEGIES for c in SCORES) + tuple(
     f"{s}:{c}{ORACLE}" for s in STRATEGIES for c in ("saycan", "saycanpay"))
 
@@ -32,7 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("saycanpay", help="SayCanPay Tables 3-5: success, cost-effectiveness, generalization",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default=None, help="LLM backend of Say: offline (default) or openai")
-    p.add_argument("--methods", default=",".join(METHODS), help="comma-separated STRATEGY:SCORE[+oracle_can]")
+    p.add_argument("--methods", default=None,
+                   help="comma-separated STRATEGY:SCORE[+oracle_can][@oracle] or greedy_token (default: every "
+                        "STRATEGY:SCORE, and greedy_token where the backend offers token log-probabilities)")
+    p.add_argument("--decoders", default="paper", help="paper (default: the seed's decoder), oracle, or both "
+                                                       "(paper,oracle): each method runs with each decoder")
     p.add_argument("--splits", default="test,novel,unseen", help="test, novel, unseen (default all)")
     p.add_argument("--n", type=int, default=None, help="tasks per split (default: config/saycanpay.yaml)")
     p.add_argument("--models", default=None, metavar="DIR", help="trained Can/Pay models (default: the training output)")
@@ -42,25 +54,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
     p.set_defaults(func=run)
 
 
 def parse_method(name: str) -> dict[str, str]:
+    """``STRATEGY:SCORE[+oracle_can][@oracle]`` or ``greedy_token[@oracle]`` as planner parameters."""
     from llm_planner.errors import ConfigError
 
-    strategy, _, score = name.partition(":")
+    variant = "oracle" if name.endswith(ORACLE_DECODER) else "paper"
+    base = name.removesuffix(ORACLE_DECODER)
+    if base == GREEDY_TOKEN:
+        return {"strategy": GREEDY_TOKEN, "score": "say", "can": "learned", "variant": variant}
+    strategy, _, score = base.partition(":")
     can = "oracle" if score.endswith(ORACLE) else "learned"
     score = score.removesuffix(ORACLE)
     if strategy not in STRATEGIES or score not in SCORES:
-        raise ConfigError(f"unknown method '{name}' (methods: {', '.join(METHODS)})")
-    return {"strategy": strategy, "score": score, "can": can}
+        raise ConfigError(f"unknown method '{name}' (methods: {', '.join(METHODS)}, {GREEDY_TOKEN}; "
+                          f"suffix {ORACLE_DECODER} for the oracle decoder)")
+    return {"strategy": strategy, "score": score, "can": can, "variant": variant}
+
+
+def needs_models(parsed: dict[str, str]) -> bool:
+    return parsed["score"] == "saycanpay" or (parsed["score"] == "saycan" and parsed["can"] == "learned")
 
 
 # ----------------------------------------------------------------------------- workers
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool) -> None:
+def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool,
+                 done_step: bool = False) -> None:
     from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.planner import load_models
     from llm_planner.methods.saycanpay.config import model_dir
@@ -68,7 +92,8 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
     _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
     from pathlib import Path
 
-    _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config)) if need_models else None
+    _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config),
+                                    done_step=done_step) if need_models else None
 
 
 def _household(scene: str):
@@ -98,7 +123,10 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     result = run_episode(planner, episode, SymbolicWorld(household, state))
     expert = len(expert_plan(household, state, task.goal))
     steps = len(result.steps)
-    return {"method": method, "split": split, "task_id": task.task_id, "suite": task.suite, "scene": task.scene,
+    parsed = parse_method(method)
+    decoder = planner.decoder
+    return {"method": method, "decoder": parsed["variant"], "strategy": parsed["strategy"],
+            "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id, "suite": task.suite, "scene": task.scene,
             "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
             "steps": steps, "expert_length": expert, "cost_effective": result.success and steps == expert,
             "relative_length": expert / steps if result.success and steps else (1.0 if result.success else 0.0),
@@ -139,8 +167,8 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
 
 def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | None, title: str,
            scale: float = 100.0, digits: int = 0) -> str:
-    """Methods as rows (decoding strategy, score, Can), splits as columns (percentages by default)."""
-    header = ["strategy", "score", "can"] + list(splits)
+    """Methods as rows (decoder, decoding strategy, score, Can), splits as columns (percentages by default)."""
+    header = ["decoder", "strategy", "score", "can"] + list(splits)
     body = []
     for method in dict.fromkeys(r["method"] for r in report.rows):
         p = parse_method(method)
@@ -151,7 +179,9 @@ def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | N
                 cells.append("-")
             else:
                 cells.append(f"{scale * row[figure]:.{digits}f}" + (f" ± {scale * row[err]:.{digits}f}" if err else ""))
-        body.append([p["strategy"], p["score"], p["can"] if p["score"] != "say" else "-"] + cells)
+        token = p["strategy"] == GREEDY_TOKEN
+        body.append([p["variant"], p["strategy"], "-" if token else p["score"],
+                     p["can"] if p["score"] != "say" else "-"] + cells)
     return format_table(header, body, title=title)
 
 
@@ -162,6 +192,9 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
     print(f"saycanpay | Say backend: {report.backend} (Say input: {cfg['say_input']}) | {sizes} | "
           f"k={cfg['decoding']['beam_size']} m={cfg['decoding']['candidates']} | models: {cfg['models']} | "
           f"wall time {cfg['wall_time_s']} s")
+    print(f"decoders: {', '.join(cfg['decoders'])} (paper: plan from o_0 alone, ended by 'done task'; oracle: beams "
+          f"stepped with the true transition model, ended at the true goal test) | Say probabilities: "
+          f"{cfg['say_probabilities']} | Greedy-Token: {cfg['greedy_token']}")
     test = [s for s in splits if s == "test"]
     general = [s for s in splits if s != "test"]
     if test:
@@ -222,36 +255,64 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
     from llm_planner.methods.saycanpay.config import load_config, model_dir
 
+    from llm_planner.errors import ConfigError
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
+
     config = load_config(args.config)
     if args.say_input:
         config["decoding"]["say_input"] = args.say_input
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    decoders = [d.strip() for d in args.decoders.split(",") if d.strip()]
+    unknown = [d for d in decoders if d not in DECODERS]
+    if unknown or not decoders:
+        raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from {', '.join(DECODERS)})")
+    offers = token_logprobs_backend(make_backend(backend=args.backend or None))
+    base = [m.strip() for m in (args.methods or ",".join(METHODS)).split(",") if m.strip()]
+    if args.methods is None and offers:
+        base.insert(0, GREEDY_TOKEN)
+    greedy_token = "ran (token log-probabilities)" if GREEDY_TOKEN in base and offers else (
+        f"not run (the {args.backend or 'offline'} backend offers no token log-probabilities)" if not offers
+        else "not asked for")
+    if not offers:
+        base = [m for m in base if m.removesuffix(ORACLE_DECODER) != GREEDY_TOKEN]
+    methods = list(dict.fromkeys(m if d == "paper" or m.endswith(ORACLE_DECODER) else m + ORACLE_DECODER
+                                 for d in decoders for m in base
+                                 if not (d == "oracle" and m.removesuffix(ORACLE_DECODER) == GREEDY_TOKEN)))
     parsed = [parse_method(m) for m in methods]
     splits = [s.strip() for s in args.splits.split(",") if s.strip()]
-    need_models = any(p["score"] == "saycanpay" or (p["score"] == "saycan" and p["can"] == "learned") for p in parsed)
+    need_models = any(needs_models(p) for p in parsed)
+    done_step = any(needs_models(p) and p["variant"] == "paper" for p in parsed)
     models_dir = args.models or str(model_dir(config))
     if need_models:
         from pathlib import Path
 
-        from llm_planner.errors import ConfigError
         from llm_planner.methods.saycanpay.planner import load_models
 
         try:
-            load_models(Path(models_dir))
+            load_models(Path(models_dir), done_step=done_step)
         except ConfigError:
             if args.models:  # a directory the user named: never train into it unasked
                 raise
             train_on_first_use(config, Path(models_dir), progress=not args.no_progress)
-            load_models(Path(models_dir))
+            from llm_planner.methods.saycanpay import planner as planner_module
+
+            planner_module._MODELS.pop(str(Path(models_dir)), None)  # the new models, not the refused ones
+            load_models(Path(models_dir), done_step=done_step)
     started = time.perf_counter()
     jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
-    records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models),
-                              args.workers, "saycanpay", not args.no_progress)
+    with bench_engine(args) as engine:
+        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models, done_step),
+                                  args.workers, "saycanpay", not args.no_progress)
     records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
+    sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]
     extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
+             "decoders": decoders, "say_probabilities": "/".join(sources), "greedy_token": greedy_token,
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
     report = summarize(records, args.backend or "offline", config, methods, splits, extra)
+    report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report, splits)
+    if engine:
+        print(engine.header())
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0

@@ -90,7 +90,10 @@ class PolicyQuery:
     ``past_observations`` are the observations received before the current one, oldest first
     (optional, any number): the offline policy remembers from them which places it has already
     looked into; the prompt shows the completed actions and the current observation, as the paper.
-    ``goal``, when given, spares the offline backend parsing ``instruction`` again."""
+    ``goal``, when given, spares the offline backend parsing ``instruction`` again.
+    ``from_initial``: ``observation`` is the initial o_0 and ``history`` a plan not yet executed
+    (SayCanPay's offline planning, seed 004 §4: o_t is empty for t > 0); the model must track the
+    state along the plan itself."""
 
     world: WorldInfo
     instruction: str
@@ -99,6 +102,7 @@ class PolicyQuery:
     admissible: tuple[Action, ...] = ()
     goal: Goal | None = None
     past_observations: tuple[Observation, ...] = ()
+    from_initial: bool = False
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ action history, and D.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -150,6 +151,41 @@ def knowledge_from(query: "PolicyQuery") -> Knowledge:
     return Knowledge(location, holding, searched)
 
 
+def imagined_observation(world: WorldInfo, first: Observation, plan: tuple[Action, ...]) -> Observation:
+    """What the robot would see after ``plan`` if every step did what it says (SayCanPay §4: an LM
+    planning offline keeps an internal world state T^int; o_t is empty for t > 0). Effects only, no
+    precondition is checked: a grab far from the object is believed to hold it, so an infeasible
+    step leaves the belief wrong (what the seed's Can model is for)."""
+    place_of = {o: f for _r, o, f in first.relations}
+    opened = set(first.open_containers)
+    room, near, holding = first.room, first.near, first.holding
+    for verb, args in plan:
+        if verb == "walk":
+            x = args[0]
+            spot = x if x in world.furniture_room else place_of.get(x)
+            if x in world.rooms:
+                room, near = x, None
+            elif spot is not None and spot in world.furniture_room:
+                room, near = world.furniture_room[spot], spot
+        elif verb == "grab":
+            place_of.pop(args[0], None)
+            holding = args[0]
+        elif verb == "open":
+            opened.add(args[0])
+        elif verb == "close":
+            opened.discard(args[0])
+        elif verb in ("putin", "puton") and len(args) == 2:
+            place_of[args[0]] = args[1]
+            holding = None if holding == args[0] else holding
+    here = [f for f in world.furniture if world.furniture_room.get(f) == room]
+    containers = set(world.containers)
+    open_here = frozenset(f for f in here if f in containers and f in opened)
+    seen = frozenset(f for f in here if f not in containers) | open_here
+    relations = frozenset((world.relation(f), o, f) for o, f in place_of.items() if f in seen)
+    return Observation(room, near, holding, relations, open_here,
+                       frozenset(f for f in here if f in containers) - open_here, seen)
+
+
 # ------------------------------------------------------------------------------ policy
 class RetrievalPolicy:
     """The expert steps of D abstracted into situations, and the policy that retrieves and adapts them."""
@@ -173,6 +209,10 @@ class RetrievalPolicy:
                 seed: int) -> tuple[list[str], int]:
         """M next-action texts for the query, and how many of them say "done" (see module docstring)."""
         world = query.world
+        if query.from_initial:  # an offline plan: the model's own belief along it (seed 004 §4, T^int)
+            query = dataclasses.replace(query, observation=imagined_observation(world, query.observation, query.history),
+                                        past_observations=(*query.past_observations, query.observation),
+                                        from_initial=False)
         know = knowledge_from(query)
         item, target = _current_item(world, goal, know, query.observation)
         if item is None:

@@ -10,7 +10,9 @@ from llm_planner.methods.levy_karpas.config import layered_config, merge
 from llm_planner.paths import config_dir
 
 CONFIG_FILE = "saycanpay.yaml"
-STRATEGIES = ("greedy_action", "beam_action")
+STRATEGIES = ("greedy_action", "beam_action", "greedy_token")
+VARIANTS = ("paper", "oracle")
+SAY_PROBABILITIES = ("auto", "samples", "token_logprobs")
 SCORES = ("say", "saycan", "saycanpay")
 CANS = ("learned", "oracle")
 SAY_INPUTS = ("full", "observations")
@@ -37,7 +39,8 @@ def apply(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
 
 def check(data: Mapping[str, Any]) -> None:
     d = data["decoding"]
-    for key, allowed in (("strategy", STRATEGIES), ("score", SCORES), ("can", CANS), ("say_input", SAY_INPUTS)):
+    for key, allowed in (("strategy", STRATEGIES), ("score", SCORES), ("can", CANS), ("say_input", SAY_INPUTS),
+                         ("variant", VARIANTS), ("say_probabilities", SAY_PROBABILITIES)):
         if d[key] not in allowed:
             raise ConfigError(f"{CONFIG_FILE}: decoding.{key} must be one of {', '.join(allowed)}, got {d[key]!r}")
     k, m = int(d["beam_size"]), int(d["candidates"])

@@ -18,6 +18,14 @@ from typing import Sequence
 from llm_planner.llm.text import action_to_text, goal_to_text, name_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
 
+DONE = Action("done", ())        # the seed's "done task" action (§4; footnote 2: its precondition is the goal)
+DONE_TEXT = "done task"
+
+
+def step_text(action: Action) -> str:
+    """An action in the model input's words; :data:`DONE` is "done task"."""
+    return DONE_TEXT if action == DONE else action_to_text(action)
+
 
 @dataclass(frozen=True)
 class Example:
@@ -65,5 +73,5 @@ class ExampleBuilder:
     def __call__(self, history: Sequence[Action], action: Action) -> Example:
         names = dict.fromkeys((*action.args, *self.goal_objects))
         relevant = tuple(self.facts[a] for a in names if a in self.facts)
-        return Example(self.goal, self.initial, tuple(action_to_text(a) for a in history), action_to_text(action),
+        return Example(self.goal, self.initial, tuple(step_text(a) for a in history), step_text(action),
                        relevant)

@@ -4,8 +4,11 @@ carries the plan out step by step, as the seed executes generated plans in its s
 
 Observability: the seed's initial observation o_0 describes every object (BabyAI: "Room 1 has
 purple ball. Room 2 has yellow key, agent ..."), so this planner gets the full initial state
-(``needs_full_state = True``) and keeps an internal world state with the known transition model
-(see ``llm_planner.methods.saycanpay.decoding``); :meth:`describe` says so.
+(``needs_full_state = True``). ``saycanpay`` is the paper's decoder: Say sees the goal, o_0 and the
+plan so far, and a plan ends when "done task" is chosen. ``saycanpay_oracle`` is the variant that
+steps its beams with the true transition model, shows Say the observation after each planned step and
+stops at the true goal test (see ``llm_planner.methods.saycanpay.decoding``); :meth:`describe` says
+which.
 
 ``create("saycanpay")`` works without parameters: the ``offline`` backend, ``config/saycanpay.yaml``
 (Beam-Action, SayCanPay score, k = 3, m = 6, learned Can) and the Can/Pay models saved by
@@ -14,7 +17,8 @@ command; training takes minutes, too long to do silently on first use). Paramete
 
     create("saycanpay", backend=None | "offline" | "openai" | LanguageModel, config=None | {...} | FILE,
            strategy="beam_action" | "greedy_action", score="say" | "saycan" | "saycanpay",
-           can="learned" | "oracle", beam_size=3, candidates=6, max_steps=30, models=None | Models | DIR)
+           can="learned" | "oracle", beam_size=3, candidates=6, max_steps=30, models=None | Models | DIR,
+           variant="paper" | "oracle")
 
 A failed step is skipped and the rest of the plan executed (the seed's offline plans), unless
 ``decoding.replan_on_failure`` is set: then the planner decodes again from the current state.
@@ -31,30 +35,38 @@ from llm_planner.domains.household.world.symbolic import Action, Observation, St
 _MODELS: dict[str, Any] = {}
 
 
-def load_models(directory: Path):
-    """Trained Can/Pay models of a directory, loaded once per process."""
+def load_models(directory: Path, done_step: bool = False):
+    """Trained Can/Pay models of a directory, loaded once per process. ``done_step``: the paper's
+    decoder needs models trained with the "done task" step (an older model is refused, naming the
+    training command)."""
+    from llm_planner.errors import ConfigError
     from llm_planner.methods.saycanpay.features import N_FEATURES
-    from llm_planner.methods.saycanpay.models import Models
+    from llm_planner.methods.saycanpay.models import TRAIN_HINT, Models
 
     key = str(directory)
     if key not in _MODELS:
         _MODELS[key] = Models.load(directory, N_FEATURES)
-    return _MODELS[key]
+    models = _MODELS[key]
+    if done_step and not models.meta.get("done_step"):
+        raise ConfigError(f"the SayCanPay models in {directory} were trained without the 'done task' step that the "
+                          f"paper's decoder scores; {TRAIN_HINT}")
+    return models
 
 
 @register("saycanpay")
 class SayCanPayPlanner(Planner):
     needs_full_state = True
+    default_variant: str | None = None  # None: config/saycanpay.yaml (paper)
 
     def __init__(self, backend: Any = None, config: Mapping[str, Any] | str | None = None, strategy: str | None = None,
                  score: str | None = None, can: str | None = None, beam_size: int | None = None,
                  candidates: int | None = None, max_steps: int | None = None, models: Any = None,
-                 **params: Any) -> None:
+                 variant: str | None = None, **params: Any) -> None:
         super().__init__(backend=backend, strategy=strategy, score=score, can=can, **params)
         from llm_planner.methods.saycanpay.config import load_config
 
         self.config = load_config(config, strategy=strategy, score=score, can=can, beam_size=beam_size,
-                                  candidates=candidates, max_steps=max_steps)
+                                  candidates=candidates, max_steps=max_steps, variant=variant or self.default_variant)
         self.backend_arg = backend
         self.models_arg = models
         self.decoder = None
@@ -66,8 +78,12 @@ class SayCanPayPlanner(Planner):
     def describe(self) -> str:
         d = self.config["decoding"]
         name = getattr(getattr(self.decoder, "backend", None), "name", self.backend_arg or "offline")
+        how = ("offline plan from the full initial state o_0 alone, ended by 'done task', as the seed"
+               if d["variant"] == "paper" else
+               "oracle decoder: beams stepped with the true transition model, Say shown each step's observation, "
+               "ended at the true goal test")
         return (f"SayCanPay {d['strategy']} with the {d['score']} score (Can: {d['can']}, k={d['beam_size']}, "
-                f"m={d['candidates']}, {name} Say); offline plan from the full initial state o_0, as the seed")
+                f"m={d['candidates']}, {name} Say); {how}")
 
     def _decoder(self):
         if self.decoder is None:
@@ -84,7 +100,8 @@ class SayCanPayPlanner(Planner):
             needs = decoding["score"] == "saycanpay" or (decoding["score"] == "saycan" and decoding["can"] == "learned")
             models = self.models_arg
             if needs and not hasattr(models, "can"):
-                models = load_models(Path(models) if models else model_dir(self.config))
+                models = load_models(Path(models) if models else model_dir(self.config),
+                                     done_step=decoding["variant"] == "paper")
             self.decoder = Decoder(backend, decoding, models if needs else None)
         return self.decoder
 
@@ -131,3 +148,11 @@ class SayCanPayPlanner(Planner):
 
     def preview(self) -> list[Action]:
         return list(self.plan)
+
+
+@register("saycanpay_oracle")
+class SayCanPayOraclePlanner(SayCanPayPlanner):
+    """SayCanPay with the oracle decoder (``decoding.variant: oracle``): the beams follow the true
+    transition model, Say sees each planned step's observation, a beam ends at the true goal test."""
+
+    default_variant = "oracle"

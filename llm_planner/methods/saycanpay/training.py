@@ -7,6 +7,8 @@ positive a_t, a negative a_tbar from the same trajectory at another step (a diff
 a negative a~ from another trajectory tau_j (another o_0 and goal), trained with InfoNCE.
 Pay (§6.2): each a_t with the discounted reward ``delta^(T - t)`` (the last action 1, the one
 before delta, ...) and one negative action from another trajectory with reward 0, trained with MSE.
+Each trajectory ends with "done task" (``training.done_step``; the seed's §6.2 example), which is
+then its last action a_T: the paper's decoder ends a plan when "done task" is chosen.
 
 Validation: an 80-20 split by trajectory (seed); reported are the Can group accuracy (the positive
 scores highest), the Can ROC AUC of positives against negatives (the seed stops at F1 convergence;
@@ -23,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from llm_planner.methods.saycanpay.features import FEATURE_VERSION, N_FEATURES, Featurizer
-from llm_planner.methods.saycanpay.formats import Example, ExampleBuilder
+from llm_planner.methods.saycanpay.formats import DONE, Example, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models, TrainSettings, train_can, train_pay
 from llm_planner.domains.household.world.expert import Trajectory
 from llm_planner.domains.household.world.symbolic import Household
@@ -43,8 +45,11 @@ class TrainingData:
 
 
 def training_examples(trajectories: Sequence[Trajectory], households: Mapping[str, Household], discount: float,
-                      seed: int = 0) -> TrainingData:
-    """The §6.1 groups and §6.2 examples of ``trajectories`` (see the module docstring)."""
+                      seed: int = 0, done_step: bool = True) -> TrainingData:
+    """The §6.1 groups and §6.2 examples of ``trajectories`` (see the module docstring). ``done_step``:
+    every trajectory ends with the "done task" action (§4, §6.2's example "<NXT> done picking up ->
+    1.0"), so Can learns that "done task" is feasible only once the plan reaches the goal (footnote 2)
+    and Pay gives it the final reward; the last real action gets delta."""
     rng = random.Random(seed)
     data = TrainingData()
     usable = [k for k, t in enumerate(trajectories) if t.actions]
@@ -54,11 +59,12 @@ def training_examples(trajectories: Sequence[Trajectory], households: Mapping[st
         tau = trajectories[k]
         household = households[tau.task.scene]
         build = ExampleBuilder(household, tau.task.goal, household.sample_initial_state(tau.task.placement_seed))
-        length = len(tau.actions)
-        for t, action in enumerate(tau.actions):
-            history = tau.actions[:t]
+        actions = tuple(tau.actions) + ((DONE,) if done_step else ())
+        length = len(actions)
+        for t, action in enumerate(actions):
+            history = actions[:t]
             other = _other_action(trajectories, usable, k, action, rng)
-            same = [a for a in tau.actions if a != action]
+            same = [a for a in actions if a != action]
             negative = rng.choice(same) if same else _other_action(trajectories, usable, k, action, rng)
             data.can_groups.append([build(history, action), build(history, negative), build(history, other)])
             data.can_trajectory.append(k)
@@ -148,12 +154,13 @@ def train_models(config: Mapping[str, Any], embedder, trajectories: Sequence[Tra
         say(f"expert trajectories: {len(trajectories)} in {summary.seconds:.1f} s "
             f"(scene {opts['scene']}, suites {', '.join(opts['suites'])}, seed {opts['seed']})")
     households = {scene: Household(load_scene(scene)) for scene in {t.task.scene for t in trajectories}}
-    data = training_examples(trajectories, households, float(opts["discount"]), int(opts["seed"]))
+    data = training_examples(trajectories, households, float(opts["discount"]), int(opts["seed"]),
+                             bool(opts["done_step"]))
     settings = TrainSettings(int(opts["epochs"]), int(opts["batch_size"]), float(opts["learning_rate"]),
                              float(opts["weight_decay"]), int(opts["hidden"]), int(opts["seed"]),
                              float(opts["can_bce_weight"]))
     models, metrics = fit(data, Featurizer(embedder), settings, float(opts["validation_fraction"]), progress)
     models.meta.update({"trajectories": len(trajectories), "scene": opts["scene"], "suites": list(opts["suites"]),
-                        "task_seed": opts["seed"], "discount": opts["discount"],
+                        "task_seed": opts["seed"], "discount": opts["discount"], "done_step": bool(opts["done_step"]),
                         "total_seconds": round(time.perf_counter() - started, 1)})
     return models, metrics

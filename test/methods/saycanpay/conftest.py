@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from llm_planner.llm.base import AnswerInfo, Candidates, Usage
+from llm_planner.llm.base import ActionSamples, AnswerInfo, Candidates, Usage
 from llm_planner.llm.embeddings import DIM
+from llm_planner.llm.text import action_to_text
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 
@@ -25,25 +26,63 @@ class HashEmbedder:
         return np.stack(rows) if rows else np.zeros((0, DIM), np.float32)
 
 
+class ExactGrounder:
+    """Similarity 1 between an action and its own sentence, 0 otherwise (no Sentence-BERT)."""
+
+    def action_similarities(self, texts, actions):
+        words = [action_to_text(a) for a in actions]
+        return np.array([[1.0 if t == w else 0.0 for w in words] for t in texts], dtype=np.float32).reshape(
+            len(texts), len(actions))
+
+
 @dataclass
 class _Resources:
     embedder: HashEmbedder = field(default_factory=HashEmbedder)
+    grounder: ExactGrounder = field(default_factory=ExactGrounder)
+
+    def warm_actions(self, world):
+        return None
+
+
+class _Config:
+    def section(self, name):
+        return {"candidates": {"m": 6, "samples": 4, "shots": 0, "softmax_scale": 1.0}}[name]
 
 
 class ScriptedSay:
-    """A backend whose Say answers ``script(query) -> [(action, p), ...]``; records the queries."""
+    """A backend whose Say answers ``script(query) -> [(action, p), ...]``; records the queries.
+    The paper's decoder asks ``next_actions``: ``plan_script(query) -> (action texts, done answers)``."""
 
     name = "scripted"
 
-    def __init__(self, script):
+    def __init__(self, script=None, plan_script=None):
         self.script = script
+        self.plan_script = plan_script
         self.queries = []
         self.usage = Usage()
         self.resources = _Resources()
+        self.config = _Config()
 
     def candidate_actions(self, query, m=None):
         self.queries.append(query)
         return Candidates(tuple(self.script(query)[:m]), AnswerInfo("scripted", "none"))
+
+    def next_actions(self, query, m=None, k=None, seed=None):
+        self.queries.append(query)
+        texts, done = self.plan_script(query)
+        return ActionSamples(tuple(texts), done, tuple(texts), AnswerInfo("scripted", "none"))
+
+
+class ScriptedTokens(ScriptedSay):
+    """A backend that offers token log-probabilities: ``logprob_script(query, n, greedy) -> [(text, logprob)]``."""
+
+    def __init__(self, logprob_script):
+        super().__init__()
+        self.logprob_script = logprob_script
+
+    def next_action_logprobs(self, query, n=1, greedy=False):
+        self.queries.append(query)
+        return self.logprob_script(query, n, greedy)
 
 
 @pytest.fixture(scope="session")

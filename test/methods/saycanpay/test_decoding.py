@@ -1,4 +1,6 @@
-"""Greedy-Action and Beam-Action with the say / saycan / saycanpay scores (scripted Say, no LLM)."""
+"""Greedy-Action and Beam-Action with the say / saycan / saycanpay scores (scripted Say, no LLM), with
+the oracle decoder (``variant: oracle``: beams stepped with the true transition model, Say shown the
+observation after each step); the paper's decoder is pinned in test_done_task.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +31,7 @@ def expert_say(query):
 
 
 def _decoder(score, can="oracle", models=None, **kw):
-    opts = dict(load_config()["decoding"], score=score, can=can, **kw)
+    opts = dict(load_config()["decoding"], score=score, can=can, variant="oracle", **kw)
     return Decoder(ScriptedSay(expert_say), opts, models)
 
 
@@ -65,7 +67,7 @@ def test_pay_changes_the_choice_and_beam_k1_equals_greedy(seen, embedder):
 
     ep = _episode(seen)
     say = lambda q: [(Action("walk", ("kitchen",)), 0.5), *expert_say(q)[-1:]]  # noqa: E731 - a tempting detour
-    opts = dict(load_config()["decoding"], score="saycan", can="oracle")
+    opts = dict(load_config()["decoding"], score="saycan", can="oracle", variant="oracle")
     plain = Decoder(ScriptedSay(say), opts).decode(ep, "greedy_action")
     assert plain.plan[0] == Action("walk", ("kitchen",))  # Say prefers the detour; Can cannot object
     decoder = KitchenAverse(ScriptedSay(say), dict(opts, score="saycanpay"), AnyModels(), Featurizer(embedder))

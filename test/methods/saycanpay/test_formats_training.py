@@ -43,8 +43,10 @@ def trajectories():
 def test_can_groups_and_pay_targets_follow_the_seed(seen, trajectories):
     data = training_examples(trajectories, {"apartment_seen": seen}, discount=0.5, seed=3)
     first = trajectories[0]
-    n = len(first.actions)
+    n = len(first.actions) + 1  # the expert's steps, then "done task" (§6.2's example)
     groups = data.can_groups[:n]
+    assert groups[-1][0].action == "done task" and len(groups[-1][0].history) == n - 1
+    assert any(same.action == "done task" for _pos, same, _other in groups[:-1])  # a premature done: a negative
     for t, (pos, same, other) in enumerate(groups):
         assert pos.action == model_input(pos).rsplit("<NXT> ", 1)[1]
         assert len(pos.history) == t and pos.history == same.history == other.history  # same h_{t-1}, g
@@ -65,3 +67,10 @@ def test_heads_train_save_and_load(seen, trajectories, embedder, tmp_path):
     assert np.allclose(loaded.pay(x), models.pay(x)) and 0.0 < float(loaded.can(x)[0]) < 1.0
     with pytest.raises(Exception, match="llm-planner train saycanpay"):
         Models.load(tmp_path / "missing")
+
+
+def test_without_the_done_step_the_trajectories_end_with_their_last_action(seen, trajectories):
+    data = training_examples(trajectories, {"apartment_seen": seen}, discount=0.5, seed=3, done_step=False)
+    n = len(trajectories[0].actions)
+    assert data.can_groups[n - 1][0].action != "done task" and data.pay_targets[2 * (n - 1)] == 1.0
+    assert all(g[0].action != "done task" for g in data.can_groups)
