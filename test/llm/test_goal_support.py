@@ -133,3 +133,22 @@ def test_every_gold_goal_of_the_evaluation_set_is_supported_by_its_words_and_eve
                 check_model_goal(reading, tuple(changed), world, offline.resources)
             refused += 1
     assert checked == refused > 700
+
+
+# ------------------------------------------------------------------ bench translate reports the check
+def test_bench_translate_counts_the_goals_the_check_refused(openai_backend, fake_openai, seen):
+    from llm_planner.bench.translate import Case, evaluate, summary
+
+    lm = openai_backend()
+    gold = frozenset({("inside", "apple", "fridge", 1)})
+    fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"
+    made_up = evaluate(Case("seen", "put one apple inside the fridge", gold), seen, lm)
+    fake_openai.answer = "(INSIDE, mug, dishwasher, 2)"
+    right = evaluate(Case("seen", "place 2 mugs into the dishwasher, they are dirty",
+                          frozenset({("inside", "mug", "dishwasher", 2)})), seen, lm)
+    assert made_up["outcome"] == "missed" and made_up["unsupported"] == "parser"
+    assert made_up["model_goal"] == [("inside", "apple", "fridge", 1), ("on", "apple", "kitchen_table", 1)]
+    assert made_up["model_goal_was_gold"] is False and right["outcome"] == "exact"
+    figures = summary([made_up, right])
+    assert figures["unsupported"] == figures["unsupported_by_parser"] == 1 and figures["unsupported_right_goal"] == 0
+    assert figures["wrong_goals"] == 0
