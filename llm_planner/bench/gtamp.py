@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any, Sequence
 
+from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.errors import ConfigError
 from llm_planner.domains.gtamp.config import load_config
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "wall seconds (default with openai: the LLM's latency counts)")
     p.add_argument("--config", default=None, help="hyper-parameter file (default config/gtamp/stalm.yaml)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records")
+    add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N (bench/engine.py)
     p.set_defaults(func=run)
 
 
@@ -70,8 +72,13 @@ def _episode(job: tuple[str, str, int, float, str, str | None, str]) -> dict[str
                              config=load_config(config_path), clock=clock)
         return result.as_dict()
     except Exception as exc:  # noqa: BLE001 - one broken episode is recorded, the benchmark goes on
-        return EpisodeResult(problem, method, seed, False, 0.0, budget, 0, 0, 0.0, 0, 0, 0, 0, 0.0,
-                             f"error: {type(exc).__name__}: {exc}").as_dict()
+        return _error_record(job, f"error: {type(exc).__name__}: {exc}")
+
+
+def _error_record(job: tuple, message: str) -> dict[str, Any]:
+    """The record of an episode that ended in an error (in the episode, or its worker lost)."""
+    problem, method, seed, budget = job[:4]
+    return EpisodeResult(problem, method, seed, False, 0.0, budget, 0, 0, 0.0, 0, 0, 0, 0, 0.0, message).as_dict()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,15 +105,19 @@ def run(args: argparse.Namespace) -> int:
           f"methods={','.join(methods)}, trials={args.trials}, jobs={args.jobs}, clock={clock}, "
           f"budgets={', '.join(f'{names[p]}={b:g}s' for p, b in budgets.items())}", flush=True)
     started = time.perf_counter()
-    episodes = _run_all(jobs, args.jobs)
+    with bench_engine(args, workers=args.jobs) as engine:
+        episodes = _run_all(jobs, args.jobs)
     wall = time.perf_counter() - started
     report = build_report(episodes, problems=[names[p] for p in problems], methods=methods,
                           config={"backend": args.backend, "trials": args.trials, "seed": args.seed,
                                   "budgets_s": {names[p]: b for p, b in budgets.items()},
                                   "budget_scale": args.budget_scale, "clock": clock, "wall_s": round(wall, 1),
-                                  "search": vars(load_config(args.config).search)})
+                                  "search": vars(load_config(args.config).search),
+                                  "engine": engine.summary() if engine else {"engine": "processes", "jobs": args.jobs}})
     print()
     print(render_tables(report))
+    if engine:
+        print(engine.header())
     print(f"\n{len(episodes)} episodes in {wall:.1f} s wall time (backend {args.backend}, {args.jobs} process(es))")
     if args.json:
         print(f"wrote {report.write_json(args.json)}")
@@ -124,11 +135,11 @@ def _run_all(jobs: list[tuple], workers: int) -> list[dict[str, Any]]:
               f"planning {ep['planning_time_s']:.1f}s, steps {ep['steps']}, llm {ep['llm_requests']}, "
               f"mp {ep['mp_calls']}", flush=True)
 
-    if workers <= 1:
+    if workers <= 1 and active_engine() is None:
         for job in jobs:
             progress(_episode(job))
         return out
-    for episode in process_map(_episode, jobs, workers, start_method="fork"):
+    for episode in process_map(_episode, jobs, workers, start_method="fork", error_record=_error_record):
         progress(episode)
     return out
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
+from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
@@ -85,6 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)  # --serve-style ...: run against a started llm-planner serve (bench/serving.py)
+    add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
     p.add_argument("--latencies", default=None, metavar="S,S,...",
                    help="latency grid: start llm-planner serve with each latency (seconds per request; answer style "
                         "--serve-style, default plain) and run every method against each, side by side, each with "
@@ -229,6 +231,13 @@ class PyBulletWorld:
         self.sim.close()
 
 
+def error_record(job: Job, message: str) -> dict[str, Any]:
+    """The record of an episode its worker failed (``--ray``: the worker lost and its retries spent)."""
+    return {"home": job.home, "scene": job.scene, "method": job.method.label, "planner": job.method.planner,
+            "suite": job.suite, "seed": job.seed, "index": job.index, "success": False, "steps": 0,
+            "message": message, "error": True}
+
+
 def run_job(job: Job) -> dict[str, Any]:
     """One episode in a worker process; returns its record (never raises: errors are recorded)."""
     from llm_planner.execution import run_episode
@@ -368,8 +377,10 @@ def _run(args: argparse.Namespace) -> int:
                                      not args.no_progress):
         print(line, flush=True)
     started = time.perf_counter()
+    engine = None
     if args.profile is None:
-        records = _run_jobs(jobs, settings, args.workers, not args.no_progress)
+        with bench_engine(args) as engine:
+            records = _run_jobs(jobs, settings, args.workers, not args.no_progress)
     else:
         records = _profiled(lambda: _run_jobs(jobs, settings, 1, not args.no_progress), args.profile)
     wall = time.perf_counter() - started
@@ -382,8 +393,11 @@ def _run(args: argparse.Namespace) -> int:
         "latencies": [x for x in served if x is not None], "serve_style": args.serve_style or (
             "plain" if args.latencies else None)})
     report.episodes = records
+    report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     fill_rows(report, records, homes, methods, suites, range(args.seed_offset, args.seed_offset + args.seeds))
     print(format_report(report, homes, methods, suites, sims, wall))
+    if engine:
+        print(engine.header())
     if args.latencies:
         print("\n" + format_latency_table(report, methods, suites, in_flight))
     errors = [r for r in records if r.get("error")]
@@ -425,7 +439,7 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
     bar = tqdm(total=len(jobs), desc="episodes", unit="ep", disable=not progress, file=sys.stderr, dynamic_ncols=True)
     records: list[dict[str, Any]] = []
     try:
-        if workers == 1:
+        if workers == 1 and active_engine() is None:
             _init_worker(settings, own_process=False)
             for job in jobs:
                 records.append(run_job(job))
@@ -434,7 +448,8 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
             from llm_planner.bench.report import process_map
 
             # spawned workers: torch and PyBullet do not survive fork well
-            for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,)):
+            for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,),
+                                      error_record=error_record):
                 records.append(record)
                 bar.update(1)
                 bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")

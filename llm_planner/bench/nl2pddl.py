@@ -16,6 +16,7 @@ import math
 import time
 from typing import Any, Sequence
 
+from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
 
 INPUTS = ("directive", "directive+state")
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2, help="parallel processes (default 2)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-sample records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
     p.set_defaults(func=run)
 
 
@@ -196,12 +198,16 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     data = build_splits(config["dataset"], only=splits)
     jobs = [(s, m) for split in splits for s in data[split] for m in inputs]
-    records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config), args.workers,
-                               "nl2pddl", not args.no_progress)
+    with bench_engine(args) as engine:
+        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config), args.workers,
+                                   "nl2pddl", not args.no_progress)
     backend = args.backend or "offline"
     records.sort(key=lambda r: (r["input"], r["split"], r["sample_id"]))
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
+    report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report)
+    if engine:
+        print(engine.header())
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0

@@ -101,9 +101,14 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
 # ------------------------------------------------------------------ parallel episodes
 def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: int, *,
                 init: Callable[..., None] | None = None, initargs: tuple = (),
-                start_method: str = "spawn") -> Iterator[Result]:
+                start_method: str = "spawn",
+                error_record: Callable[[Job, str], Result] | None = None) -> Iterator[Result]:
     """``run_job`` over ``jobs`` in up to ``workers`` processes (each set up once by ``init``), the
     results in the order they finish; the one process pool of every benchmark.
+
+    Under ``--ray`` (an active :class:`llm_planner.bench.engine.RayEngine`) the jobs are Ray tasks
+    instead (``workers`` is then the engine's business); a job that fails on a worker, its retries
+    spent, comes back as ``error_record(job, message)`` (raised without one).
 
     The pool ends with ``shutdown(wait=True)``: every worker leaves through its own shutdown, so
     the semaphores a worker made (tqdm's lock is one) are released, and Python's resource tracker
@@ -116,6 +121,12 @@ def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: 
     import concurrent.futures as cf
     import multiprocessing
 
+    from llm_planner.bench.engine import active_engine
+
+    engine = active_engine()
+    if engine is not None:
+        yield from engine.map(run_job, jobs, init=init, initargs=initargs, error_record=error_record)
+        return
     pool = cf.ProcessPoolExecutor(max(1, min(workers, len(jobs))), mp_context=multiprocessing.get_context(start_method),
                                   initializer=_init_pool_worker, initargs=(init, initargs))
     try:
@@ -142,15 +153,19 @@ def _init_pool_worker(init: Callable[..., None] | None, initargs: tuple) -> None
 
 
 def parallel_records(jobs: Sequence[Any], run_job: Callable[[Any], dict], init: Callable[..., None],
-                     initargs: tuple, workers: int, desc: str, progress: bool) -> list[dict]:
+                     initargs: tuple, workers: int, desc: str, progress: bool,
+                     error_record: Callable[[Any, str], dict] | None = None) -> list[dict]:
     """``run_job`` over ``jobs`` in ``workers`` spawned processes (each set up by ``init``; in this
-    process when ``workers`` is 1), with a progress bar."""
+    process when ``workers`` is 1 and no ``--ray`` engine is active), with a progress bar."""
     from tqdm import tqdm
+
+    from llm_planner.bench.engine import active_engine
 
     records: list[dict] = []
     bar = tqdm(total=len(jobs), unit="job", desc=desc, disable=not progress, leave=False)
-    if workers > 1:
-        results: Iterable[dict] = process_map(run_job, jobs, workers, init=init, initargs=initargs)
+    if workers > 1 or active_engine() is not None:
+        results: Iterable[dict] = process_map(run_job, jobs, workers, init=init, initargs=initargs,
+                                              error_record=error_record)
     else:
         init(*initargs)
         results = map(run_job, jobs)
