@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.viz.strip import Frame, write_gif, write_strip
-from llm_planner.viz.topdown import TopView, save_png
+from llm_planner.viz.topdown import TopView, crop, save_png, used_extent
 
 Point = tuple[float, float]
 
@@ -78,13 +78,18 @@ class EpisodeRecorder:
         return self.view(self.steps[-1].world, start=self.steps[0].world, path=trail, title=f"{self.title}: after "
                          f"{len(self.steps) - 1} step(s)")
 
+    def report_extent(self) -> tuple[float, float, float, float]:
+        """What before.png and after.png show: the rooms the episode used (all of a small flat)."""
+        return used_extent([self.before_view(), self.after_view()])
+
     def write(self, directory: str | Path, gif: bool = True) -> dict[str, Path]:
         """before.png, after.png, strip.png (and strip.gif) in ``directory``."""
         if not self.steps:
             raise ValueError("nothing recorded: call start() or add() first")
         directory = Path(directory)
-        out = {"before": save_png(self.before_view(), directory / "before.png").path,
-               "after": save_png(self.after_view(), directory / "after.png").path,
+        extent = self.report_extent()
+        out = {"before": save_png(crop(self.before_view(), extent), directory / "before.png").path,
+               "after": save_png(crop(self.after_view(), extent), directory / "after.png").path,
                "strip": write_strip(self.frames(), directory / "strip.png", title=self.title)}
         if gif:
             out["gif"] = write_gif(self.frames(), directory / "strip.gif")

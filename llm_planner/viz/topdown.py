@@ -9,7 +9,10 @@ fill it from a scene and what the sensors report; :func:`draw` draws it on a mat
 (tests read the image back at the robot's start or goal).
 
 Colours and sizes below are the pictures' style, chosen so a plan of a 12 x 10 m apartment stays
-legible at the default size (1200 x 1000 pixels).
+legible at the default size (1200 x 1000 pixels), and a long one (40 x 7 m) at one inch per metre
+up to ``MAX_INCHES`` wide; names are placed where they overlap no other name (moved beside their
+piece with a leader line when they would). :func:`used_extent` crops a picture to the rooms an
+episode used.
 """
 from __future__ import annotations
 
@@ -43,8 +46,11 @@ NOTE_CHAR_PIXELS = 6.2
 #: Inches per metre of the default picture (at DPI dots per inch), and its bounds.
 INCHES_PER_METRE = 1.0
 DPI = 100
-MAX_INCHES = 16.0
+MAX_INCHES = 40.0      # the longer side; a 40 m apartment keeps one inch (100 pixels) per metre
+MAX_AREA_INCHES2 = 400.0  # and no picture grows past this area (a 40 x 40 m plan is drawn smaller)
 MIN_INCHES = 6.0
+#: Margin (metres) around the rooms a cropped picture shows.
+CROP_MARGIN = 0.3
 
 
 @dataclass(frozen=True)
@@ -95,9 +101,46 @@ class TopView:
     def figure_size(self, scale: float = 1.0) -> tuple[float, float]:
         """Inches: one per metre, within bounds, plus room for the notes."""
         xmin, ymin, xmax, ymax = self.extent
-        w = min(max((xmax - xmin) * self.inches_per_metre * scale, MIN_INCHES * scale), MAX_INCHES * scale)
-        h = w * (ymax - ymin) / (xmax - xmin)
+        aspect = (ymax - ymin) / (xmax - xmin)
+        w = max((xmax - xmin) * self.inches_per_metre, MIN_INCHES)
+        w = min(w, MAX_INCHES / max(1.0, aspect), math.sqrt(MAX_AREA_INCHES2 / aspect)) * scale
+        h = w * aspect
         return w, h + notes_height(self.notes, w)
+
+
+def used_extent(views: Sequence["TopView"], margin: float = CROP_MARGIN) -> tuple[float, float, float, float]:
+    """The smallest box of whole rooms that holds everything the views show happening: the robot,
+    its start and path, pieces highlighted or moved (goal and problem styles, ghosts, arrows).
+    The first view's extent when its rooms are unknown or nothing happened."""
+    if not views:
+        raise ValueError("used_extent needs at least one view")
+    full = views[0].extent
+    points: list[Point] = []
+    for v in views:
+        points += list(v.path)
+        if v.robot is not None:
+            points.append((v.robot.x, v.robot.y))
+        if v.robot_start is not None:
+            points.append(v.robot_start)
+        for piece in (*v.furniture, *v.objects):
+            if piece.style in ("goal", "problem"):
+                points.append((piece.rect.cx, piece.rect.cy))
+        points += [(p.rect.cx, p.rect.cy) for p in v.ghosts]
+        for a in v.moves:
+            points += [a.start, a.end]
+    rects = [r for _, r, _ in views[0].rooms if any(r[0] <= x <= r[2] and r[1] <= y <= r[3] for x, y in points)]
+    if not rects:
+        return full
+    box = (min(r[0] for r in rects) - margin, min(r[1] for r in rects) - margin,
+           max(r[2] for r in rects) + margin, max(r[3] for r in rects) + margin)
+    return (max(box[0], full[0]), max(box[1], full[1]), min(box[2], full[2]), min(box[3], full[3]))
+
+
+def crop(view: "TopView", extent: tuple[float, float, float, float]) -> "TopView":
+    """The view limited to ``extent`` (what lies outside is cut off by the axes)."""
+    import dataclasses
+
+    return dataclasses.replace(view, extent=extent)
 
 
 def wrap_notes(notes: Sequence[str], width_inches: float) -> list[str]:
@@ -136,19 +179,27 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
     small = detail == "small"
     font = 5.0 if small else 8.0
     xmin, ymin, xmax, ymax = view.extent
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()  # the drawn scale (a strip frame is far smaller than a plan): labels are placed by it
+    inches_per_metre = min(fig_w * box.width / (xmax - xmin), fig_h * box.height / (ymax - ymin))
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(ymin, ymax)
     ax.set_aspect("equal")
     ax.set_axis_off()
+    blocked = [(p.rect.cx - p.rect.hx, p.rect.cy - p.rect.hy, p.rect.cx + p.rect.hx, p.rect.cy + p.rect.hy)
+               for p in view.furniture]
     for name, (x0, y0, x1, y1), color in view.rooms:
         ax.add_patch(patches.Rectangle((x0, y0), x1 - x0, y1 - y0, facecolor=color, edgecolor="none", zorder=0))
-        ax.text((x0 + x1) / 2.0, (y0 + y1) / 2.0, name.replace("_", " ").upper(), ha="center", va="center",
-                fontsize=font * (1.4 if not small else 1.2), color=(0.0, 0.0, 0.0, 0.22), fontweight="bold", zorder=1)
+        size = font * (1.4 if not small else 1.2)
+        text = name.replace("_", " ").upper()
+        cx, cy = _room_label_spot((x0, y0, x1, y1), text, size / (72.0 * inches_per_metre), blocked)
+        ax.text(cx, cy, text, ha="center", va="center", fontsize=size, color=(0.0, 0.0, 0.0, 0.22),
+                fontweight="bold", zorder=1)
     for rect in view.walls:
         ax.add_patch(_polygon(rect, facecolor=WALL_COLOR, edgecolor="none", zorder=2))
     for rect in view.doorways:
         ax.add_patch(_polygon(rect, facecolor=DOORWAY_COLOR, edgecolor="none", zorder=2))
-    labels = _Labels(view, font * 0.9)
+    labels = _Labels(inches_per_metre, font * 0.9)
     for piece in view.furniture:
         _draw_piece(ax, piece, font, zorder=3, names=not small or piece.style in ("goal", "problem"), labels=labels)
     for piece in view.ghosts:
@@ -190,12 +241,27 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
     ax.set_title(view.title, fontsize=font * 1.25, loc="left")
 
 
+def _room_label_spot(rect: tuple[float, float, float, float], text: str, metres_per_point_font: float,
+                     blocked: Sequence[tuple[float, float, float, float]]) -> Point:
+    """Where a room's name goes: its centre, else the nearest spot on its middle lines that no
+    furniture covers (a table in the middle of a room would hide it)."""
+    x0, y0, x1, y1 = rect
+    w, h = 0.35 * metres_per_point_font * len(text) * 1.0, 0.8 * metres_per_point_font
+    cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+    spots = [(cx, cy)] + [(cx, cy + f * (y1 - y0)) for f in (0.15, -0.15, 0.25, -0.25, 0.33, -0.33)] + \
+            [(cx + f * (x1 - x0), cy) for f in (0.2, -0.2, 0.3, -0.3)]
+    for x, y in spots:
+        if not any(b[0] < x + w and x - w < b[2] and b[1] < y + h and y - h < b[3] for b in blocked):
+            return x, y
+    return cx, cy
+
+
 class _Labels:
     """Places the labels of small pieces (objects) where they overlap no earlier label: above,
     below, then further out, with a leader line when moved away from the piece."""
 
-    def __init__(self, view: TopView, font: float) -> None:
-        metres_per_point = 1.0 / (72.0 * view.inches_per_metre)
+    def __init__(self, inches_per_metre: float, font: float) -> None:
+        metres_per_point = 1.0 / (72.0 * inches_per_metre)
         self.char_w = 0.6 * font * metres_per_point
         self.line_h = 1.5 * font * metres_per_point
         self.taken: list[tuple[float, float, float, float]] = []
@@ -205,17 +271,19 @@ class _Labels:
         w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
         self.taken.append((x - w, y - h, x + w, y + h))
 
-    def place(self, x: float, y: float, clear: float, text: str) -> tuple[float, float, bool]:
-        """Centre of the label box and whether it was moved off the first choice."""
+    def place(self, x: float, y: float, clear: float, text: str, centred: bool = False) -> tuple[float, float, bool]:
+        """Centre of the label box and whether it was moved off the first choice (``centred``: the
+        first choice is on the piece, for furniture; else above it, for small objects)."""
         w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
         first = None
-        for k, (dx, dy) in enumerate(_LABEL_OFFSETS):
+        offsets = [(0, 0), *_LABEL_OFFSETS] if centred else _LABEL_OFFSETS
+        for k, (dx, dy) in enumerate(offsets):
             cx, cy = x + dx * (w + clear), y + dy * (clear + h + 0.02) + (dy * 1.2 * self.line_h * (k // 6))
             box = (cx - w, cy - h, cx + w, cy + h)
             first = first or (cx, cy, box)
             if not any(a[0] < box[2] and box[0] < a[2] and a[1] < box[3] and box[1] < a[3] for a in self.taken):
                 self.taken.append(box)
-                return cx, cy, k > 1
+                return cx, cy, k > (0 if centred else 1)
         cx, cy, box = first  # type: ignore[misc]
         self.taken.append(box)
         return cx, cy, False
@@ -246,8 +314,8 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
         x, y, moved = r.cx, r.cy, False
         if labels is not None and max(r.hx, r.hy) < SMALL_PIECE:
             x, y, moved = labels.place(r.cx, r.cy, max(r.hx, r.hy), piece.label)
-        elif labels is not None:
-            labels.reserve(r.cx, r.cy, piece.label)
+        elif labels is not None:  # on the piece, else beside it where no other name is
+            x, y, moved = labels.place(r.cx, r.cy, min(r.hx, r.hy), piece.label, centred=True)
         if moved:
             ax.plot([r.cx, x], [r.cy, y], color=color, lw=0.5, alpha=0.7, zorder=zorder + 4)
         ax.text(x, y, piece.label, ha="center", va="center", fontsize=font, color=color,

@@ -8,8 +8,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from llm_planner.viz.topdown import (GOAL_COLOR, PATH_COLOR, PROBLEM_COLOR, ROBOT_COLOR, START_COLOR, render_rgb,
-                                     save_png)
+from llm_planner.viz.topdown import (GOAL_COLOR, PATH_COLOR, PROBLEM_COLOR, ROBOT_COLOR, START_COLOR, crop,
+                                     render_rgb, save_png)
 from test.viz.conftest import colour_near, read_rgb
 
 
@@ -42,7 +42,7 @@ def episode(tmp_path_factory):
 
 def test_after_picture_shows_start_end_path_and_goal(episode):
     task, result, recorder, written, layouts = episode
-    view = recorder.after_view()
+    view = crop(recorder.after_view(), recorder.report_extent())  # what after.png shows
     picture = save_png(view, written["after"].with_name("again.png"))
     image = read_rgb(written["after"])
     assert image.shape[:2] == (picture.height, picture.width)
@@ -133,3 +133,36 @@ def test_markers_match_the_simulators_geometry(seen_sim):
     arrow = next(m for m in markers if m.ns == "robot" and m.type == "ARROW")
     assert yaw_of_marker(arrow) == pytest.approx(geometry.robot_yaw)
     assert len({(m.ns, m.id) for m in markers}) == len(markers)  # ids are unique per namespace
+
+
+# ------------------------------------------------------------------ issue 27: pictures of a 40 m flat
+def test_a_long_flat_is_cropped_to_the_rooms_used_and_names_do_not_overlap():
+    """A plan of config/scenes/examples/long_flat.yaml (40 x 7 m) keeps one inch per metre, and a
+    view of an episode that stayed in the lounge is cropped to the lounge; the names drawn overlap
+    no other name (read back from the label boxes matplotlib drew)."""
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.paths import config_dir
+    from llm_planner.viz.household import base_view
+    from llm_planner.viz.topdown import Piece, draw, new_figure, plan_axes, used_extent
+
+    scene = load_scene(config_dir() / "scenes/examples/long_flat.yaml")
+    view = base_view(scene)
+    width, height = view.figure_size()
+    assert width >= 38  # 40 m at about an inch (100 pixels) per metre, not squeezed into 16 inches
+    fig = new_figure(width, height)
+    ax = plan_axes(fig, view)
+    draw(ax, view)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    names = {p.label for p in view.furniture}
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text() in names]
+    assert len(boxes) == len(scene.furniture)
+    overlaps = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
+    assert not overlaps
+    lounge = scene.rooms["lounge"].rect
+    couch = next(p for p in view.furniture if p.name == "couch")
+    episode = dataclasses.replace(view, robot_start=(9.0, 3.5), path=[(9.0, 3.5), (11.8, 5.5)],
+                                  furniture=[dataclasses.replace(couch, style="goal")])
+    xmin, ymin, xmax, ymax = used_extent([episode])
+    assert xmin == pytest.approx(lounge[0] - 0.3) and xmax == pytest.approx(lounge[2] + 0.3)
+    assert isinstance(couch, Piece)

@@ -11,7 +11,7 @@ import pytest
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.viz.report import RecordedStep, TaskRecord, recorder_of, report_markdown, write_report
-from llm_planner.viz.topdown import PATH_COLOR, ROBOT_COLOR, START_COLOR, save_png
+from llm_planner.viz.topdown import PATH_COLOR, ROBOT_COLOR, START_COLOR, crop, save_png
 from llm_planner.domains.household.world.symbolic import Action
 from test.viz.conftest import colour_near, read_rgb
 
@@ -39,14 +39,16 @@ def test_the_report_draws_the_recorded_worlds_and_tables_the_steps(seen_sim, tmp
     record = _record(start, steps)
     written = write_report(record, tmp_path, gif=False)
     assert sorted(p.name for p in written.values()) == ["after.png", "before.png", "report.md", "strip.png"]
-    picture = save_png(recorder_of(record).after_view(), tmp_path / "again.png")
+    recorder = recorder_of(record)
+    extent = recorder.report_extent()  # after.png shows the rooms the episode used
+    picture = save_png(crop(recorder.after_view(), extent), tmp_path / "again.png")
     image = read_rgb(written["after"])
     s, e = start.robot_position, steps[0].geometry.robot_position
     assert colour_near(image, picture.pixel(s[0], s[1]), START_COLOR)
     assert colour_near(image, picture.pixel(e[0], e[1]), ROBOT_COLOR)
     middle = steps[0].path[len(steps[0].path) // 2]
     assert colour_near(image, picture.pixel(*middle), PATH_COLOR, radius=4)
-    view = recorder_of(record).after_view()  # the goal's destination is named: its text is drawn there
+    view = crop(recorder.after_view(), extent)  # the goal's destination is named: its text is drawn there
     bare = dataclasses.replace(view, furniture=[dataclasses.replace(p, label=None) for p in view.furniture])
     dishwasher = next(p for p in view.furniture if p.name == "dishwasher")
     assert dishwasher.style == "goal" and dishwasher.label.startswith("dishwasher")
