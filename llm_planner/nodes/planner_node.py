@@ -22,6 +22,7 @@ from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
 
+from llm_planner.execution import CANCELED
 from llm_planner.ros.conversions import feedback_from_dict, fill_result
 from llm_planner.ros.managed_node import OK, WARN, ManagedNode
 from llm_planner.ros.model_watch import ModelWatch
@@ -107,6 +108,8 @@ class PlannerNode(ManagedNode):
         finally:
             with self.count_lock:
                 self.in_flight -= 1
+        if outcome == CANCELED and not self.active:
+            result.message = f"{result.message} (the planner was deactivated)"
         end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)
 
