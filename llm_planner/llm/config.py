@@ -130,10 +130,33 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     mode = data["openai"].get("structured_output", "auto")
     if mode not in ("auto", "json_schema", "off"):
         raise ConfigError(f"LLM configuration 'openai.structured_output' must be auto, json_schema or off, got {mode!r}")
-    for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s"):
-        value = data["openai"][key]
-        if not isinstance(value, (int, float)) or value <= 0:
+    for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s", "queue_timeout_s",
+                "probe.timeout_s", "probe.retry_after_s"):
+        value = _dotted(data["openai"], key)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
             raise ConfigError(f"LLM configuration 'openai.{key}' must be a positive number, got {value!r}")
+    for key in ("max_in_flight", "in_flight.initial", "probe.samples", "probe.max_tokens"):
+        value = _dotted(data["openai"], key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < (2 if key == "probe.samples" else 1):
+            raise ConfigError(f"LLM configuration 'openai.{key}' must be an integer of at least "
+                              f"{2 if key == 'probe.samples' else 1}, got {value!r}")
+    low, high = data["openai"]["in_flight"]["queue_low"], data["openai"]["in_flight"]["queue_high"]
+    if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and 0 <= low < high):
+        raise ConfigError(f"LLM configuration 'openai.in_flight': need 0 <= queue_low < queue_high, got {low!r}, {high!r}")
+    for section in ("world_model", "policy", "translate", "task_plans", "candidates"):
+        budget = data[section].get("max_tokens")
+        stop = data[section].get("stop", [])
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
+            raise ConfigError(f"LLM configuration '{section}.max_tokens' must be a positive integer, got {budget!r}")
+        if not isinstance(stop, list) or len(stop) > 4 or not all(isinstance(x, str) and x for x in stop):
+            raise ConfigError(f"LLM configuration '{section}.stop' must be a list of at most 4 non-empty strings "
+                              f"(the OpenAI API's limit), got {stop!r}")
+    return data
+
+
+def _dotted(data: Mapping[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        data = data[part]
     return data
 
 

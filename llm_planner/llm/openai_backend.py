@@ -1,33 +1,50 @@
 """Backend ``openai``: any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama,
-llama.cpp server, LM Studio) through the real ``openai`` client.
+llama.cpp server, LM Studio, ``transformers serve``) through the real ``openai`` client.
+
+A client that knows its server (:mod:`llm_planner.llm.server_profile`): on first contact a few tiny
+requests find out whether the server honours ``n``, samples at ``temperature`` > 0 or decodes
+greedily, honours ``response_format`` and ``logprobs``; that is said once in the log and in
+:meth:`OpenAIBackend.describe`, and the backend adapts:
+
+* ``n`` ignored or refused: the M samples of a question are asked at once, one request each (with
+  ``seed`` 0..M-1 so a server that honours seeds gives M different answers);
+* greedy decoding: ONE sample per question, as M identical answers are one answer (a method that
+  estimates a distribution from M samples then has one, and says so through the profile);
+* structured output ignored or refused: questions are asked in plain text (no ``response_format``).
+
+Requests in flight follow what the server sustains (:mod:`llm_planner.llm.in_flight`: an adaptive
+limit on measured latency, halved on timeouts and overloads, shared by every question asked of one
+server in a process), so questions never queue at the server into their own timeouts and retries
+never pile onto a saturated server. Time a request waits for a slot in the client is not counted in
+``openai.question_timeout_s`` (it has its own bound, ``openai.queue_timeout_s``).
 
 Faults are bounded, never a crash and never a hang:
 
 * every request has a timeout (``openai.timeout_s``: connect, read, write), and one question with
-  all its retries and samples gives up after ``openai.question_timeout_s``;
+  all its retries and samples gives up after ``openai.question_timeout_s`` at the server;
 * connection errors, timeouts, 429, 5xx and answers without choices are retried at most
   ``openai.max_retries`` times, sleeping ``min(backoff_initial_s * 2**k, backoff_max_s)`` before
   retry k (a server's Retry-After is honoured up to ``backoff_max_s``); the client's own retry
-  machinery is switched off (``max_retries=0``) so this bound is the only one;
+  machinery is switched off (``max_retries=0``) so this bound is the only one; a timeout names the
+  server, its measured speed and the settings to change;
 * other HTTP errors (401, 404, 400 ...) fail at once with a message that says what to fix;
 * answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.LLMError`.
 
-M samples are asked with ``n=M`` in one request; a server that refuses ``n`` (HTTP 400/422) or
-returns fewer choices is asked again one sample per request.
-
-Answers in any style: every question asks for structured output (``response_format`` with the
-question's JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is
-``auto`` or ``json_schema``; in ``auto`` a server that refuses it (HTTP 400/422 naming it) is asked
-again in plain text, and remembered. Either way the answer is read by the style-proof readers of
-``llm_planner.llm.answers`` (JSON, lists, markdown, "Sure! ...", thinking preambles), and an action
-is only kept when it states an admissible action (verb and names, :meth:`Grounder.names_action`). The API key is read from the
-environment variable named by ``openai.api_key_env``; it is never logged, cached or printed.
-Answers that parse are cached on disk (:mod:`llm_planner.llm.cache`).
+Answers in any style: questions ask for structured output (``response_format`` with the question's
+JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is ``auto`` or
+``json_schema`` and the server honours it; in ``auto`` a server that refuses it (HTTP 400/422 naming
+it) is asked again in plain text, and remembered. Either way the answer is read by the style-proof
+readers of ``llm_planner.llm.answers`` (JSON, lists, markdown, "Sure! ...", thinking preambles), and
+an action is only kept when it states an admissible action (verb and names,
+:meth:`Grounder.names_action`). Each question kind has its answer budget (``max_tokens`` and
+``stop`` of its section in config/llm.yaml). The API key is read from the environment variable named
+by ``openai.api_key_env``; it is never logged, cached or printed. Answers that parse are cached on
+disk (:mod:`llm_planner.llm.cache`).
 """
 from __future__ import annotations
 
-import re
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
@@ -42,7 +59,13 @@ from llm_planner.llm.base import (
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, QuestionClock, limiter_for
+from llm_planner.llm.openai_http import FormatRefused, preview as _preview
+from llm_planner.llm.openai_requests import OpenAIRequests
 from llm_planner.llm.resources import Resources
+from llm_planner.llm.server_profile import (
+    IGNORED, REFUSED, ProbeSettings, ServerProfile, probe_server, server_profile,
+)
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 
@@ -50,6 +73,7 @@ T = TypeVar("T")
 
 OPENAI_HOSTS = ("api.openai.com",)
 _INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
+LOG = logging.getLogger("llm_planner.llm.openai")
 
 
 class UnusableAnswer(LLMError):
@@ -63,8 +87,8 @@ class _Reply:
     requests: int
 
 
-class OpenAIBackend(LanguageModel):
-    """The ``openai`` client against ``openai.base_url`` (see the module docstring for faults)."""
+class OpenAIBackend(OpenAIRequests, LanguageModel):
+    """The ``openai`` client against ``openai.base_url`` (see the module docstring)."""
 
     name = "openai"
 
@@ -83,7 +107,11 @@ class OpenAIBackend(LanguageModel):
         self.n_supported = bool(opts["n_in_one_request"])
         self.structured_mode = str(opts.get("structured_output", "auto"))
         self.structured_supported = self.structured_mode != "off"
+        self.greedy = False
         self.key_env = str(opts["api_key_env"])
+        self.probe_settings = ProbeSettings.from_config(opts)
+        self.limiter: AdaptiveLimiter = limiter_for(self.base_url, self._model, LimiterSettings.from_config(opts))
+        self._profile: ServerProfile | None = None
         self._client = None
         self.sleep: Callable[[float], None] = time.sleep
 
@@ -92,8 +120,43 @@ class OpenAIBackend(LanguageModel):
         return self._model
 
     def describe(self) -> dict[str, Any]:
+        """Backend, model, server and what the server honours (probed now if not yet), the in-flight
+        limit and the server's measured speed."""
+        profile = self.server_profile()
         return {"backend": self.name, "model": self.model, "base_url": self.base_url,
-                "structured_output": self.structured_mode}
+                "structured_output": self.structured_mode, "server": profile.summary(),
+                "server_profile": profile.as_dict(), "in_flight": self.limiter.describe(),
+                "samples": "one per question (greedy server)" if self.greedy else
+                "n in one request" if self.n_supported else "one request each, at once"}
+
+    # ------------------------------------------------------------------ server
+    def server_profile(self) -> ServerProfile:
+        """What the server honours (:mod:`llm_planner.llm.server_profile`), probed on first call and
+        cached per server in the process; the backend adapts to it (module docstring)."""
+        profile = self._profile
+        if profile is not None and (profile.probed or not self.probe_settings.enabled
+                                    or time.monotonic() - profile.when < self.probe_settings.retry_after_s):
+            return profile
+        if not self.probe_settings.enabled:
+            profile = ServerProfile(self.base_url, self.model, error="openai.probe.enabled is false",
+                                    when=time.monotonic())
+        else:
+            client = self.client()
+            profile = server_profile(self.base_url, self.model,
+                                     lambda: probe_server(client, self.base_url, self.model, self.probe_settings),
+                                     self.probe_settings, on_new=_log_profile)
+        self._adapt(profile)
+        self._profile = profile
+        return profile
+
+    def _adapt(self, profile: ServerProfile) -> None:
+        if not profile.probed:
+            return
+        if profile.n in (IGNORED, REFUSED):
+            self.n_supported = False
+        if profile.structured_output in (IGNORED, REFUSED) and self.structured_mode == "auto":
+            self.structured_supported = False
+        self.greedy = profile.greedy and bool(self.config.get("openai.probe.greedy_one_sample"))
 
     # ------------------------------------------------------------------ client
     def _api_key(self) -> str:
@@ -118,106 +181,23 @@ class OpenAIBackend(LanguageModel):
                                          timeout=self.timeout_s, max_retries=0)
         return self._client
 
-    def backoff(self, retry: int, retry_after: float | None = None) -> float:
-        """Seconds to sleep before retry number ``retry`` (0-based)."""
-        delay = min(self.backoff_initial_s * (2.0 ** retry), self.backoff_max_s)
-        if retry_after is not None and retry_after > 0:
-            delay = min(max(delay, retry_after), self.backoff_max_s)
-        return delay
-
-    # ---------------------------------------------------------------- requests
-    def _create(self, messages: list[dict[str, str]], n: int, params: dict[str, Any], deadline: float) -> list[str]:
-        """One chat completion with bounded retries; returns the texts of its choices."""
-        import openai
-
-        last = ""
-        retry_after: float | None = None
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                with self._usage_lock:
-                    self._usage.retries += 1
-                self.sleep(min(self.backoff(attempt - 1, retry_after), max(0.0, deadline - time.monotonic())))
-            retry_after = None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
-                               f"{self.question_timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
-            with self._usage_lock:
-                self._usage.requests += 1
-            try:
-                kwargs = dict(params)
-                if n != 1:
-                    kwargs["n"] = n
-                response = self.client().chat.completions.create(model=self.model, messages=messages,
-                                                                 timeout=min(self.timeout_s, remaining), **kwargs)
-            except openai.APITimeoutError:
-                last = f"no answer within the timeout of {self.timeout_s:g} s (openai.timeout_s)"
-                continue
-            except openai.APIConnectionError as exc:
-                last = f"cannot connect to {self.base_url} ({_short(exc)})"
-                continue
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if status == 429 or status >= 500:
-                    last = f"HTTP {status} {_server_message(exc)}"
-                    retry_after = _retry_after(exc)
-                    continue
-                if status in (400, 422):
-                    refused = _refused_parameter(exc, n, "response_format" in kwargs)
-                    if refused == "response_format":
-                        raise _FormatRefused(f"HTTP {status} {_server_message(exc)}") from None
-                    if refused == "n":
-                        raise _NRefused(f"HTTP {status} {_server_message(exc)}") from None
-                if status in (401, 403):
-                    raise LLMError(f"openai backend: {self.base_url} refused the API key (HTTP {status}); "
-                                   f"check the environment variable {self.key_env}") from None
-                if status == 404:
-                    raise LLMError(f"openai backend: {self.base_url} has no model '{self.model}' or no chat "
-                                   f"completions endpoint (HTTP 404 {_server_message(exc)})") from None
-                raise LLMError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
-                               f"{_server_message(exc)})") from None
-            except Exception as exc:  # noqa: BLE001 - malformed JSON and any other client failure: never a crash
-                last = f"unreadable answer ({type(exc).__name__}: {_short(exc)})"
-                continue
-            usage = getattr(response, "usage", None)
-            with self._usage_lock:
-                self._usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-                self._usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-            choices = list(getattr(response, "choices", None) or [])
-            if not choices:
-                last = "the answer has no choices"
-                continue
-            return [_choice_text(c) for c in choices]
-        raise LLMError(f"openai backend: model '{self.model}' at {self.base_url} failed after "
-                       f"{self.max_retries + 1} attempt(s): {last}")
-
-    def _sample(self, messages: list[dict[str, str]], n: int, params: dict[str, Any],
-                deadline: float) -> tuple[list[str], int]:
-        """n samples: one request with ``n`` when the server allows it, topped up one by one."""
-        texts: list[str] = []
-        requests_before = self._usage.requests
-        if n > 1 and self.n_supported:
-            try:
-                texts = self._create(messages, n, params, deadline)[:n]
-            except _NRefused:
-                self.n_supported = False  # remembered for this backend's lifetime
-        guard = 0
-        while len(texts) < n and guard < 2 * n:
-            guard += 1
-            texts.extend(self._create(messages, 1, params, deadline)[: n - len(texts)])
-        return texts, self._usage.requests - requests_before
-
     def ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
             cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
-        """Ask ``prompt`` for ``n`` samples and parse them; cached by (backend, model, prompt, params).
-        Structured output is asked for with the schema of ``kind`` (``answers.SCHEMA_OF``) while the
-        server accepts it (see the module docstring)."""
+        """Ask ``prompt`` for ``n`` samples (one when the server decodes greedily) and parse them;
+        cached by (backend, model, prompt, params). Structured output is asked for with the schema of
+        ``kind`` (``answers.SCHEMA_OF``) while the server honours it (see the module docstring)."""
+        profile = self.server_profile()
+        if self.structured_mode == "json_schema" and profile.structured_output == REFUSED:
+            raise LLMError(f"openai backend: {self.base_url} refused structured output (probed on first contact); "
+                           "set openai.structured_output: auto (falls back to text) or off")
+        if self.greedy:
+            n = 1  # M identical answers are one answer (the profile says so)
         schema = SCHEMA_OF.get(kind)
         if schema and self.structured_supported:
             try:
                 return self._ask(kind, prompt, n, {**params, "response_format": response_format(schema)}, parse,
                                  cache_extra)
-            except _FormatRefused as exc:
+            except FormatRefused as exc:
                 if self.structured_mode == "json_schema":
                     raise LLMError(f"openai backend: {self.base_url} refused structured output ({exc}); set "
                                    "openai.structured_output: auto (falls back to text) or off") from None
@@ -242,12 +222,12 @@ class OpenAIBackend(LanguageModel):
                     return parsed, _Reply(texts, True, 0)
         error: UnusableAnswer | None = None
         requests = 0
-        deadline = time.monotonic() + self.question_timeout_s
+        clock = QuestionClock(self.question_timeout_s, self.limiter.settings.wait_s)
         for attempt in range(self.parse_retries + 1):
             if attempt:
                 with self._usage_lock:
                     self._usage.retries += 1
-            texts, used = self._sample(messages, n, params, deadline)
+            texts, used = self._sample(kind, messages, n, params, clock)
             requests += used
             try:
                 parsed = parse(texts)
@@ -261,10 +241,13 @@ class OpenAIBackend(LanguageModel):
         raise UnusableAnswer(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
 
     def _params(self, section: str, **extra: Any) -> dict[str, Any]:
+        """Sampling and the answer budget of a question kind (its section of config/llm.yaml)."""
         opts = self.config.section(section)
         params = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
         if "top_p" in opts:
             params["top_p"] = float(opts["top_p"])
+        if opts.get("stop"):
+            params["stop"] = list(opts["stop"])
         params.update(extra)
         return params
 
@@ -415,73 +398,8 @@ def goal_items(text: str) -> list[tuple[str, str, str, int]]:
     return items
 
 
-class _NRefused(Exception):
-    """The server refused ``n`` > 1 (HTTP 400/422)."""
-
-
-class _FormatRefused(Exception):
-    """The server refused ``response_format`` (HTTP 400/422)."""
-
-
-def _refused_parameter(exc: Any, n: int, structured: bool) -> str:
-    """Which parameter a 400/422 refused: ``response_format``, ``n`` or "" (another problem). A
-    message naming neither is blamed on structured output first, then on ``n``."""
-    body = getattr(exc, "body", None)
-    err = body.get("error", body) if isinstance(body, dict) else {}
-    param = str(err.get("param") or "") if isinstance(err, dict) else ""
-    message = _server_message(exc).lower()
-    if structured and (param == "response_format" or any(w in message for w in ("response_format", "json_schema",
-                                                                                   "schema", "structured"))):
-        return "response_format"
-    if n > 1 and (param == "n" or re.search(r"\bn\b", message)):
-        return "n"
-    if structured:
-        return "response_format"
-    return "n" if n > 1 else ""
-
-
-def _choice_text(choice: Any) -> str:
-    """A choice's text; a refusal (``message.refusal`` of structured output) as the model's words."""
-    message = getattr(choice, "message", None)
-    if message is None:
-        return ""
-    content = getattr(message, "content", None)
-    refusal = getattr(message, "refusal", None)
-    return content if content else (str(refusal) if refusal else "")
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    cause = exc.__cause__ or exc.__context__
-    if cause is not None and str(cause) and str(cause) not in text:
-        text = f"{text.rstrip('.')}: {cause}"
-    return text[:200]
-
-
-def _server_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        msg = err.get("message") if isinstance(err, dict) else err
-        if msg:
-            return str(msg)[:200]
-    return str(getattr(exc, "message", "") or "")[:200]
-
-
-def _retry_after(exc: Any) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is None:
-        return None
-    for header, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(header)
-        if value is not None:
-            try:
-                return float(value) / divisor
-            except ValueError:
-                return None
-    return None
-
-
-def _preview(texts: Sequence[str]) -> str:
-    joined = " | ".join(repr(t[:80]) for t in texts[:3])
-    return joined or "(empty)"
+def _log_profile(profile: ServerProfile) -> None:
+    """Say once per server and process what it honours (a warning when the backend must adapt)."""
+    adapted = profile.probed and (profile.greedy or IGNORED in (profile.n, profile.structured_output)
+                                  or REFUSED in (profile.n, profile.structured_output))
+    (LOG.warning if adapted or not profile.probed else LOG.info)("openai backend: %s", profile.summary())

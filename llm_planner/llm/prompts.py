@@ -1,13 +1,22 @@
 """Prompt templates (``llm_planner/llm/prompts/*.txt``) and their filling.
 
 The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-MCTS App. F
-listing 1 (goal, completed actions, current observation, "Next actions:"), ``world_model.txt``
+listing 1 (goal, completed actions, current observation, then the answer), ``world_model.txt``
 listing 2 (Question/Answer about possible positions, three fixed examples), ``translate.txt``
 listing 3 (formal goal tuples joined by "-"). STaLM's prompt (Figure 3) is built from geometric
 predicates by ``llm_planner.methods.stalm.prompt`` and reaches the backends whole through ``task_plans``.
 Few-shot examples of the policy and of translation are drawn from the expert data set D
 (``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
+
+Answers are asked for at the size the planner reads (each question kind's ``max_tokens`` and ``stop``
+in config/llm.yaml are sized to it). Where this departs from App. F of seed 000: listing 1 asks for
+"Next actions:" and its examples show the whole remaining plan ("grab the apple, walk to the
+fridge, open the fridge, ..., done."), but §2.3 keeps only alpha_i, "the first action of the answer";
+so the policy prompt asks for the "Next action:" only, on one line, and each example shows the
+expert's next action (or "done"). The same alpha_i for a tenth of the tokens: a small model asked for
+a plan rambles to its token limit (384 tokens took 23 s on 2 CPU cores, 24 tokens 1.4 s). The world
+model (listing 2) and translation (listing 3) prompts add "on one line" to the seed's wording.
 
 Beyond the seed's listing 1, the policy prompt names the apartment's furniture (kind and room) and
 its object types with their counts, and the translation prompt the counts: a model cannot plan a
@@ -77,8 +86,9 @@ def translate_prompt(world: WorldInfo, directive: str, examples: Sequence[tuple[
 
 
 def policy_example(instruction: str, completed: Sequence[Action], observation: str, upcoming: Sequence[Action]) -> str:
-    """One K-shot block: an expert's situation and its remaining actions, ending with "done"."""
-    nxt = ", ".join([action_to_text(a) for a in upcoming] + ["done."])
+    """One K-shot block: an expert's situation and its next action ("done." when none is left; the
+    seed's listing 1 shows all remaining actions, see the module docstring)."""
+    nxt = f"{action_to_text(upcoming[0])}." if upcoming else "done."
     return render("policy_example", goal=instruction, completed=actions_to_text(completed),
                   observation=observation, next=nxt)
 

@@ -176,6 +176,9 @@ def openai_backend(fake_openai, embedder, dataset, tmp_path, monkeypatch):
             "openai__base_url": fake_openai.base_url, "openai__model": "test-model",
             "openai__api_key_env": "TEST_LLM_KEY", "openai__timeout_s": 1.0, "openai__max_retries": 2,
             "openai__backoff_initial_s": 0.01, "openai__backoff_max_s": 0.05, "embeddings__warm_actions": False,
+            # the scripted server answers whatever is asked the same way: no first-contact probe (the probe
+            # and the adaptation to what a server honours are tested against llm-planner serve)
+            "openai__probe__enabled": False,
         }
         settings.update(overrides)
         backend = settings.pop("backend")

@@ -231,7 +231,10 @@ def test_policy_prompt_has_k_shots_from_d_and_policy_grounds_samples(openai_back
     query = _query(seen, seen_world)
     probs = HeuristicPolicy(lm, k=3)(query)
     prompt = fake_openai.requests[0]["json"]["messages"][0]["content"]
-    assert prompt.count("Next actions:") == 4 and prompt.rstrip().endswith("Next actions:")
+    assert prompt.count("Next action:") == 4 and prompt.rstrip().endswith("Next action:")
+    assert "Write the next action only, on one line" in prompt  # the answer is alpha_i (§2.3), not a plan
+    request = fake_openai.requests[0]["json"]
+    assert request["max_tokens"] == 96 and "\nCompleted actions:" in request["stop"]  # its budget (config/llm.yaml)
     assert "Completed actions: none" in prompt and "Current observation: you are in the living room" in prompt
     best = query.admissible[int(probs.argmax())]
     assert best == Action("walk", ("kitchen",))

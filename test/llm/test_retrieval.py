@@ -23,5 +23,5 @@ def test_k_shot_examples_follow_listing_1(offline, seen, seen_world):
     for block in blocks:
         lines = block.splitlines()
         assert [line.split(":")[0] for line in lines] == ["Goal", "Completed actions", "Current observation",
-                                                          "Next actions"]
-        assert lines[-1].endswith("done.")
+                                                          "Next action"]
+        assert "," not in lines[-1] and lines[-1].endswith(".")  # the expert's next action only (alpha_i, §2.3)

@@ -15,6 +15,11 @@ What a user's server does, on purpose and measurably:
 * an answer style (``llm_planner.llm.offline.styles``) and, with ``response_format``, bare JSON of the
   question's schema (or HTTP 400 when structured output is switched off, as older servers do);
 * ``max_tokens`` (the answer is cut, ``finish_reason: length``) and ``stop`` sequences honoured;
+* what real servers silently do with a request's parameters, each on request: ``ignore_n`` (one
+  choice whatever ``n``), ``greedy`` (the same answer to the same prompt whatever ``temperature``
+  and ``seed``: a model without ``do_sample``), ``ignore_structured_output`` (``response_format``
+  accepted, the answer in the style); ``transformers serve`` does all three. Otherwise ``seed`` is
+  honoured (the samples of a request, and a random number asked without a seed, vary);
 * faults at ``fault_rate``: ``429`` (with Retry-After), ``500``, ``timeout`` (no answer for
   ``hang_s``), ``garbage`` (a body that is not JSON, or gibberish content) and ``refusal`` ("I'm
   sorry, I can't help with that", with ``message.refusal`` under structured output).
@@ -41,6 +46,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Sequence
 
@@ -160,6 +166,10 @@ class ModelServer(_ClientConfig):
         structured = _wants_json(body.get("response_format"))
         if structured and not self.options.structured_output:
             raise _BadRequest("response_format is not supported by this server; ask for plain text", "response_format")
+        if self.options.ignore_structured_output:
+            structured = ""
+        if self.options.ignore_n:
+            n = 1
         prompt = prompt_of(messages)
         kind = classify(prompt)
         self.stats_.count("by_kind", kind)
@@ -169,16 +179,22 @@ class ModelServer(_ClientConfig):
             self.stats_.count("faults", fault.split("-")[0])
             return self._fault_reply(fault)
         seed = body.get("seed") if isinstance(body.get("seed"), int) else 0
+        if kind == "random" and not isinstance(body.get("seed"), int):
+            seed = self.draw("getrandbits", 32)  # a sampling model's answer to "a random number" varies
         started = time.perf_counter()
         self._acquire()
         queued = time.perf_counter() - started
         try:
             self.stats_.add(in_flight=1)
-            _kind, samples = self.model.answer(prompt, n, seed)
+            if self.options.greedy:  # one answer per prompt, written the same way every time
+                _kind, samples = self.model.answer(prompt, 1, 0)
+                samples = samples[:1] * n
+            else:
+                _kind, samples = self.model.answer(prompt, n, seed)
             delay = self.options.latency.draw(self._seeded())
             if delay:
                 self._closing.wait(delay)
-            choices = [self._choice(i, s, body, structured, fault) for i, s in enumerate(samples)]
+            choices = [self._choice(i, s, body, structured, fault, prompt) for i, s in enumerate(samples)]
         finally:
             self.stats_.add(in_flight=-1, latency_s=time.perf_counter() - started - queued, queue_s=queued)
             self._release()
@@ -219,7 +235,8 @@ class ModelServer(_ClientConfig):
             return 0, {}, None
         return 200, {}, b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "mess'
 
-    def _choice(self, index: int, sample: Any, body: dict[str, Any], structured: str, fault: str) -> dict[str, Any]:
+    def _choice(self, index: int, sample: Any, body: dict[str, Any], structured: str, fault: str,
+                prompt: str = "") -> dict[str, Any]:
         from llm_planner.llm.offline.styles import reasoning, render
         from llm_planner.llm.offline.styles import structured as as_json
 
@@ -238,7 +255,8 @@ class ModelServer(_ClientConfig):
             if self.options.style in ("thinking", "mixed"):
                 message["reasoning_content"] = reasoning(sample)
         else:
-            text = render(sample, self.options.style, self._seeded())
+            rng = random.Random(zlib.crc32(prompt.encode())) if self.options.greedy else self._seeded()
+            text = render(sample, self.options.style, rng)
         text, finish = _limit(text, body.get("max_tokens") or body.get("max_completion_tokens"), body.get("stop"))
         message["content"] = text
         return {"index": index, "message": message, "finish_reason": finish}

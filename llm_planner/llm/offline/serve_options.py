@@ -71,6 +71,10 @@ class ServeOptions:
     fault_rate: float = 0.0
     faults: tuple[str, ...] = FAULTS
     structured_output: bool = True      # accept response_format (json_schema, json_object)
+    ignore_structured_output: bool = False  # accept response_format but answer in the style (transformers serve)
+    ignore_n: bool = False              # answer one choice whatever n asks (transformers serve, llama.cpp)
+    greedy: bool = False                # identical answers to identical prompts whatever temperature and seed
+                                        # (a model without do_sample in its generation config)
     max_n: int = 0                      # largest n accepted (HTTP 400 above); 0: no limit
     hang_s: float = 30.0                # how long a "timeout" fault keeps the client waiting
     retry_after_s: float = 1.0          # Retry-After of a 429 fault

@@ -12,12 +12,15 @@ question       recognised by (prompt of)                  answered with
 world_model    "what are the possible positions of X?"    ``OfflineBackend.object_positions``
                (``llm/prompts/world_model.txt``)
 policy         "Goal / Completed actions / Current        ``OfflineBackend.next_actions`` (the
-               observation / Next actions:"               retrieval policy; it is also SayCanPay's
+               observation / Next action(s):"             retrieval policy; it is also SayCanPay's
                (``llm/prompts/policy.txt``)               Say question)
 translate      "... Formal goal:" (``translate.txt``)      the offline goal parser
 task_plans     STaLM's PDDL prompt (``stalm/prompt.py``)    ``tamp.plans_from_prompt``
 nl2pddl        Levy-Karpas' "Directive:" prompt            the goal parser (goal); the steps the
                (``levy_karpas/openai_channels.py``)       directive spells out (template)
+random         "a random whole number between A and B"    a number drawn with the request's seed
+               (the client's first-contact probe,         (the same one when the server is greedy)
+               ``llm/server_profile.py``)
 unknown        anything else                              a polite "I do not understand"
 =============  =========================================  ====================================
 
@@ -41,7 +44,7 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 
-KINDS = ("world_model", "policy", "translate", "task_plans", "nl2pddl", "unknown")
+KINDS = ("world_model", "policy", "translate", "task_plans", "nl2pddl", "random", "unknown")
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Sample:
     * task_plans: ``{"text": plan text in the seed's format, "challenges": [str], "plan": [[op, arg, ...]],
       "note": str}``
     * nl2pddl: ``{"goal": formal goal or "none", "template": template or "none"}``
+    * random: ``{"number": int}``
     * unknown: ``{"text": str}``
     """
 
@@ -69,8 +73,9 @@ class UnreadablePrompt(LlmPlannerError):
 _WORLD_MODEL = re.compile(r"Question:\s*what are the possible positions of (?P<object>[^?\n]+)\?\s*Answer:\s*$",
                           re.IGNORECASE)
 _POLICY = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nCompleted actions:\s*(?P<completed>[^\n]*)\n"
-                     r"Current observation:\s*(?P<observation>[^\n]*)\nNext actions:\s*$", re.IGNORECASE)
+                     r"Current observation:\s*(?P<observation>[^\n]*)\nNext actions?:\s*$", re.IGNORECASE)
 _TRANSLATE = re.compile(r"Goal:\s*(?P<directive>[^\n]*)\nFormal goal:\s*$", re.IGNORECASE)
+_RANDOM = re.compile(r"random whole number between (?P<low>\d+) and (?P<high>\d+)", re.IGNORECASE)
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
 
 
@@ -100,6 +105,8 @@ def classify(prompt: str) -> str:
         return "translate"
     if text.startswith("Translate a household robot's directive") and _NL2PDDL.search(text):
         return "nl2pddl"
+    if _RANDOM.search(text) and len(text) < 200:
+        return "random"
     return "unknown"
 
 
@@ -342,6 +349,16 @@ class ServedModel:
                 goal = "none"
         template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)
         return [Sample("nl2pddl", {"goal": goal, "template": template})] * n
+
+    # -- a number at random (what a sampling model varies and a greedy one repeats)
+    def _random(self, prompt: str, n: int, seed: int) -> list[Sample]:
+        import random as _random
+
+        match = _RANDOM.search(prompt)
+        assert match is not None
+        rng = _random.Random(seed)
+        low, high = int(match.group("low")), int(match.group("high"))
+        return [Sample("random", {"number": rng.randint(min(low, high), max(low, high))}) for _ in range(n)]
 
     def _unknown(self, prompt: str, n: int, seed: int) -> list[Sample]:
         return [Sample("unknown", {"text": "I am not sure what you are asking. Could you rephrase the question?"})] * n

@@ -62,6 +62,8 @@ def structured(sample: Sample) -> dict[str, Any] | None:
         return {"challenges": list(d["challenges"]), "plan": [list(s) for s in d["plan"]]}
     if sample.kind == "nl2pddl":
         return {"goal": d["goal"], "template": d["template"]}
+    if sample.kind == "random":
+        return {"number": d["number"]}
     return None
 
 
@@ -195,4 +197,6 @@ _WRITERS: dict[str, tuple[Callable[[dict[str, Any]], str], _Writer, _Writer]] = 
     "translate": (_goal_plain, _goal_chatty, _goal_markdown),
     "task_plans": (lambda d: d["text"], _plan_chatty, _plan_markdown),
     "nl2pddl": (_goal_template_plain, _goal_template_chatty, _goal_template_markdown),
+    "random": (lambda d: str(d["number"]), lambda d, rng: f"Sure! Here is a random number: {d['number']}.",
+               lambda d, rng: f"**{d['number']}**"),
 }

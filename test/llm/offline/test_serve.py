@@ -90,7 +90,7 @@ def test_the_policy_prompt_gives_back_the_world_and_the_situation(seen, seen_wor
     prompt, query = _policy_prompt(seen, seen_world, offline, history=(walk,))
     world = policy_world(prompt)
     assert world == seen_world  # names, kinds, rooms and objects: the whole WorldInfo, from the prompt alone
-    tail = prompt.split("Now continue the next task.")[1]
+    tail = prompt.split("Now give the next action of the next task, on one line.")[1]
     observation = read_observation(tail.split("Current observation: ")[1].split("\n")[0], world)
     assert observation == query.observation
     assert read_actions("walk to the kitchen, grab the apple 1, put the apple 1 inside the fridge") == (
@@ -231,22 +231,22 @@ def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder,
     assert lm.next_actions(query, m=3).texts == offline.next_actions(query, m=3).texts
     assert lm.object_positions(seen_world, "mug", m=3).samples == offline.object_positions(seen_world, "mug", m=3).samples
     stats = s.stats()
-    assert stats["bad_requests"] == 1  # the first request asked for structured output: refused, then text
-    assert stats["answered"] == {"translate": 1, "policy": 1, "world_model": 1}
+    assert stats["bad_requests"] == 1  # the probe asked for structured output: refused, so the questions ask for text
+    assert stats["answered"] == {"random": 2, "translate": 1, "policy": 1, "world_model": 1}  # probe: n, logprobs
 
 
 def test_structured_output_modes(server, embedder, dataset, tmp_path, seen_world):
     s = server(style="chatty")
     lm = _client(s, embedder, dataset, tmp_path)
     assert lm.object_positions(seen_world, "milk", m=2).samples[0][0] == ("inside", "fridge")
-    assert s.stats()["structured"] == 1 and s.stats()["bad_requests"] == 0
+    assert s.stats()["structured"] == 2 and s.stats()["bad_requests"] == 0  # the probe's request and the question
     refusing = server(style="chatty", structured_output=False)
     strict = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="json_schema")
     with pytest.raises(LLMError, match="refused structured output .*openai.structured_output"):
         strict.object_positions(seen_world, "milk", m=2)
     plain = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="off")
     assert plain.object_positions(seen_world, "milk", m=2).samples
-    assert refusing.stats()["bad_requests"] == 1  # only the strict client's request
+    assert refusing.stats()["bad_requests"] == 1  # only the probe's request (the strict client asks nothing)
 
 
 def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(server, embedder, dataset, tmp_path, seen):
@@ -304,4 +304,4 @@ def test_a_client_config_file_points_every_process_at_the_server(server, tmp_pat
     assert config.backend == "openai" and config.get("openai.base_url") == s.base_url
     lm = make_backend(config, embedder=embedder, dataset=dataset)
     assert translate_directive("put the milk in the fridge", seen, lm).to_json()["goal"] == [["inside", "milk", "fridge", 1]]
-    assert s.stats()["answered"] == {"translate": 1}
+    assert s.stats()["answered"] == {"random": 3, "translate": 1}  # the first-contact probe (n, JSON, logprobs)
