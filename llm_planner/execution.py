@@ -12,13 +12,20 @@ believes the goal's objects are (:meth:`~llm_planner.planners.base.Planner.descr
 
 Success is judged by the world (like VirtualHome's own goal check in the LLM-MCTS seed), never by
 the planner's belief.
+
+Two guards for a robot in someone's home (issue 27): the result counts ``unrelated_moves``, the
+objects the robot grabbed that the goal does not name (the planners never should), and a
+household episode that enters a state it has already been in :data:`REPEATED_STATE_VISITS` times
+(the full state after a successful step: where the robot is, what it holds, where every object is,
+which containers are open) stops there with a message naming the repeated steps, instead of going
+round the loop until the step limit (``grab(x) puton(x, where it was)`` again and again).
 """
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import LlmPlannerError
@@ -26,6 +33,8 @@ from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
+#: A household episode stops when the world enters a state it was already in this many times (a loop).
+REPEATED_STATE_VISITS = 2
 
 
 class World(Protocol):
@@ -69,6 +78,7 @@ class EpisodeResult:
     steps: list[StepRecord] = field(default_factory=list)
     stats: PlannerStats = field(default_factory=PlannerStats)
     outcome: str = FAILED      # succeeded | failed | canceled | timed_out
+    unrelated_moves: int = 0   # objects grabbed that the goal does not name (household)
 
     @property
     def plan(self) -> list[str]:
@@ -91,9 +101,11 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
 
     text = get_domain(planner.domain).step_text(task)
     steps: list[StepRecord] = []
+    unrelated = [0]
+    loops = _LoopGuard(task)
 
     def end(outcome: str, message: str) -> EpisodeResult:
-        return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome)
+        return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome, unrelated[0])
 
     def interrupted() -> EpisodeResult | None:
         if should_stop is not None and should_stop():
@@ -107,6 +119,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
         if world.goal_reached(task.goal):
             return end(SUCCEEDED, "the goal already holds; nothing to do")
         planner.start(task, observation, world.full_state() if planner.needs_full_state else None)
+        loops.enter(world, 0)
         step = 0
         while task.max_steps is None or step < task.max_steps:
             step += 1
@@ -128,13 +141,57 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
                                 text.format_action(decision.action), text.summarize(observation),
                                 planner.stats.llm_requests, decision_requests, planner.describe_belief())
             steps.append(record)
+            if outcome.success and loops.unrelated(decision.action):
+                unrelated[0] += 1
             if on_step:
                 on_step(record)
             if world.goal_reached(task.goal):
                 return end(SUCCEEDED, f"goal reached in {step} steps")
+            repeated = loops.enter(world, step) if outcome.success else None
+            if repeated:
+                return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
     except LlmPlannerError as exc:
         return end(FAILED, f"{exc} (after {len(steps)} step(s))")
     return end(FAILED, f"goal not reached within {task.max_steps} steps")
+
+
+class _LoopGuard:
+    """The household states an episode has been in (after each successful step) and what its
+    task's goal names; see the module docstring. Other domains' states are not counted."""
+
+    def __init__(self, task: Any) -> None:
+        household = getattr(task, "household", None)
+        self.object_type: Mapping[str, str] = getattr(household, "object_type", {}) if household else {}
+        self.goal_types = {getattr(g, "obj_type", None) for g in (getattr(task, "goal", None) or ())}
+        self.visits: dict[State, list[int]] = {}
+        self.last_first = 0
+
+    def unrelated(self, action: Any) -> bool:
+        """A grab of an object whose type the goal does not name."""
+        return (isinstance(action, Action) and action.verb == "grab" and bool(self.object_type)
+                and self.object_type.get(action.args[0]) not in self.goal_types)
+
+    def enter(self, world: World, step: int) -> str:
+        """Count the world's state after ``step``; a message when it was already there
+        :data:`REPEATED_STATE_VISITS` times, else ''."""
+        if not self.object_type:
+            return ""
+        state = world.full_state()
+        if not isinstance(state, State):
+            return ""
+        seen = self.visits.setdefault(state, [])
+        seen.append(step)
+        if len(seen) <= REPEATED_STATE_VISITS:
+            return ""
+        self.last_first = seen[-2]
+        where = ", ".join("the start" if s == 0 else f"step {s}" for s in seen[:-1])
+        return (f"stopped at step {step}: the world is back in the state it was in at {where} (a loop); "
+                "the planner repeats itself instead of getting closer to the goal")
+
+
+def _cycle_text(steps: Sequence[StepRecord], repeated_since: int) -> str:
+    """The actions of the last round of a loop: those after step ``repeated_since``."""
+    return "it repeated " + " ".join(s.action_text for s in steps[repeated_since:])
 
 
 class SymbolicWorld:

@@ -135,3 +135,74 @@ def test_every_step_carries_the_llm_requests_of_its_decision_and_the_belief_afte
     assert result.steps[-1].llm_requests - sum(decisions) == result.steps[0].llm_requests - decisions[0]  # the prior
     classical = run_episode(create("classical"), *_apple_task(household))
     assert classical.success and all(r.belief == () and r.decision_llm_requests == 0 for r in classical.steps)
+
+
+class ScriptedPlanner:
+    """A household planner that plays a fixed list of actions (then gives up)."""
+
+    name = "scripted"
+    domain = "household"
+    needs_full_state = False
+
+    def __init__(self, actions):
+        from llm_planner.planners.base import PlannerStats
+
+        self.actions, self.stats, self.task = list(actions), PlannerStats(), None
+
+    def start(self, task, observation, full_state=None):
+        self.task = task
+
+    def decide(self, observation, full_state=None):
+        from llm_planner.planners.base import Decision
+
+        return Decision(self.actions.pop(0) if self.actions else None, "script done")
+
+    def record(self, action, success, reason, observation):
+        pass
+
+    def describe_belief(self, k=3):
+        return ()
+
+
+def _apple_on_a_surface(household):
+    """The apple task from a start where an apple and a non-goal object share a surface."""
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    for seed in range(500):
+        state = household.sample_initial_state(seed)
+        places = dict(zip(household.objects, state.placement))
+        apple = next((o for o in household.objects if household.object_type[o] == "apple"
+                      and not household.is_container[places[o]]), None)
+        if apple is None:
+            continue
+        other = next((o for o in household.objects if places[o] == places[apple] and household.object_type[o] != "apple"), None)
+        if other is not None and not household.satisfied(state, goal):
+            return Task("put one apple inside the fridge", goal, household, 30), SymbolicWorld(household, state), \
+                apple, other, places[apple]
+    raise AssertionError("no start state with an apple next to another object")
+
+
+def test_a_loop_in_the_world_ends_the_episode_with_a_message_naming_its_steps(household):
+    from llm_planner.domains.household.world.symbolic import Action
+    from llm_planner.execution import REPEATED_STATE_VISITS
+
+    task, world, apple, other, place = _apple_on_a_surface(household)
+    room = household.furniture_room[place]
+    grab, put = Action("grab", (other,)), Action("puton", (other, place))
+    script = [Action("walk", (room,)), Action("walk", (place,))] + [grab, put] * 5
+    result = run_episode(ScriptedPlanner(script), task, world)
+    assert REPEATED_STATE_VISITS == 2
+    # after walk(place) the world is in state S; grab/put returns to S after steps 4 and 6: stop at 6
+    assert result.outcome == FAILED and len(result.steps) == 6, result.message
+    assert "stopped at step 6: the world is back in the state it was in at step 2, step 4 (a loop)" in result.message
+    assert result.message.endswith(f"it repeated grab({other}) puton({other}, {place})")
+    assert result.unrelated_moves == 2  # steps 3 and 5 grabbed an object the goal does not name
+
+
+def test_moving_only_goal_objects_counts_no_unrelated_move(household):
+    from llm_planner.domains.household.world.symbolic import Action
+
+    task, world, apple, other, place = _apple_on_a_surface(household)
+    script = [Action("walk", (household.furniture_room[place],)), Action("walk", (place,)), Action("grab", (apple,)),
+              Action("walk", ("fridge",)), Action("open", ("fridge",)), Action("putin", (apple, "fridge"))]
+    result = run_episode(ScriptedPlanner(script), task, world)
+    assert result.success and result.unrelated_moves == 0, result.message

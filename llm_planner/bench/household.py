@@ -71,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--home", default="seen", help="seen, unseen or seen,unseen (the shipped apartments)")
     p.add_argument("--scene", action="append", default=[], metavar="FILE",
                    help="a scene YAML file instead of --home (repeatable)")
+    p.add_argument("--tasks", default=None, metavar="FILE",
+                   help="a task split file like config/household_tasks.yaml for every apartment (default: that "
+                        "file for the apartments it names, each other apartment's split built from its own file)")
+    p.add_argument("--list-tasks", action="store_true",
+                   help="print each apartment's task split and the tasks of the chosen suites and seeds, then exit")
     p.add_argument("--episodes", type=int, default=5, help="tasks per suite and seed (default 5)")
     p.add_argument("--seeds", type=int, default=3, help="task-set seeds; mean ± stderr is over them (default 3)")
     p.add_argument("--seed-offset", type=int, default=0, help="first task-set seed (default 0)")
@@ -183,10 +188,10 @@ def _household(scene: str):  # noqa: ANN202 - Household
 
 
 @lru_cache(maxsize=64)
-def _tasks(scene: str, suite: str, n: int, seed: int) -> tuple:
+def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = None) -> tuple:
     from llm_planner.domains.household.world.tasks import generate_tasks
 
-    return tuple(generate_tasks(_household(scene).scene, suite, n, seed))
+    return tuple(generate_tasks(_household(scene).scene, suite, n, seed, tasks_file))
 
 
 def make_world(household, placement_seed: int, pybullet: bool):  # noqa: ANN001, ANN201
@@ -250,7 +255,7 @@ def run_job(job: Job) -> dict[str, Any]:
     world = None
     try:
         household = _household(job.scene)
-        task = _tasks(job.scene, job.suite, settings["episodes"], job.seed)[job.index]
+        task = _tasks(job.scene, job.suite, settings["episodes"], job.seed, settings.get("tasks_file"))[job.index]
         record.update(task_id=task.task_id, instruction=task.instruction,
                       goal=[[g.rel, g.obj_type, g.destination, g.count] for g in task.goal])
         config = {**settings["config"], **dict(job.method.overrides)}
@@ -259,7 +264,7 @@ def run_job(job: Job) -> dict[str, Any]:
         world = make_world(household, task.placement_seed, settings["pybullet"])
         result = run_episode(planner, Task(task.instruction, task.goal, household, settings["max_steps"]), world)
         record.update(success=bool(result.success), steps=len(result.steps), message=result.message,
-                      plan=result.plan, **planner.figures())
+                      plan=result.plan, unrelated_moves=result.unrelated_moves, **planner.figures())
     except Exception as exc:  # noqa: BLE001 - a crashed episode is a failed episode, said in the record
         record.update(success=False, steps=0, message=f"error: {type(exc).__name__}: {exc}", error=True)
     finally:
@@ -345,7 +350,10 @@ def _run(args: argparse.Namespace) -> int:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):
-                _tasks(scene, suite, args.episodes, seed)
+                _tasks(scene, suite, args.episodes, seed, args.tasks)
+    if args.list_tasks:
+        print(list_tasks(homes, suites, args))
+        return 0
     if args.pybullet:
         from llm_planner.domains.household.sim.check import check_layout
         from llm_planner.domains.household.sim.config import load_sim_config
@@ -353,7 +361,7 @@ def _run(args: argparse.Namespace) -> int:
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
-    settings = {"episodes": args.episodes, "config": config, "llm_config": llm_overrides, "backend": backend,
+    settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides, "backend": backend,
                 "pybullet": bool(args.pybullet), "max_steps": args.max_steps, "served": served}
     jobs = [Job(home, scene, spec, suite, seed, i)
             for home, scene in homes for spec in methods for suite in suites
@@ -408,6 +416,30 @@ def _run(args: argparse.Namespace) -> int:
         path = report.write_json(args.json)
         print(f"\nwrote {path}")
     return 0
+
+
+def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: argparse.Namespace) -> str:
+    """``--list-tasks``: per apartment where its split comes from and its size (training and novel
+    (object type, destination) pairs, compositions), then each chosen suite's tasks per seed."""
+    from llm_planner.domains.household.world.tasks import suite_pools, task_config_for
+
+    out = []
+    for home, scene in homes:
+        household = _household(scene)
+        config = task_config_for(household.scene, args.tasks)
+        pools = suite_pools(household, config)
+        types = {t for t, _ in pools.train + pools.novel}
+        destinations = {d for _, d in pools.train + pools.novel}
+        out.append(f"{home} ({scene}): split from {config.source}: {len(pools.train)} training and "
+                   f"{len(pools.novel)} novel (object type, destination) pairs ({len(pools.train) + len(pools.novel)} "
+                   f"task pairs) over {len(types)} object types and {len(destinations)} destinations; "
+                   f"{len(pools.train_comps)} training and {len(pools.novel_comps)} novel compositions")
+        for suite in suites:
+            for seed in range(args.seed_offset, args.seed_offset + args.seeds):
+                tasks = _tasks(scene, suite, args.episodes, seed, args.tasks)
+                out.append(f"  {suite}, seed {seed}:")
+                out += [f"    {t.task_id}  {t.instruction}  {' '.join(map(str, t.goal))}" for t in tasks]
+    return "\n".join(out)
 
 
 def _profiled(work, path: str) -> list[dict[str, Any]]:  # noqa: ANN001 - a callable

@@ -32,7 +32,9 @@ def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, see
                         per_seed.append(sum(r["success"] for r in runs) / len(runs))
                 mean, err = mean_stderr(per_seed)
                 extra = {} if spec.latency is None else {"latency_s": spec.latency, "method_base": spec.base_label}
-                report.add_row(spec.label, suite, len(cell), mean, err, home=home, **extra, **cost_figures(cell))
+                moved = sum(int(r.get("unrelated_moves", 0) or 0) for r in cell)
+                report.add_row(spec.label, suite, len(cell), mean, err, home=home, unrelated_moves=moved, **extra,
+                               **cost_figures(cell))
 
 
 def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -64,17 +66,16 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 
 def format_report(report, homes, methods, suites, sims: int, wall: float) -> str:  # noqa: ANN001
-    from llm_planner.bench.report import BenchReport, format_table
+    from llm_planner.bench.report import format_table
 
     out = []
     n_seeds = report.config["seeds"]
     n_eps = report.config["episodes_per_seed"]
     for home, scene in homes:
-        sub = BenchReport("household", report.backend, rows=[r for r in report.rows if r["home"] == home])
         title = (f"Success rate (%) within {report.config['max_steps']} steps, {home} apartment ({scene}); "
                  f"mean ± stderr over {n_seeds} seeds x {n_eps} episodes; backend {report.backend}; "
-                 f"N={sims} simulations")
-        out.append("\n" + sub.pivot("success_rate", "stderr", 100.0, 1, title=title))
+                 f"N={sims} simulations; unrelated moves: objects grabbed that no goal names, over all episodes")
+        out.append("\n" + success_table(report, home, title))
     header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
               "s/decision", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
     body = []
@@ -94,6 +95,21 @@ def format_report(report, homes, methods, suites, sims: int, wall: float) -> str
         f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))
     out.append(f"\nwall time {wall:.0f} s for {len(report.episodes)} episodes")
     return "\n".join(out)
+
+
+def success_table(report, home: str, title: str) -> str:  # noqa: ANN001 - BenchReport
+    """Methods x suites success (mean ± stderr over seeds, Tables 1/2), and per method the objects
+    its episodes grabbed that no goal names (issue 27: a robot must not shuffle someone's things)."""
+    from llm_planner.bench.report import fmt_pm, format_table
+
+    rows = [r for r in report.rows if r["home"] == home]
+    suites = list(dict.fromkeys(r["split"] for r in rows))
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    cells = {(r["method"], r["split"]): fmt_pm(r["success_rate"], r.get("stderr", 0.0), 100.0, 1) for r in rows}
+    moved = {m: sum(int(e.get("unrelated_moves", 0) or 0) for e in report.episodes
+                    if e["home"] == home and e["method"] == m) for m in methods}
+    body = [[m, *[cells.get((m, s), "-") for s in suites], moved[m]] for m in methods]
+    return format_table(["method", *suites, "unrelated moves"], body, title=title)
 
 
 def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001

@@ -186,6 +186,36 @@ class Belief:
             names[:, held] = None
         return [tuple(row) for row in names.tolist()]
 
+    def unfinished(self, placement: Sequence[str | None], goal: Goal,
+                   rng: np.random.Generator) -> tuple[str | None, ...] | None:
+        """A placement in which ``goal`` does not hold, made from one in which it does: for one goal
+        item (drawn at random among those the belief allows to fail) enough of the instances at its
+        destination move elsewhere, each to a place drawn from its row without that destination (the
+        belief conditioned on "this object is not there"). None when the belief leaves no item a way
+        to fail (every instance at a destination was seen there).
+
+        The episode runs because its goal does not hold yet; a sampled world where it already holds
+        rewards any put in the search (``grab(x)`` and ``puton(x, where x was)`` "reach the goal"),
+        which is how a search ends up shuffling objects round in a loop (issue 27)."""
+        hh = self.household
+        out = list(placement)
+        breakable = []
+        for item in goal:
+            there = [i for i in _instances(hh, item.obj_type) if out[i] == item.destination]
+            spare = len(there) - item.count + 1  # instances that must leave for the item to fail
+            col = self.col.get(item.destination)
+            movable = [i for i in there if col is not None and self.probs[i].sum() - self.probs[i, col] > 0.0]
+            if spare > 0 and len(movable) >= spare:
+                breakable.append((item, movable, spare, col))
+        if not breakable:
+            return None
+        item, movable, spare, col = breakable[int(rng.integers(len(breakable)))]
+        for i in rng.permutation(movable)[:spare]:
+            row = self.probs[int(i)].copy()
+            row[col] = 0.0
+            out[int(i)] = self.furniture[int(rng.choice(len(row), p=row / row.sum()))]
+        return tuple(out)
+
     def state_with(self, placement: Sequence[str | None]) -> State:
         """The full state of a sampled placement with the agent's observed own state."""
         return State(self.room, self.near, self.holding, tuple(placement), frozenset(self.opened))
@@ -195,6 +225,10 @@ class Belief:
         if hh.furniture_room[furniture] != self.room:
             return False
         return not hh.is_container[furniture] or furniture in self.opened
+
+
+def _instances(household: Household, obj_type: str) -> list[int]:
+    return [i for i, o in enumerate(household.objects) if household.object_type[o] == obj_type]
 
 
 def _normalise(probs: np.ndarray) -> np.ndarray:

@@ -33,8 +33,17 @@ Choices the paper leaves open, and how they are made here (each says where it co
   positive reward"; 10 in the authors' ``check_progress``); reaching the goal ends the simulation.
 * Root states are drawn from the belief conditioned on "the task is not finished yet" (the
   episode would have ended otherwise): sampled placements that already satisfy the goal are
-  redrawn (a few batches at most); without this every action at the root would be rewarded in the
-  sampled worlds where the goal already holds.
+  redrawn (a few batches), and those that still do are made unfinished by moving the instances of
+  one goal item off its destination (``Belief.unfinished``); without this every put at the root
+  would be rewarded in the sampled worlds where the goal already holds. A commonsense prior puts
+  an object where the task wants it whenever the task asks for its usual place, so redraws alone
+  left most samples finished, and the search learned that grabbing anything and putting it back
+  "reaches the goal" (issue 27: loops of grab and put on a crowded counter).
+* The admissible actions that name an object (walk to it, grab it) are those of the goal's
+  objects (``Household.legal_actions(state, Household.goal_objects(goal))``), in the tree, the
+  rollouts and the question to pi(a|h): a robot in someone's home has no reason to move anything
+  the task does not name, and a crowded counter otherwise adds hundreds of actions that dilute the
+  rollouts and the policy (VirtualHome's own tasks rearrange goal objects only).
 
 What differs from a literal reading of Algorithm 1, and why (a served model answers in about a
 second, so the order and number of the line-28 questions decide the time of a decision; each
@@ -64,6 +73,10 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
   tree search", CG 2006): most nodes of a 100-simulation tree are visited once or twice, and a
   question asked on a node's last visit steers a single simulation.
+* **The most visited action** (``final_action: visits``; ``q`` = line 8). With uniform rollouts in
+  a big apartment most Q(h, a) are 0 or one lucky rollout, so argmax Q follows luck; the most
+  visited action (PUCT's visits follow pi and Q together) is the usual robust choice, and the
+  authors' code has it (``max_visit_action_node``, commented out).
 * **The tree is kept between decisions** (``reuse_tree``), as POMCP keeps it (Silver and Veness,
   "Monte-Carlo Planning in Large POMDPs", NeurIPS 2010): after the real action, the subtree under
   [a, o] becomes the next root when the real observation o is one the search had simulated, with
@@ -137,6 +150,7 @@ class LLMMCTS:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.goal_test = GoalTest(household, goal)
+        self.movable = household.goal_objects(goal)  # the only objects walked to and grabbed
         self.cut = config.depth_cut()
         self._stats = SearchStats()
         self.simulation = 0  # index of the running simulation (for error messages)
@@ -173,7 +187,7 @@ class LLMMCTS:
         states = [belief.state_with(p) for p in placements]  # line 4
         if root is None and states:  # SIMULATE at h not in T (lines 23-26): the first simulation adds it
             self.simulation = 1
-            root = Node(self.hh.legal_actions(states[0]), observation)
+            root = Node(self.hh.legal_actions(states[0], self.movable), observation)
             self.rollout(states[0], 0)
             stats.simulations += 1
             states = states[1:]
@@ -206,7 +220,12 @@ class LLMMCTS:
         self._root = root.children.get((i, observation))
 
     def _root_placements(self, belief: PlacementSampler, n: int) -> list[tuple[str | None, ...]]:
-        """n placements from b(s), redrawing those in which the goal already holds."""
+        """n placements from b(s) conditioned on "the goal does not hold yet": those in which it
+        holds are redrawn (``root_redraws`` batches: rejection sampling), and those that still hold
+        are made unfinished by moving the instances of one goal item away from its destination
+        (``Belief.unfinished``). A commonsense prior often puts an object where the task wants it
+        (a training pair is where the apartment keeps the type), so most raw samples hold; in them any
+        put "reaches the goal" and the search learns to put things back where they were."""
         if n <= 0:
             return []
         out = [p for p in belief.sample_placements(self.np_rng, n)]
@@ -218,6 +237,12 @@ class LLMMCTS:
             fresh = belief.sample_placements(self.np_rng, len(bad))
             for i, p in zip(bad, fresh):
                 out[i] = p
+        for i, p in enumerate(out):
+            if self.goal_test(p):
+                fixed = belief.unfinished(p, self.goal, self.np_rng)
+                if fixed is not None:
+                    out[i] = fixed
+                    self._stats.root_repairs += 1
         return out
 
     # -------------------------------------------------------------- ROLLOUT
@@ -230,10 +255,10 @@ class LLMMCTS:
         discount = 1.0
         gamma = self.config.gamma
         reward = self.config.goal_reward
-        hh, goal_test, pick, rng = self.hh, self.goal_test, self.rollout_policy, self.rng
+        hh, goal_test, pick, rng, movable = self.hh, self.goal_test, self.rollout_policy, self.rng, self.movable
         steps = 0
         while d < self.cut:  # line 11: gamma^d < epsilon -> 0
-            actions = hh.legal_actions(s)
+            actions = hh.legal_actions(s, movable)
             if not actions:
                 break
             a = pick(actions, rng)  # line 14
@@ -335,7 +360,7 @@ class LLMMCTS:
             o = hh.observe(s2) if by_obs else None
             child = node.children.get((i, o) if by_obs else i)  # line 31: h' = PUSHBACK(h, [a*, o])
             if child is None:  # lines 23-26
-                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2), o if by_obs else hh.observe(s2))
+                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable), o if by_obs else hh.observe(s2))
                 stats.max_depth = max(stats.max_depth, d2)
                 leaf = self.rollout(s2, d2)
                 break

@@ -377,7 +377,8 @@ class LPolicyPlanner(LLMMCTSPlanner):
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.household is not None and self.belief is not None and self.mcts is not None
-        actions = self.household.legal_actions(observed_state(self.household, observation, self.belief.opened))
+        actions = self.household.legal_actions(observed_state(self.household, observation, self.belief.opened),
+                                               self.mcts.movable)
         if not actions:
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         probs = list(self._policy_fn(tuple(self.history), tuple(self.observations[:-1]), observation, actions))

@@ -124,14 +124,15 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
 
 
 def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 - Goal
-    """The ground actions an episode of ``goal`` will mostly meet: every walk, grab, open and close
-    of the apartment, and the put actions of the goal's object types."""
+    """The ground actions an episode of ``goal`` can meet: every walk to a room or furniture, every
+    open and close, and the walks, grabs and puts of the goal's objects (the planners walk to and
+    grab no other object: ``Household.legal_actions(state, objects)``)."""
     hh = household
     containers = [f for f in hh.furniture if hh.is_container[f]]
     surfaces = [f for f in hh.furniture if not hh.is_container[f]]
-    movers = [o for o in hh.objects if hh.object_type[o] in {g.obj_type for g in goal}]
-    actions = [Action("walk", (t,)) for t in (*hh.rooms, *hh.furniture, *hh.objects)]
-    actions += [Action("grab", (o,)) for o in hh.objects]
+    movers = [hh.objects[i] for i in hh.goal_objects(goal)]
+    actions = [Action("walk", (t,)) for t in (*hh.rooms, *hh.furniture, *movers)]
+    actions += [Action("grab", (o,)) for o in movers]
     actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
     actions += [Action("putin", (o, c)) for o in movers for c in containers]
     actions += [Action("puton", (o, s)) for o in movers for s in surfaces]

@@ -12,7 +12,7 @@ from typing import Callable, Hashable, Protocol, Sequence
 import numpy as np
 
 from llm_planner.errors import ConfigError
-from llm_planner.domains.household.world.symbolic import Action, Observation, State
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation, State
 
 SELECTIONS = ("puct", "uct")
 HISTORY_KEYS = ("observation", "action")
@@ -93,6 +93,9 @@ class PlacementSampler(Protocol):
 
     def state_with(self, placement: Sequence[str | None]) -> State: ...
 
+    def unfinished(self, placement: Sequence[str | None], goal: Goal,
+                   rng: np.random.Generator) -> tuple[str | None, ...] | None: ...
+
 
 RolloutPolicy = Callable[[Sequence[Action], random.Random], Action]
 
@@ -161,6 +164,7 @@ class SearchStats:
     rollout_steps: int = 0
     goal_hits: int = 0          # simulations whose return includes the goal reward
     root_redraws: int = 0       # root samples redrawn because the goal already held in them
+    root_repairs: int = 0       # ... still holding after the redraws, made unfinished (Belief.unfinished)
     rollout_visits: int = 0     # visits to a node of T evaluated by ROLLOUT (expand_after, max_waves)
     reused_nodes: int = 0       # nodes of T kept from the previous decision (reuse_tree)
     waves: int = 0              # times the search waited for questions in flight (concurrent)

@@ -15,7 +15,7 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.execution import SymbolicWorld, run_episode
 from llm_planner.planners.base import Task, create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
-from llm_planner.methods.llm_mcts.tree import argmax_ties, puct_scores, uct_scores
+from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties, puct_scores, uct_scores
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import generate_tasks
@@ -148,11 +148,16 @@ def test_search_is_deterministic_for_a_seed(hh):
 
 # ------------------------------------------- concurrent questions, fewer questions, reuse
 def _comp_root(hh):
+    """A two-item goal whose objects are in view (the living room), one item already done (the
+    magazine lies on the coffee table): random rollouts reach it, so trees grown in different
+    orders differ."""
     task = generate_tasks(hh.scene, "comp", 1, 4)[0]
     obs = hh.observe(hh.sample_initial_state(task.placement_seed))
     belief = Belief.from_prior(hh, {"apple": {"fridge": 3, "kitchen_table": 1}})
     belief.update(obs)
-    return task.goal, obs, belief
+    goal = (GoalItem("on", "remote_control", "sofa", 1), GoalItem("on", "magazine", "coffee_table", 1))
+    assert {o for _, o, _ in obs.relations} >= {"remote_control_1", "magazine_1"}
+    return goal, obs, belief
 
 
 def _fixed_policy(history, past, observation, actions):
@@ -180,13 +185,17 @@ def _walk(node):
 
 def test_sequential_search_matches_the_recursive_reference(hh):
     """One question at a time the iterative SIMULATE is Algorithm 1 as the recursive implementation
-    computed it (these figures are that implementation's, before the search could wait for answers)."""
+    computed it. The figures were that implementation's (before the search could wait for answers)
+    and were pinned again (on another goal) when issue 27 left only the goal's objects to walk to
+    and grab and conditioned the root samples on the unfinished goal."""
     for config in ({}, {"max_in_flight": 1}):
         _, result = _search(hh, **config)
-        assert result.action == Action("walk", ("sofa",))
-        assert result.root.na == [16, 16, 3, 13, 20, 3, 13, 20, 6, 23, 13, 3]
-        assert result.root.q[3] == pytest.approx(0.484807238) and sum(result.root.q) == pytest.approx(0.484807238)
-        assert (result.stats.policy_queries, result.stats.goal_hits, result.stats.nodes) == (33, 1, 150)
+        assert result.action == Action("walk", ("coffee_table",))
+        assert result.root.actions[-2:] == [Action("walk", ("magazine_1",)), Action("walk", ("remote_control_1",))]
+        assert result.root.na == [20, 20, 3, 12, 29, 3, 16, 31, 15]  # 9 actions: no walk to the mug in view
+        assert result.root.q[4] == pytest.approx(0.370927896) and result.root.q[7] == pytest.approx(0.225270096)
+        assert sum(result.root.q) == pytest.approx(0.370927896 + 0.225270096)
+        assert (result.stats.policy_queries, result.stats.goal_hits, result.stats.nodes) == (30, 3, 150)
         assert result.stats.waves == 0 and result.stats.peak_in_flight == 1
 
 
@@ -491,3 +500,38 @@ def test_bench_household_latencies_are_checked_before_anything_starts(capsys):
                          (["--latencies", "0.5", "--serve-latency", "0.2"], "exclude each other")):
         assert main([*base, *bad]) == 1
         assert message in capsys.readouterr().err
+
+
+def test_root_samples_are_worlds_where_the_goal_does_not_hold_yet(hh):
+    """Issue 27: a prior that puts the object where the task wants it (its usual place) makes most
+    raw samples finished worlds, in which any put 'reaches the goal'. The root samples are
+    conditioned on the unfinished goal, and the search never sees such a world."""
+    goal = (GoalItem("inside", "milk", "fridge", 1),)
+    belief = Belief.from_prior(hh, {"milk": {"fridge": 99, "kitchen_table": 1}})
+    raw = belief.sample_placements(np.random.default_rng(0), 200)
+    i = hh.index["milk_1"]
+    assert sum(p[i] == "fridge" for p in raw) > 150
+    m = LLMMCTS(hh, goal, SearchConfig(simulations=200, root_redraws=8), seed=0)
+    m._stats = SearchStats()
+    roots = m._root_placements(belief, 200)
+    assert not any(m.goal_test(p) for p in roots) and m._stats.root_repairs > 0
+    places = [p[i] for p in roots]  # the row without the fridge: the table 0.01, 15 others 0.001 each
+    assert "fridge" not in places and max(set(places), key=places.count) == "kitchen_table"
+    assert 0.3 < places.count("kitchen_table") / len(places) < 0.6
+    # an instance seen at its destination stays there: the belief allows no other place for it
+    seen = Belief.point(hh, hh.initial_state({o: "fridge" if o == "milk_1" else f
+                                              for o, f in hh.scene.sample_placement(0).items()}))
+    assert seen.unfinished(seen.sample_placements(np.random.default_rng(1), 1)[0], goal,
+                           np.random.default_rng(1)) is None
+
+
+def test_the_search_offers_only_the_goal_objects_to_walk_to_and_grab(hh):
+    s = holding_apple_at_open_fridge(hh)
+    s = hh.transition(s, Action("putin", ("apple_1", "fridge")))  # one apple in, near the open fridge
+    m = LLMMCTS(hh, (GoalItem("inside", "apple", "fridge", 2),), SearchConfig(simulations=30), seed=0)
+    objects = {a.args[0] for a in hh.legal_actions(s, m.movable) if a.verb in ("grab", "walk") and a.args[0] in hh.index}
+    everything = {a.args[0] for a in hh.legal_actions(s) if a.verb in ("grab", "walk") and a.args[0] in hh.index}
+    assert objects and {hh.object_type[o] for o in objects} == {"apple"} and len(everything) > len(objects)
+    result = m.search([], hh.observe(s), Belief.point(hh, s))
+    for node in _walk(result.root):
+        assert all(hh.object_type[a.args[0]] == "apple" for a in node.actions if a.verb == "grab"), node.actions

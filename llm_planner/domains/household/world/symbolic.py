@@ -358,14 +358,24 @@ class Household:
         done = self.satisfied(nxt, goal)
         return StepResult(nxt, self.observe(nxt), self.goal_reward if done else 0.0, done)
 
-    def legal_actions(self, state: State) -> list[Action]:
-        """The admissible actions of a state (what a policy may choose from)."""
+    def goal_objects(self, goal: Iterable[GoalItem]) -> tuple[int, ...]:
+        """Indices of the instances of the goal's object types: the only objects a task needs to
+        walk to or grab (``legal_actions(state, objects)``), in scene order."""
+        types = {g.obj_type for g in goal}
+        return tuple(i for i, o in enumerate(self.objects) if self.object_type[o] in types)
+
+    def legal_actions(self, state: State, objects: Sequence[int] | None = None) -> list[Action]:
+        """The admissible actions of a state (what a policy may choose from). ``objects``: indices
+        of the objects that may be walked to and grabbed (:meth:`goal_objects`; None: every object);
+        the planners pass the goal's, so they never move a thing the task does not name."""
         near, holding = state.near, state.holding
         actions = list(self._room_walks[state.room])
         actions += [a for f, a in self._furniture_walks[state.room] if f != near]
         seen = self._view(state.room, state.opened)[0]
         obj_walk, obj_grab = self._obj_walk, self._obj_grab
-        for i, f in enumerate(state.placement):
+        placement = state.placement
+        for i in range(len(placement)) if objects is None else objects:
+            f = placement[i]
             if f in seen:
                 if f != near:
                     actions.append(obj_walk[i])
