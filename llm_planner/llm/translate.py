@@ -23,7 +23,7 @@ from typing import Any
 from llm_planner.errors import GoalError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.goal_support import check_model_goal
-from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
 from llm_planner.llm.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 
@@ -51,7 +51,7 @@ def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, 
     furniture = list(world.furniture)
     for rel, obj, dest, count in items:
         obj_type = _ground(obj, types, grounder, min_score, "object")
-        destination = _ground(dest, furniture, grounder, min_score, "container or surface")
+        destination = _ground(dest, furniture, grounder, min_score, "container or surface", world)
         rel = rel.lower()
         if rel not in (INSIDE, ON):
             rel = world.relation(destination)
@@ -65,13 +65,23 @@ def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, 
     return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
 
 
-def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str) -> str:
+def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str,
+            world: WorldInfo | None = None) -> str:
+    """A name of the scene for a model's words: never another kind of thing (issue 27: a "remote
+    control" is not the game controller), never one of several of a kind without saying which."""
     if text in names:
         return text
     ranked = grounder.rank_names(text, names)
+    closest = ", ".join(m.name for m in ranked[:3])
     if not ranked or ranked[0].score < min_score:
-        closest = ", ".join(m.name for m in ranked[:3])
         raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}")
+    if what == "object" and not same_kind(text, ranked[0].name):
+        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
+                        "other things: name one of them")
+    several = kind_duplicates(text, world) if world is not None else []
+    if several:
+        listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
+        raise GoalError(f"which {text}: {listed}? say which one")
     return ranked[0].name
 
 

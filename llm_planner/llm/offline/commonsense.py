@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import yaml
 
 from llm_planner.errors import ConfigError
-from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.domains.household.world.scene import CONTAINER
 
@@ -89,38 +89,6 @@ def load_commonsense(path: str | Path | None = None) -> Commonsense:
             raise ConfigError(f"{path}: verb_places.{verb} needs a place declared under places, got {spec!r}")
         verb_places[str(verb)] = (str(spec["place"]), bool(spec.get("kept_there", False)))
     return Commonsense(places, like, objects, aliases, place_aliases, path, verb_places)
-
-
-#: Words that tell apart furniture of one kind ("dresser_left", "top_shelf"): not part of the kind.
-POSITION_WORDS = frozenset({"left", "right", "upper", "lower", "top", "bottom", "front", "back", "middle", "big",
-                            "small", "large", "little", "main", "tall", "low", "high", "wide", "narrow", "north",
-                            "south", "east", "west", "first", "second", "third", "fourth", "other", "old", "new"})
-
-
-def furniture_forms(name: str, rooms: Sequence[str] = ()) -> list[str]:
-    """The ways a furniture name may say its kind, most specific first: ``nightstand_2`` ->
-    ["nightstand 2", "nightstand"]; ``kitchen_sink`` -> ["kitchen sink", "sink"]; ``dresser_left`` ->
-    ["dresser left", "dresser"]; ``master_bedroom_dresser`` (a room of ``rooms`` in front) ->
-    [..., "dresser"]. The last form is the head noun."""
-    words = name_to_text(name).split()
-    forms = [" ".join(words)]
-    words = [w for w in words if not w.isdigit()]
-    forms.append(" ".join(words))
-    kept = [w for w in words if w not in POSITION_WORDS]
-    words = kept or words
-    forms.append(" ".join(words))
-    room_words = {w for r in rooms for w in name_to_text(r).split()} | GENERAL_ROOM_WORDS
-    i = 0
-    while i < len(words) - 1 and words[i] in room_words:
-        i += 1
-    forms.append(" ".join(words[i:]))
-    forms.append(words[-1] if words else "")
-    return [f for f in dict.fromkeys(forms) if f]
-
-
-#: Room words a furniture name may start with ("kitchen_sink", "bathroom_cabinet", "guest_bed").
-GENERAL_ROOM_WORDS = frozenset({"kitchen", "living", "lounge", "bedroom", "bathroom", "guest", "master", "study",
-                                "office", "hall", "hallway", "dining", "utility", "kids", "room"})
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from llm_planner.errors import GoalError
 from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
-from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.grounding import Grounder, same_kind
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
@@ -362,7 +362,7 @@ class GoalParser:
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}")
-        if not _same_kind(phrase, name_to_text(match)):  # never swap one thing for another
+        if not same_kind(phrase, match):  # never swap one thing for another
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}, which are other things: name one of them "
                             "to move it")
@@ -578,23 +578,6 @@ def _number_of(furniture: str) -> int | None:
     """The number a furniture name ends with (nightstand_2 -> 2), or None."""
     match = re.search(r"_(\d+)$", furniture)
     return int(match.group(1)) if match else None
-
-
-def _same_kind(phrase: str, name: str) -> bool:
-    """Whether a phrase and a name say the same kind of thing: the same head noun (singular), or
-    the same words run together ("teddybear", "teddy bear"): "glass" is a wine glass, a "remote
-    control" is not a game controller."""
-    said, named = phrase.split(), name.split()
-    if not said or not named:
-        return False
-    if len(named) >= 2 and named[-1] in _PORTIONS:  # "bread" is a bread slice, "honey" a honey jar
-        named = named[:-1]
-    return _singular(said[-1]) == _singular(named[-1]) or "".join(said) == "".join(named)
-
-
-#: Head nouns that name a portion or a vessel of what their first words say ("bread slice", "jam jar").
-_PORTIONS = frozenset({"slice", "piece", "bottle", "jar", "can", "carton", "box", "bag", "packet", "pack", "loaf",
-                       "tub", "tin", "bar", "roll", "stick"})
 
 
 def _singular(word: str) -> str:

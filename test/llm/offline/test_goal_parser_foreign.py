@@ -58,3 +58,20 @@ def test_a_missing_thing_is_refused_with_the_closest_never_swapped(parser):
     with pytest.raises(GoalError, match="no nightstand in the study; its nightstands"):
         parser.parse("put the torch on the nightstand in the study")
     assert _items(parser, "put the game controller on the couch") == {("on", "game_controller", "couch", 1)}
+
+
+def test_a_models_goal_is_grounded_the_same_way(parser, offline):
+    """The model path (llm/translate.py ground_goal): a model's words never ground to another kind
+    of thing, nor to one of several furniture of a kind."""
+    from llm_planner.llm.translate import ground_goal
+
+    world, grounder = parser.world, offline.resources.grounder
+    with pytest.raises(GoalError, match="no object 'remote control'; the closest known names are game_controller"):
+        ground_goal((("on", "remote control", "couch", 1),), world, grounder, 0.5)
+    with pytest.raises(GoalError, match="no object 'remote control'.*other things"):  # however close it scores
+        ground_goal((("on", "remote control", "couch", 1),), world, grounder, 0.0)
+    with pytest.raises(GoalError, match=r"which nightstand: nightstand_1 \(master_bedroom\) or nightstand_2"):
+        ground_goal((("on", "alarm clock", "nightstand", 1),), world, grounder, 0.5)
+    goal = ground_goal((("on", "alarm clock", "nightstand 2", 1), ("inside", "toothbrushes", "washbasin", 1)),
+                       world, grounder, 0.5)
+    assert [(g.obj_type, g.destination) for g in goal] == [("alarm_clock", "nightstand_2"), ("toothbrush", "washbasin")]
