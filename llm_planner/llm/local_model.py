@@ -83,6 +83,7 @@ class LocalModelSettings:
     continuous_batching: bool
     log_level: str
     extra_args: tuple[str, ...]
+    server_env: Mapping[str, str]
     start_timeout_s: float
     convert_timeout_s: float
     stop_timeout_s: float
@@ -117,6 +118,7 @@ def load_local_model_settings(path: str | os.PathLike | None = None,
         return LocalModelSettings(
             known_models=known, device=str(server["device"]), continuous_batching=bool(server["continuous_batching"]),
             log_level=str(server["log_level"]), extra_args=tuple(str(a) for a in server.get("extra_args") or ()),
+            server_env={str(k): str(v) for k, v in dict(server.get("env") or {}).items()},
             start_timeout_s=float(data["start_timeout_s"]), convert_timeout_s=float(data["convert_timeout_s"]),
             stop_timeout_s=float(data["stop_timeout_s"]), health_poll_s=float(data["health_poll_s"]),
             first_answer_max_tokens=int(data["first_answer_max_tokens"]), log_lines=int(data["log_lines"]),
@@ -392,7 +394,8 @@ class LocalModelServer(_ClientConfig):
         cmd = [*_transformers_cli(), "serve", self.model_name, "--host", HOST, "--port", str(self.port),
                "--device", self.settings.device, "--log-level", self.settings.log_level,
                *(["--continuous-batching"] if self.settings.continuous_batching else []), *self.settings.extra_args]
-        env = {**os.environ, **self.env, **CHILD_ENV, "HF_HUB_CACHE": str(_hub_cache(self.settings))}
+        env = {**os.environ, **self.settings.server_env, **self.env, **CHILD_ENV,
+               "HF_HUB_CACHE": str(_hub_cache(self.settings))}
         main_thread = threading.current_thread() is threading.main_thread()
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      text=True, errors="replace", env=env, start_new_session=True,
