@@ -174,3 +174,24 @@ def test_new_apartment_passes_with_notes_on_unknown_types_and_runs_a_pybullet_ep
                  "--json", str(results)]) == 0
     record = json.loads(results.read_text())["episodes"][0]
     assert record["success"] is True and record["steps"] > 0, record
+
+
+def test_foreign_apartment_passes_and_says_where_each_receptacles_weight_comes_from(tmp_path, capsys):
+    """Issue 27: config/scenes/examples/long_flat.yaml shares no furniture name with the shipped
+    apartments; every receptacle of a kind the commonsense file knows under another name or number
+    gets that kind's weight, and the check says where each receptacle's weight comes from."""
+    flat = SCENES_DIR / "examples" / "long_flat.yaml"
+    scene = load_scene(flat)
+    assert len(scene.rooms) >= 4 and len(scene.furniture) >= 25 and len(scene.object_types) >= 100
+    shipped = set(load_scene("apartment_seen").furniture) | set(load_scene("apartment_unseen").furniture)
+    assert not set(scene.furniture) & shipped
+    assert main(["scene", "check", str(flat), "--out", str(tmp_path / "flat.png")]) == 0
+    out = capsys.readouterr().out
+    sources = {line.split("furniture.")[1].split(":")[0]: line for line in out.splitlines()
+               if line.strip().startswith("note: furniture.")}
+    assert set(sources) == set(scene.furniture)
+    assert "prior weight from 'nightstand' (its name read as 'nightstand')" in sources["nightstand_2"]
+    assert "prior weight from 'sink'" in sources["washbasin"] and "a container here, the file says surface" in sources["washbasin"]
+    for table in ("dining_table", "lounge_table", "study_table"):
+        assert "resembles no place" not in sources[table]
+    assert "ok:" in out
