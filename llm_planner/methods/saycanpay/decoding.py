@@ -58,24 +58,28 @@ from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
-_ACTION_SPACES: dict[int, tuple[Household, tuple[Action, ...]]] = {}
+_ACTION_SPACES: dict[tuple[int, frozenset[str]], tuple[Household, tuple[Action, ...]]] = {}
 VARIANTS = ("paper", "oracle")
 
 
-def action_space(household: Household) -> tuple[Action, ...]:
-    """Every action of the apartment, feasible or not (the seed's exhaustive admissible list)."""
-    hit = _ACTION_SPACES.get(id(household))
+def action_space(household: Household, goal: Goal = ()) -> tuple[Action, ...]:
+    """Every action of the apartment, feasible or not (the seed's exhaustive admissible list), with
+    walks to, grabs and puts of the goal's objects only (of every object without a goal): a robot in
+    someone's home moves nothing the task does not name (issue 27)."""
+    types = frozenset(g.obj_type for g in goal)
+    hit = _ACTION_SPACES.get((id(household), types))
     if hit is not None and hit[0] is household:
         return hit[1]
     h = household
     containers = [f for f in h.furniture if h.is_container[f]]
     surfaces = [f for f in h.furniture if not h.is_container[f]]
-    actions = [Action("walk", (x,)) for x in (*h.rooms, *h.furniture, *h.objects)]
-    actions += [Action("grab", (o,)) for o in h.objects]
+    movers = [h.objects[i] for i in h.goal_objects(goal)] if goal else list(h.objects)
+    actions = [Action("walk", (x,)) for x in (*h.rooms, *h.furniture, *movers)]
+    actions += [Action("grab", (o,)) for o in movers]
     actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
-    actions += [Action("putin", (o, c)) for o in h.objects for c in containers]
-    actions += [Action("puton", (o, s)) for o in h.objects for s in surfaces]
-    _ACTION_SPACES[id(household)] = (household, tuple(actions))
+    actions += [Action("putin", (o, c)) for o in movers for c in containers]
+    actions += [Action("puton", (o, s)) for o in movers for s in surfaces]
+    _ACTION_SPACES[(id(household), types)] = (household, tuple(actions))
     return tuple(actions)
 
 
@@ -184,12 +188,13 @@ class Decoder:
         past: tuple[Observation, ...] = tuple(beam.observations[:-1])
         if self.opts["say_input"] == "full":
             past = (first, ep.household.observe(ep.initial), *past)
-        query = PolicyQuery(world, ep.instruction, current, beam.history, action_space(ep.household), ep.goal, past)
+        query = PolicyQuery(world, ep.instruction, current, beam.history, action_space(ep.household, ep.goal), ep.goal,
+                            past)
         return list(self.backend.candidate_actions(query, m=int(self.opts["candidates"])).actions)
 
     def plan_query(self, ep: Episode, world: WorldInfo, history: tuple[Action, ...], first: Observation) -> PolicyQuery:
         """The paper's Say input: goal, o_0 and the plan so far, nothing observed after o_0 (§4)."""
-        return PolicyQuery(world, ep.instruction, first, history, action_space(ep.household), ep.goal, (),
+        return PolicyQuery(world, ep.instruction, first, history, action_space(ep.household, ep.goal), ep.goal, (),
                            from_initial=True)
 
     def say_offline_plan(self, ep: Episode, world: WorldInfo, beam: Beam, first: Observation) -> list[tuple[Action, float]]:
