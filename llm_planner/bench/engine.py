@@ -210,9 +210,15 @@ class RayEngine:
         task = ray.remote(_run_episode).options(num_cpus=self.settings.cpus_per_episode,
                                                   max_retries=self.settings.max_retries, retry_exceptions=False,
                                                   name="episode")
+        from ray import cloudpickle
+
+        # Everything of the benchmark goes as bytes, unpickled in the task after the run is counted:
+        # unpickling imports the benchmark's modules (seconds), and a worker lost then must count too.
         run_id = uuid.uuid4().hex[:8]
-        setup = ray.put((init, tuple(initargs), self._slots, self.settings.gate_wait_s))
-        refs = {task.remote(run_job, setup, f"{run_id}:{setup.hex()}", job, f"{run_id}:{i}", self._attempts): i
+        setup = ray.put(cloudpickle.dumps((init, tuple(initargs), self._slots, self.settings.gate_wait_s)))
+        code = cloudpickle.dumps(run_job)
+        refs = {task.remote(code, setup, f"{run_id}:{setup.hex()}", cloudpickle.dumps(job), f"{run_id}:{i}",
+                            self._attempts): i
                 for i, job in enumerate(jobs)}
         pending = list(refs)
         last = time.monotonic()
@@ -241,6 +247,12 @@ class RayEngine:
             for ref in pending:
                 ray.cancel(ref, force=True)
             raise
+
+    def runs_started(self) -> int:
+        """Episode runs begun so far in this engine (a retried episode counts each run)."""
+        import ray
+
+        return int(ray.get(self._attempts.started.remote(), timeout=self.settings.gate_wait_s)) if self._attempts else 0
 
     # -- figures
     def _read_counters(self) -> dict[str, Any]:
@@ -321,10 +333,11 @@ def bench_engine(args: argparse.Namespace, workers: int | None = None) -> Iterat
 _READY: set[str] = set()  # set-ups done in this worker process
 
 
-def _run_episode(run_job: Callable[[Any], Any], setup: tuple, key: str, job: Any, episode: str,
-                 attempts: Any) -> Any:
-    """One episode in a Ray worker: count the run, set the worker up once per benchmark run, run."""
+def _run_episode(run_job: bytes, setup: bytes, key: str, job: bytes, episode: str, attempts: Any) -> Any:
+    """One episode in a Ray worker: count the run, set the worker up once per benchmark run, run
+    (``run_job``, ``setup`` and ``job`` pickled: see :meth:`RayEngine.map`)."""
     import ray
+    from ray import cloudpickle
 
     if attempts is not None:
         ray.get(attempts.start.remote(episode))
@@ -333,7 +346,7 @@ def _run_episode(run_job: Callable[[Any], Any], setup: tuple, key: str, job: Any
 
         from tqdm import tqdm
 
-        init, initargs, slots, gate_wait_s = setup
+        init, initargs, slots, gate_wait_s = cloudpickle.loads(setup)
         tqdm.set_lock(_threading.RLock())  # as in the process pool: no multiprocessing lock
         from llm_planner.llm.request_gate import set_request_gate
 
@@ -342,7 +355,7 @@ def _run_episode(run_job: Callable[[Any], Any], setup: tuple, key: str, job: Any
             init(*initargs)
         _READY.clear()  # one benchmark run at a time per worker: older set-ups are stale
         _READY.add(key)
-    return run_job(job)
+    return cloudpickle.loads(run_job)(cloudpickle.loads(job))
 
 
 class RayRequestGate:
@@ -392,6 +405,9 @@ def _actor_classes() -> dict[str, Any]:
 
         def retries(self) -> int:
             return sum(n - 1 for n in self.runs.values())
+
+        def started(self) -> int:
+            return sum(self.runs.values())
 
     @ray.remote
     class Slots:
