@@ -12,8 +12,8 @@ requests, as Netflix's concurrency-limits library does for RPCs:
 * ``base`` is the least latency seen for a request of the same kind (the service time with no queue);
   with ``L`` requests in flight and a latency ``rtt``, about ``queue = L * (1 - base / rtt)`` of them
   are waiting at the server. Below ``queue_low`` the limit grows, above ``queue_high`` it shrinks, by
-  ``1 / L`` per answer (about one per round of requests): a one-at-a-time server settles at two or
-  three (one answered, one waiting, so it never idles), a batching server higher;
+  ``1 / L`` per answer (about one per round of requests): a one-at-a-time server settles at two (one
+  answered, one waiting, so it never idles), a batching server higher;
 * a timeout, a 429 or a 5xx halves the limit (multiplicative decrease), so retries never pile onto a
   saturated server;
 * time a request waits here for a slot is not time at the server: the caller's deadline does not
@@ -36,8 +36,8 @@ class LimiterSettings:
 
     initial: int = 2            # requests in flight before anything is measured
     ceiling: int = 16           # never more (also the most a batching server is given)
-    queue_low: float = 1.0      # estimated requests waiting at the server below which the limit grows
-    queue_high: float = 2.0     # ... above which it shrinks
+    queue_low: float = 0.9      # estimated requests waiting at the server below which the limit grows
+    queue_high: float = 1.5     # ... above which it shrinks
     wait_s: float = 600.0       # longest wait for a slot (openai.queue_timeout_s)
     adaptive: bool = True       # False: always ``ceiling`` in flight (what a fixed pool of workers does)
 
@@ -45,8 +45,8 @@ class LimiterSettings:
     def from_config(opts: dict[str, Any]) -> "LimiterSettings":
         section = dict(opts.get("in_flight") or {})
         return LimiterSettings(initial=int(section.get("initial", 2)), ceiling=int(opts.get("max_in_flight", 16)),
-                               queue_low=float(section.get("queue_low", 1.0)),
-                               queue_high=float(section.get("queue_high", 2.0)),
+                               queue_low=float(section.get("queue_low", 0.9)),
+                               queue_high=float(section.get("queue_high", 1.5)),
                                wait_s=float(opts.get("queue_timeout_s", 600.0)),
                                adaptive=bool(section.get("adaptive", True)))
 
