@@ -16,6 +16,7 @@ from typing import Any
 #: Options of the stand-in that mean nothing to a real model: (dest, default) as argparse sets them.
 STAND_IN_ONLY = (("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"),
                  ("fault_rate", 0.0), ("no_structured_output", False), ("max_n", 0), ("model", None),
+                 ("ignore_n", False), ("greedy", False), ("ignore_structured_output", False),
                  ("llm_config", None), ("set", []))
 
 
@@ -48,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-structured-output", action="store_true",
                    help="refuse response_format (HTTP 400), as servers without JSON-schema support do")
     p.add_argument("--max-n", type=int, default=0, metavar="N", help="refuse n above N (HTTP 400; default: no limit)")
+    p.add_argument("--ignore-n", action="store_true",
+                   help="answer one choice whatever n asks, as transformers serve and llama.cpp do")
+    p.add_argument("--greedy", action="store_true", help="answer identical prompts identically whatever temperature "
+                   "and seed, as a model without do_sample in its generation config does")
+    p.add_argument("--ignore-structured-output", action="store_true",
+                   help="accept response_format but answer in the style, as transformers serve does")
     p.add_argument("--hang-s", type=float, default=30.0, help="how long a 'timeout' fault keeps a client waiting (30)")
     p.add_argument("--retry-after", type=float, default=1.0, help="Retry-After seconds of a 429 fault (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of faults, latency draws and style choices")
@@ -133,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port, latency=latency, max_concurrency=args.max_concurrency, style=args.style,
         fault_rate=args.fault_rate, faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
         structured_output=not args.no_structured_output, max_n=args.max_n, hang_s=args.hang_s,
+        ignore_n=args.ignore_n, greedy=args.greedy, ignore_structured_output=args.ignore_structured_output,
         retry_after_s=args.retry_after, seed=args.seed, **({"model": args.model} if args.model else {}),
     ).validate()
     config = load_llm_config(args.llm_config, parse_dotted(args.set)).with_overrides({"backend": "offline"})
