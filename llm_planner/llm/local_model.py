@@ -17,6 +17,9 @@ Every served folder has ``"do_sample": true`` in its generation config: without 
 decodes greedily whatever ``temperature`` a request asks for, and LLM-MCTS's M samples (Zhao et al.
 2023, §2.2-2.3) would be M copies of one answer. ``transformers serve`` ignores ``n``,
 ``response_format`` and ``logprobs`` (../shared/notes/models-offline.md); the client finds that out.
+With continuous batching it also takes temperature, top_p and stop sequences from the first request
+it gets and applies them to every later one (transformers 5.23, ``CBGenerateManager``): that first
+request is ours and sets ``batch_sampling`` of the settings for the server's lifetime.
 
 From Python (tests, benchmarks)::
 
@@ -92,6 +95,7 @@ class LocalModelSettings:
     log_lines: int
     cache_dir: Path | None
     generation_overrides: Mapping[str, Any] = field(default_factory=dict)
+    batch_sampling: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def models_dir(self) -> Path:
@@ -104,7 +108,7 @@ def load_local_model_settings(path: str | os.PathLike | None = None,
     source = Path(path) if path else config_dir() / "local_model.yaml"
     data = {**read_yaml_mapping(source, "the local model settings"), **(overrides or {})}
     expected = {"known_models", "server", "start_timeout_s", "convert_timeout_s", "stop_timeout_s", "health_poll_s",
-                "first_answer_max_tokens", "log_lines", "cache_dir", "generation_overrides"}
+                "first_answer_max_tokens", "batch_sampling", "log_lines", "cache_dir", "generation_overrides"}
     if set(data) != expected:
         raise ConfigError(f"{source}: unknown keys {sorted(set(data) - expected) or 'none'}, missing "
                           f"{sorted(expected - set(data)) or 'none'}")
@@ -123,7 +127,8 @@ def load_local_model_settings(path: str | os.PathLike | None = None,
             stop_timeout_s=float(data["stop_timeout_s"]), health_poll_s=float(data["health_poll_s"]),
             first_answer_max_tokens=int(data["first_answer_max_tokens"]), log_lines=int(data["log_lines"]),
             cache_dir=Path(data["cache_dir"]).expanduser() if data["cache_dir"] else None,
-            generation_overrides=dict(data["generation_overrides"] or {}))
+            generation_overrides=dict(data["generation_overrides"] or {}),
+            batch_sampling={str(k): float(v) for k, v in dict(data["batch_sampling"] or {}).items()})
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{source}: malformed entry ({type(exc).__name__}: {exc})") from None
 
@@ -438,7 +443,8 @@ class LocalModelServer(_ClientConfig):
         self.timings["load_s"] = time.monotonic() - t0
         t1 = time.monotonic()
         body = {"model": self.model_name, "messages": [{"role": "user", "content": "Say OK."}],
-                "max_tokens": self.settings.first_answer_max_tokens}
+                "max_tokens": self.settings.first_answer_max_tokens,
+                **(self.settings.batch_sampling if self.settings.continuous_batching else {})}
         request = urllib.request.Request(f"{self.base_url}/chat/completions", json.dumps(body).encode(),
                                          {"Content-Type": "application/json"})
         try:
@@ -514,6 +520,13 @@ class LocalModelServer(_ClientConfig):
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
+    def _sampling(self) -> str:
+        if not self.settings.continuous_batching:
+            return "one request at a time, sampling on, each request's temperature, top_p and stop honoured"
+        shared = ", ".join(f"{k} {v:g}" for k, v in self.settings.batch_sampling.items()) or "the model's defaults"
+        return (f"continuous batching: every request samples with {shared}, set by the first request; "
+                "a request's own temperature, top_p and stop are not honoured")
+
     def describe(self) -> str:
         """One paragraph: what runs where, and how the folder was prepared."""
         prepared = self.prepared
@@ -523,7 +536,7 @@ class LocalModelServer(_ClientConfig):
                }[prepared.how] if prepared else "?"
         return (f"{self.spec} at {self.base_url} (model {self.model_name}; transformers serve, pid "
                 f"{self.proc.pid if self.proc else '-'}, {self.settings.device}, "
-                f"{'continuous batching' if self.settings.continuous_batching else 'one request at a time'}, sampling on)"
+                f"{self._sampling()})"
                 f"\n  model folder: {how}\n  started in {self.timings.get('start_s', 0):.1f} s (loaded in "
                 f"{self.timings.get('load_s', 0):.1f} s, first answer in {self.timings.get('first_answer_s', 0):.1f} s)")
 
