@@ -27,6 +27,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 ray = pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
+pytestmark = pytest.mark.slow  # a two-node cluster: 30-45 s to start on a loaded machine
 
 from llm_planner.bench import gtamp as gtamp_bench  # noqa: E402
 from llm_planner.bench.engine import RayEngine, load_ray_settings  # noqa: E402
@@ -240,3 +241,24 @@ def test_llm_max_in_flight_limits_requests_across_the_cluster(cluster):
     assert _Counting.total == 6 and _Counting.peak == 1
     assert summary["llm_requests_gated"] == 6 and summary["peak_in_flight"] == 1 and summary["throttled"] >= 1
     assert "throttled" in engine.header()
+
+
+def test_settings_and_flags_are_checked_before_anything_starts(tmp_path):
+    import argparse
+
+    from llm_planner.bench.engine import bench_engine
+    from llm_planner.errors import ConfigError
+
+    bad = tmp_path / "ray.yaml"
+    bad.write_text("max_retry: 3\n")
+    with pytest.raises(ConfigError, match="unknown key.*max_retry.*max_retries"):
+        load_ray_settings(bad)
+    bad.write_text("max_retries: -1\n")
+    with pytest.raises(ConfigError, match="max_retries >= 0"):
+        load_ray_settings(bad)
+    assert load_ray_settings().max_retries >= 1  # the shipped file: lost workers are retried
+    with pytest.raises(ConfigError, match="--llm-max-in-flight needs --ray"):
+        with bench_engine(argparse.Namespace(ray=None, llm_max_in_flight=4, workers=2)):
+            pass
+    with bench_engine(argparse.Namespace(ray=None, llm_max_in_flight=None, workers=2)) as engine:
+        assert engine is None  # --workers: no Ray at all
