@@ -172,7 +172,7 @@ def lexical_differences(reading: DirectiveReading, goal: Goal, complete: bool = 
             out.append(f"the directive does not say how many {plural(name_to_text(item.obj_type))} "
                        f"('{vague.said}'), so the model's {item.count} is a guess")
             continue
-        counts = {m.count for m in placed}
+        counts = {m.count for m in placed if m.count is not None}
         if len(placed) > 1:  # "an apple and another apple in the fridge"
             counts.add(sum(m.count or 0 for m in placed))
         if item.count not in counts:

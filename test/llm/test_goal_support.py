@@ -39,12 +39,13 @@ def test_made_up_sub_goal_is_refused_naming_it(check):
 
 
 def test_wrong_count_swapped_object_swapped_place_and_dropped_atom_are_refused(check):
-    with pytest.raises(UnsupportedGoal, match="the model said two apples, the directive says one \\(the directive reads as"):
+    with pytest.raises(UnsupportedGoal, match=r"the model said two apples, the directive says one \(the directive "):
         check("put one apple inside the fridge", ("inside", "apple", "fridge", 2))
     with pytest.raises(UnsupportedGoal) as info:
         check("put the apple in the fridge", ("inside", "banana", "fridge", 1))
-    assert info.value.differences == ("the model added 'a banana inside the fridge', which the directive does not ask for",
-                                      "the model dropped 'an apple inside the fridge', which the directive asks for")
+    assert info.value.differences == (
+        "the model added 'a banana inside the fridge', which the directive does not ask for",
+        "the model dropped 'an apple inside the fridge', which the directive asks for")
     with pytest.raises(UnsupportedGoal) as info:
         check("put the apple in the fridge and the milk on the kitchen table",
               ("inside", "milk", "fridge", 1), ("on", "apple", "kitchen_table", 1))
@@ -119,8 +120,9 @@ def test_every_gold_goal_of_the_evaluation_set_is_supported_by_its_words_and_eve
         gold = [GoalItem(*g) for g in sorted(case.gold)]
         check_model_goal(reading, tuple(gold), world, offline.resources)
         first = gold[0]
+        elsewhere = "sofa" if first.destination == "kitchen_table" else "kitchen_table"
         changes = [
-            gold + [GoalItem("on", first.obj_type, "sofa" if first.destination == "kitchen_table" else "kitchen_table", 1)],
+            gold + [GoalItem("on", first.obj_type, elsewhere, 1)],
             [GoalItem(first.rel, first.obj_type, first.destination, first.count + 1)] + gold[1:],
             [GoalItem(first.rel, rng.choice([t for t in world.object_types if t != first.obj_type]), first.destination,
                       first.count)] + gold[1:],

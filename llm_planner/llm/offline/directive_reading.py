@@ -111,9 +111,9 @@ class DirectiveReader:
                 if last is None or (last.name, last.clause) != (obj.name, obj.clause):  # "a slice of bread": one
                     reading.objects.append(obj)
                 continue
-            place = self._place(tokens, begin, end, clause)
-            if place is not None:
-                reading.places.append(place)
+            where = self._place(tokens, begin, end, clause)
+            if where is not None:
+                reading.places.append(where)
 
     def _object(self, tokens: list[str], begin: int, end: int, clause: int) -> Mention | None:
         """The object a chunk names (its last words: "red apples" -> apple) and the count said before it."""
