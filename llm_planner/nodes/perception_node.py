@@ -9,6 +9,7 @@ PickOccludedBy, PlaceOccludedBy, ...) and the object poses.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import geometry_from_msg, percept_to_msg
@@ -57,7 +58,7 @@ class PerceptionNode(ManagedNode):
             self.pubs[topic].publish(percept_to_msg(percept, msg.header))
         self.last_published = time.monotonic()
 
-    def diagnose(self):  # noqa: ANN201 - ManagedNode.diagnose
+    def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
         now, stale = time.monotonic(), self.params["perception_stale_s"]
         if not self.last_published:
             return WARN, "no perception published yet (is the simulator active?)", {}, []

@@ -137,8 +137,8 @@ class PlannerNode(ManagedNode):
             self.get_logger().warning(f"directive {msg.data[:80]!r}: {result.message}")
 
     def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
-        running = self.runner.slot._running  # noqa: SLF001 - (task id, directive, cancel event) or None
-        queued = self.runner.planning.pool._work_queue.qsize()  # noqa: SLF001 - the pool's backlog
+        running = self.runner.slot._running  # (task id, directive, cancel event) or None
+        queued = self.runner.planning.pool._work_queue.qsize()  # the pool's backlog
         values = {"requests in flight": self.in_flight, "planning queue": queued,
                   "default planner": self.params["planner"], "llm_backend": self.params["llm_backend"]}
         if running:

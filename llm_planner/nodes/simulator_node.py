@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
@@ -64,7 +65,7 @@ class SimulatorNode(ManagedNode):
                 self.sim.close()
                 self.sim = None
 
-    def on_parameter(self, name: str, value) -> None:  # noqa: ANN001 - a parameter value
+    def on_parameter(self, name: str, value: Any) -> None:
         if name == "geometry_rate_hz":
             self.destroy_timer(self.timer)
             self.timer = self.create_timer(1.0 / value, self.on_timer, callback_group=self.group)
@@ -116,7 +117,7 @@ class SimulatorNode(ManagedNode):
                 response.success, response.message = False, f"could not render: {exc}"
         return response
 
-    def diagnose(self):  # noqa: ANN201 - ManagedNode.diagnose
+    def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
         window = 10.0 / self.params["diagnostics_rate_hz"]
         now = time.monotonic()
         steps = sum(1 for t in self.skills if now - t <= window) / window
