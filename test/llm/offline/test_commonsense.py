@@ -51,7 +51,7 @@ def flat_knowledge(offline):
 def test_every_receptacle_of_a_known_kind_gets_its_weight(flat_knowledge):
     """Numbered, room-prefixed and positional duplicates take their kind's full weight (both
     nightstands the same), every table and every sink get weight, whatever the scene's kind."""
-    book = flat_knowledge.place_weights("novel")  # 'novel' is not in the file: book
+    book = flat_knowledge.place_weights("novel")
     assert book["nightstand_1"] == book["nightstand_2"] > 0
     socks = flat_knowledge.place_weights("socks")
     assert socks["dresser_left"] == socks["dresser_right"] > 0
