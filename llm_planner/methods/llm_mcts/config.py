@@ -14,7 +14,7 @@ from llm_planner.methods.llm_mcts.tree import SearchConfig
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
 
 
@@ -54,6 +54,7 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             goal_reward=float(cfg["goal_reward"]), history_key=str(cfg["history_key"]),
                             root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
                             expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
-                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]))
+                            max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]),
+                            rollout_greed=float(cfg.get("rollout_greed", 0.0)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

@@ -77,6 +77,12 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   a big apartment most Q(h, a) are 0 or one lucky rollout, so argmax Q follows luck; the most
   visited action (PUCT's visits follow pi and Q together) is the usual robust choice, and the
   authors' code has it (``max_visit_action_node``, commented out).
+* **Goal-directed rollouts** (``rollout_greed``, 0 = line 14's uniform pi_rollout). A share of the
+  rollout steps takes the preferred action in the sampled state (carry a held goal object to its
+  destination, else fetch one from where the sample has it), as POMCP's rollouts use preferred
+  actions (Silver and Veness 2010, §6); the rest stay uniform. Uniform rollouts across a flat of
+  six rooms and 35 receptacles never reach a goal within the depth cut, so every Q(h, a) was 0
+  and the search only followed pi: the belief, the point of the method, did not matter.
 * **The tree is kept between decisions** (``reuse_tree``), as POMCP keeps it (Silver and Veness,
   "Monte-Carlo Planning in Large POMDPs", NeurIPS 2010): after the real action, the subtree under
   [a, o] becomes the next root when the real observation o is one the search had simulated, with
@@ -256,12 +262,15 @@ class LLMMCTS:
         gamma = self.config.gamma
         reward = self.config.goal_reward
         hh, goal_test, pick, rng, movable = self.hh, self.goal_test, self.rollout_policy, self.rng, self.movable
+        greed = self.config.rollout_greed
         steps = 0
         while d < self.cut:  # line 11: gamma^d < epsilon -> 0
-            actions = hh.legal_actions(s, movable)
-            if not actions:
-                break
-            a = pick(actions, rng)  # line 14
+            a = self._preferred(s) if greed and rng.random() < greed else None
+            if a is None:
+                actions = hh.legal_actions(s, movable)
+                if not actions:
+                    break
+                a = pick(actions, rng)  # line 14
             s = hh.transition(s, a)  # line 15
             steps += 1
             d += 1
@@ -272,6 +281,43 @@ class LLMMCTS:
             discount *= gamma  # line 17: r + gamma * ROLLOUT(s', h', done, d + 1)
         self._stats.rollout_steps += steps
         return total
+
+    def _preferred(self, s: State) -> Action | None:
+        """The goal-directed rollout step in a sampled state (POMCP's "preferred actions", Silver
+        and Veness 2010, §6): carry a held goal object to the destination of an unfinished item
+        (walk to its room, to it, open it, put), else fetch an instance of an unfinished item from
+        where this sample has it (walk, open, grab). None when the state offers none (uniform then)."""
+        hh, placement = self.hh, s.placement
+        open_items = [(indices, dest) for indices, dest, count in self.goal_test.items
+                      if sum(1 for i in indices if placement[i] == dest) < count]
+        if not open_items:
+            return None
+        if s.holding is not None:
+            held = hh.index[s.holding]
+            dest = next((d for indices, d in open_items if held in indices), None)
+            if dest is None:
+                return None
+            if s.near != dest:
+                return self._walk_towards(s, dest)
+            if hh.is_container[dest] and dest not in s.opened:
+                return Action("open", (dest,))
+            return Action("putin" if hh.is_container[dest] else "puton", (s.holding, dest))
+        indices, dest = open_items[0]
+        todo = [i for i in indices if placement[i] != dest and placement[i] is not None]
+        if not todo:
+            return None
+        here = [i for i in todo if placement[i] == s.near] or [i for i in todo if hh.furniture_room[placement[i]] == s.room]
+        i = (here or todo)[0]
+        place = placement[i]
+        if s.near != place:
+            return self._walk_towards(s, place)
+        if hh.is_container[place] and place not in s.opened:
+            return Action("open", (place,))
+        return Action("grab", (hh.objects[i],))
+
+    def _walk_towards(self, s: State, furniture: str) -> Action:
+        room = self.hh.furniture_room[furniture]
+        return Action("walk", (furniture if room == s.room else room,))
 
     # ------------------------------------------------------------- SIMULATE
     def _simulate_all(self, root: Node, history: tuple[Action, ...], past: tuple[Observation, ...],

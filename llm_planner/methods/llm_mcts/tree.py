@@ -37,6 +37,7 @@ class SearchConfig:
     reuse_tree: bool = False
     max_in_flight: int = 1
     max_waves: int = 0
+    rollout_greed: float = 0.0  # share of rollout steps that take the goal-directed preferred action
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -65,6 +66,8 @@ class SearchConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
+        if not 0.0 <= self.rollout_greed <= 1.0:
+            raise ConfigError(f"llm_mcts 'rollout_greed' must lie in [0, 1], got {self.rollout_greed!r}")
         if not isinstance(self.reuse_tree, bool):
             raise ConfigError(f"llm_mcts 'reuse_tree' must be true or false, got {self.reuse_tree!r}")
 

@@ -535,3 +535,22 @@ def test_the_search_offers_only_the_goal_objects_to_walk_to_and_grab(hh):
     result = m.search([], hh.observe(s), Belief.point(hh, s))
     for node in _walk(result.root):
         assert all(hh.object_type[a.args[0]] == "apple" for a in node.actions if a.verb == "grab"), node.actions
+
+
+def test_goal_directed_rollout_steps_reach_the_goal_in_the_sampled_world(hh):
+    """rollout_greed: POMCP's preferred actions carry the goal's objects to their destinations in
+    the sampled state (walk to the room, to the furniture, open, grab or put), always admissible."""
+    goal = (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "book", "sofa", 1))
+    state = next(s for s in map(hh.sample_initial_state, range(50)) if not hh.satisfied(s, goal))
+    m = LLMMCTS(hh, goal, SearchConfig(rollout_greed=1.0), seed=0)
+    steps = 0
+    while not hh.satisfied(state, goal):
+        action = m._preferred(state)
+        assert action is not None and hh.why_not(state, action) is None, (action, state)
+        state = hh.transition(state, action)
+        steps += 1
+        assert steps < 40
+    assert m._preferred(state) is None  # nothing left to do
+    assert m.rollout(hh.sample_initial_state(0), 0) > 0 or hh.satisfied(hh.sample_initial_state(0), goal)
+    with pytest.raises(ConfigError, match="rollout_greed"):
+        SearchConfig(rollout_greed=1.5)
