@@ -165,7 +165,7 @@ def test_scene_check_passes_the_shipped_apartment_and_writes_its_picture(tmp_pat
 def test_new_apartment_passes_with_notes_on_unknown_types_and_runs_a_pybullet_episode(tmp_path, capsys):
     assert main(["scene", "check", str(EXAMPLE), "--out", str(tmp_path / "five.png")]) == 0
     out = capsys.readouterr().out
-    assert "note: objects.stapler: the commonsense file knows nothing like it; the offline prior will assume a " \
+    assert "note: objects.soldering_iron: the commonsense file knows nothing like it; the offline prior will assume a " \
            "uniform belief over all 21 containers and surfaces" in out
     assert "objects.laptop" not in out  # a type the commonsense file knows gets no note
     results = tmp_path / "five.json"
