@@ -380,6 +380,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"household benchmark: {len(homes)} apartment(s) x {len(methods)} method(s) x {len(suites)} suite(s) x "
           f"{args.seeds} seed(s) x {args.episodes} episode(s) = {len(jobs)} episodes; backend {backend_label}; "
           f"N={sims} simulations; world: {world_kind}; {args.workers} worker(s)", flush=True)
+    if described.get("server"):  # what the model server honours (probed on first contact)
+        print(f"  server: {described['server']}", flush=True)
     from llm_planner.methods.llm_mcts.prior import prepare_bench_priors  # the prior: its own step, timed, cached
     for line in prepare_bench_priors(homes, [(m.planner, backend, llm_config_of(m, settings)) for m in methods],
                                      not args.no_progress):

@@ -177,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
     described = backend.describe()
     label = f"{described['backend']} (model {described['model']})"
     print(f"translation benchmark: {len(cases)} directives ({', '.join(homes)}); backend {label}", flush=True)
+    if described.get("server"):  # what the model server honours (probed on first contact)
+        print(f"  server: {described['server']}", flush=True)
     households = {h: Household(load_scene(HOMES[h])) for h in homes}
     records = [evaluate(c, households[c.scene], backend)
                for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
