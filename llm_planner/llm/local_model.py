@@ -54,7 +54,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.config import default_cache_dir
-from llm_planner.llm.offline.serve import _ClientConfig
+from llm_planner.llm.client_config import ServedClientConfig
 from llm_planner.paths import config_dir, read_yaml_mapping
 
 HOST = "127.0.0.1"
@@ -357,7 +357,7 @@ def _transformers_cli() -> list[str]:
     return [found]
 
 
-class LocalModelServer(_ClientConfig):
+class LocalModelServer(ServedClientConfig):
     """``transformers serve`` with a local model, as a context manager: ``base_url`` and
     ``model_name`` once the model has answered a first chat request; ``timings`` says how long each
     stage took (prepare_s, load_s, first_answer_s, start_s) and ``prepared`` how the folder came to be."""

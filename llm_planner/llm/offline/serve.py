@@ -51,28 +51,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Sequence
 
 from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.llm.client_config import ServedClientConfig
 
 from llm_planner.llm.offline.serve_options import HOST, MAX_BODY, MODEL, ServeOptions, ServeStats
 # ------------------------------------------------------------------------------ clients
-class _ClientConfig:
-    """How a client reaches a running server (``base_url`` set by the subclass)."""
+class _ClientConfig(ServedClientConfig):
+    """How a client reaches the stand-in (``base_url`` set by the subclass)."""
 
-    base_url: str
     model_name: str = MODEL
-
-    def client_config(self) -> dict[str, Any]:
-        """Overrides of ``config/llm.yaml`` that point the openai backend at this server."""
-        return {"backend": "openai", "openai": {"base_url": self.base_url, "model": self.model_name,
-                                                 "api_key_env": "LLM_PLANNER_SERVE_KEY"}}
-
-    def write_client_config(self, path: str | os.PathLike) -> str:
-        """Write :meth:`client_config` as YAML (give it to ``--llm-config``, or to the nodes of a
-        launched graph through ``$LLM_PLANNER_LLM_CONFIG``); returns the path."""
-        import yaml
-
-        with open(path, "w") as handle:
-            yaml.safe_dump(self.client_config(), handle)
-        return str(path)
 
 
 # ------------------------------------------------------------------------------ the server
