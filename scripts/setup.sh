@@ -14,7 +14,8 @@ command -v "$PYTHON_BIN" >/dev/null 2>&1 || PYTHON_BIN=python3
 # What the set-up depends on: when none of it changed since the last successful run, stop here.
 stamp_inputs=(requirements.txt requirements-dev.txt setup.py setup.cfg package.xml scripts/setup.sh
               interfaces/CMakeLists.txt interfaces/package.xml)
-STAMP="$(cd "$ROOT" && cat "${stamp_inputs[@]}" msg/*.msg srv/*.srv action/*.action | sha256sum | cut -c1-16)"
+# (the names of the launch files too: each is linked into share/llm_planner/launch at the end)
+STAMP="$(cd "$ROOT" && { cat "${stamp_inputs[@]}" msg/*.msg srv/*.srv action/*.action; printf "%s\n" launch/*.py; } | sha256sum | cut -c1-16)"
 if [[ -f "$VENV/.setup-stamp" && "$(cat "$VENV/.setup-stamp")" == "$STAMP" ]]; then
   exit 0
 fi
