@@ -3,10 +3,12 @@ with bounded retries inside the server's in-flight limit, and M samples in one r
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any, Callable
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
+from llm_planner.llm.request_gate import request_gate
 from llm_planner.llm.openai_http import (
     FormatRefused, NRefused, choice_text, refused_parameter, retry_after, server_message, short,
 )
@@ -65,10 +67,13 @@ class OpenAIRequests:
                     self._usage.retries += 1
                 self.sleep(min(self.backoff(attempt - 1, wait_after), max(0.0, clock.remaining())))
             wait_after = None
+            gate = ExitStack()  # the process-wide gate (bench --llm-max-in-flight): one slot per request
             with clock.queued():
                 slot = self.limiter.acquire(kind)
+                gate.enter_context(request_gate().hold())
             remaining = clock.remaining()
             if remaining <= 0:
+                gate.close()
                 self.limiter.release(slot, "error")
                 what = (f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
                         f"{clock.timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
@@ -116,6 +121,7 @@ class OpenAIRequests:
                 last = f"unreadable answer ({type(exc).__name__}: {short(exc)})"
                 continue
             finally:
+                gate.close()
                 tokens = int(getattr(getattr(response, "usage", None), "completion_tokens", 0) or 0)
                 self.limiter.release(slot, outcome, tokens)
             usage = getattr(response, "usage", None)

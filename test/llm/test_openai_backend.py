@@ -264,3 +264,36 @@ def test_first_action_of_free_text():
     assert first_action("Next actions: grab the apple, walk to the fridge, done.") == "grab the apple"
     assert first_action("1. open the fridge\n2. grab milk") == "open the fridge"
     assert first_action("   ") is None
+
+
+def test_every_request_passes_the_process_request_gate(openai_backend, fake_openai, seen, seen_world):
+    """``bench --llm-max-in-flight`` installs a cluster-wide gate (llm/request_gate.py); the backend
+    holds one of its slots around every HTTP request it sends."""
+    from contextlib import contextmanager
+
+    from llm_planner.llm.request_gate import set_request_gate
+
+    class CountingGate:
+        def __init__(self) -> None:
+            self.held = 0
+            self.open = 0
+
+        @contextmanager
+        def hold(self):
+            self.held += 1
+            self.open += 1
+            try:
+                yield
+            finally:
+                self.open -= 1
+
+    gate = CountingGate()
+    fake_openai.answer = "Inside fridge, On kitchen counter."
+    lm = openai_backend()
+    previous = set_request_gate(gate)
+    try:
+        lm.object_positions(seen_world, "apple", m=5)
+    finally:
+        set_request_gate(previous)
+    assert gate.held == lm.usage.requests >= 1
+    assert gate.open == 0
