@@ -16,7 +16,10 @@ layout of Tables 1/2 (methods x suites), followed by the cost figures of Table 3
 * simulations per second, overall and without the time spent answering policy questions.
 
 Episodes run in ``--workers`` processes (multiprocessing) with a progress bar; ``--json FILE``
-writes the DESIGN.md format with one record per episode.
+writes the DESIGN.md format with one record per episode. Every record and row carries
+``unrelated_moves`` (objects grabbed that the goal does not name; the success tables show it).
+An apartment's suites come from its own file unless ``config/household_tasks.yaml`` names it or
+``--tasks FILE`` is given (``tasks.task_config_for``); ``--list-tasks`` prints them and exits.
 
     llm-planner bench household --methods llm_mcts,uct,l_policy --suites simple,comp \\
         --home seen,unseen --episodes 5 --seeds 3 --workers 2 --json runs/household.json

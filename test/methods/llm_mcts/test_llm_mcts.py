@@ -361,7 +361,8 @@ def test_held_object_and_lost_support(hh):
 # ----------------------------------------------------------------------- bad input
 def test_config_defaults_and_unknown_keys():
     cfg = load_config()
-    assert (cfg["simulations"], cfg["c"], cfg["gamma"], cfg["max_depth"]) == (100, 24.0, 0.95, 20)
+    assert (cfg["simulations"], cfg["c"], cfg["gamma"], cfg["max_depth"]) == (100, 6.0, 0.95, 20)
+    assert (cfg["final_action"], cfg["rollout_greed"]) == ("visits", 0.8)  # issue 27 (config/llm_mcts.yaml)
     with pytest.raises(ConfigError, match="unknown LLM-MCTS configuration key 'simulation'"):
         load_config({"simulation": 5})
     with pytest.raises(ConfigError, match="gamma"):
