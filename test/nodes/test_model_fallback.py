@@ -79,7 +79,7 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
 
     tmp = tmp_path_factory.mktemp("fallback_graph")
     env = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret", "LLM_PLANNER_CACHE": str(tmp / "cache")}
-    server = ServeProcess(["--latency", "0.1"], env={**ros_env, **env}).start()
+    server = ServeProcess(["--latency", "0.05"], env={**ros_env, **env}).start()
     try:
         llm_config = tmp / "llm.yaml"
         llm_config.write_text(yaml.safe_dump({
