@@ -32,3 +32,9 @@ class PlanningError(LlmPlannerError):
 
 class LLMError(LlmPlannerError):
     """A language-model backend failed after its retries, or returned unusable output."""
+
+
+class ModelServerError(LLMError):
+    """A model server (the openai backend's ``base_url``) did not answer usably: unreachable, too slow,
+    an HTTP error, or answers that parse to nothing. The message names the server and the setting
+    to change; nothing is wrong with the planner's own data."""

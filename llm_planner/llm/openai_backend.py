@@ -29,7 +29,7 @@ Faults are bounded, never a crash and never a hang:
   server, its measured speed and the settings to change;
 * other HTTP errors (401, 404, 400 ...) fail at once with a message that says what to fix;
 * answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
-  ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.LLMError`.
+  ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.ModelServerError` (an LLMError).
 
 Answers in any style: questions ask for structured output (``response_format`` with the question's
 JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is ``auto`` or
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 from urllib.parse import urlparse
 
-from llm_planner.errors import LLMError
+from llm_planner.errors import ModelServerError
 from llm_planner.llm.answers import (
     SCHEMA_OF, Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions, response_format,
 )
@@ -76,7 +76,7 @@ _INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 LOG = logging.getLogger("llm_planner.llm.openai")
 
 
-class UnusableAnswer(LLMError):
+class UnusableAnswer(ModelServerError):
     """The model answered, but its text parses to nothing usable (asked again, then raised)."""
 
 
@@ -167,7 +167,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
             return key
         host = urlparse(self.base_url).hostname or ""
         if host in OPENAI_HOSTS:
-            raise LLMError(f"the openai backend needs an API key: set the environment variable {self.key_env} "
+            raise ModelServerError(f"the openai backend needs an API key: set the environment variable {self.key_env} "
                            "(openai.api_key_env in config/llm.yaml names it)")
         return "no-key"  # local OpenAI-compatible servers usually ignore the key
 
@@ -176,7 +176,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
             try:
                 import openai
             except ImportError as exc:
-                raise LLMError(f"the openai package is not installed ({exc}); pip install -r requirements.txt") from None
+                raise ModelServerError(f"the openai package is not installed ({exc}); pip install -r requirements.txt") from None
             self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
                                          timeout=self.timeout_s, max_retries=0)
         return self._client
@@ -188,7 +188,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         ``kind`` (``answers.SCHEMA_OF``) while the server honours it (see the module docstring)."""
         profile = self.server_profile()
         if self.structured_mode == "json_schema" and profile.structured_output == REFUSED:
-            raise LLMError(f"openai backend: {self.base_url} refused structured output (probed on first contact); "
+            raise ModelServerError(f"openai backend: {self.base_url} refused structured output (probed on first contact); "
                            "set openai.structured_output: auto (falls back to text) or off")
         if self.greedy:
             n = 1  # M identical answers are one answer (the profile says so)
@@ -199,7 +199,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                                  cache_extra)
             except FormatRefused as exc:
                 if self.structured_mode == "json_schema":
-                    raise LLMError(f"openai backend: {self.base_url} refused structured output ({exc}); set "
+                    raise ModelServerError(f"openai backend: {self.base_url} refused structured output ({exc}); set "
                                    "openai.structured_output: auto (falls back to text) or off") from None
                 self.structured_supported = False  # remembered for this backend's lifetime
         return self._ask(kind, prompt, n, params, parse, cache_extra)

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any, Callable
 
-from llm_planner.errors import LLMError
+from llm_planner.errors import ModelServerError
 from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
 from llm_planner.llm.request_gate import request_gate
 from llm_planner.llm.openai_http import (
@@ -77,7 +77,7 @@ class OpenAIRequests:
                 self.limiter.release(slot, "error")
                 what = (f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
                         f"{clock.timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
-                raise LLMError(self._timed_out(what) if timeouts or not last else what)
+                raise ModelServerError(self._timed_out(what) if timeouts or not last else what)
             with self._usage_lock:
                 self._usage.requests += 1
             outcome, response = "error", None
@@ -110,12 +110,12 @@ class OpenAIRequests:
                     if refused == "n":
                         raise NRefused(f"HTTP {status} {server_message(exc)}") from None
                 if status in (401, 403):
-                    raise LLMError(f"openai backend: {self.base_url} refused the API key (HTTP {status}); "
+                    raise ModelServerError(f"openai backend: {self.base_url} refused the API key (HTTP {status}); "
                                    f"check the environment variable {self.key_env}") from None
                 if status == 404:
-                    raise LLMError(f"openai backend: {self.base_url} has no model '{self.model}' or no chat "
+                    raise ModelServerError(f"openai backend: {self.base_url} has no model '{self.model}' or no chat "
                                    f"completions endpoint (HTTP 404 {server_message(exc)})") from None
-                raise LLMError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
+                raise ModelServerError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
                                f"{server_message(exc)})") from None
             except Exception as exc:  # noqa: BLE001 - malformed JSON and any other client failure: never a crash
                 last = f"unreadable answer ({type(exc).__name__}: {short(exc)})"
@@ -134,7 +134,7 @@ class OpenAIRequests:
                 continue
             return [choice_text(c) for c in choices]
         what = f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} attempt(s): {last}"
-        raise LLMError(self._timed_out(what) if timeouts else what)
+        raise ModelServerError(self._timed_out(what) if timeouts else what)
 
     def _sample(self, kind: str, messages: list[dict[str, str]], n: int, params: dict[str, Any],
                 clock: QuestionClock) -> tuple[list[str], int]:

@@ -50,7 +50,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError
+from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
 from llm_planner.planners.base import (BELIEF_PLACES, Decision, ObjectBelief, Planner, Task, goal_object_beliefs,
                                        register)
 from llm_planner.methods.llm_mcts.belief import Belief
@@ -169,8 +169,8 @@ class LLMMCTSPlanner(Planner):
                 self._prepare(task, observation, full_state)
         except LlmPlannerError as exc:
             self.failure = f"{self.name} cannot start: {exc}"
-            if isinstance(exc, LLMError):
-                self.failure += f"; {BUILD_HINT}"
+            if isinstance(exc, LLMError) and not isinstance(exc, ModelServerError):
+                self.failure += f"; {BUILD_HINT}"  # a server's failure names its own remedy
             return
         problem = self.belief.goal_support_problem(task.goal) if self.belief else ""
         if problem:

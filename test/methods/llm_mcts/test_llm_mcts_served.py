@@ -156,3 +156,17 @@ def test_equal_situations_make_equal_prompts(hh, serve, tmp_path):
     other = PolicyQuery(world, "put one plate inside the fridge", observation, (), actions)
     backend.next_actions(other)
     assert server.stats()["requests"] == requests + 1  # another situation is another question
+
+
+def test_a_dead_server_at_start_names_the_server_not_the_data_set(hh, serve, tmp_path):
+    """The prior (asked at start) fails on a server that answers HTTP 500 to everything: the failure
+    names the server and the setting to change; the remedy for missing data (`llm-planner dataset`,
+    `build-prior`) is not offered, since nothing is wrong with the planner's data (issue 21)."""
+    server = serve(fault_rate=1.0, faults=("500",))
+    planner = create("llm_mcts", backend="openai", seed=0,
+                     llm_config=openai_config(server, tmp_path / "dead", question_timeout_s=5.0))
+    task = generate_tasks(hh.scene, "simple", 1, 0)[0]
+    planner.start(Task(task.instruction, task.goal, hh), hh.observe(hh.sample_initial_state(task.placement_seed)))
+    assert planner.failure.startswith("llm_mcts cannot start")
+    assert server.base_url in planner.failure and "HTTP 500" in planner.failure
+    assert "llm-planner dataset" not in planner.failure and "build-prior" not in planner.failure
