@@ -204,8 +204,12 @@ def compare(goal: Goal, reading: Goal, complete: bool = True) -> list[str]:
         if len(moved) == 1:
             p = moved[0]
             elsewhere.add((p.obj_type, p.destination))
-            out.append(f"the model put {_the(g)} {g.rel} the {name_to_text(g.destination)}, the directive says "
-                       f"{p.rel} the {name_to_text(p.destination)}")
+            if p.count == g.count:
+                out.append(f"the model put {_the(g)} {g.rel} the {name_to_text(g.destination)}, the directive says "
+                           f"{p.rel} the {name_to_text(p.destination)}")
+            else:  # place and count both differ
+                out.append(f"the model put {_count_phrase(g.count, g.obj_type, True)} {g.rel} the "
+                           f"{name_to_text(g.destination)}, the directive says {item_phrase(p, number=True)}")
         else:
             out.append(f"the model added '{item_phrase(g)}', which the directive does not ask for")
     if complete:
@@ -215,9 +219,9 @@ def compare(goal: Goal, reading: Goal, complete: bool = True) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ phrases
-def item_phrase(item: GoalItem) -> str:
-    """'an apple on the kitchen table', 'two apples inside the fridge'."""
-    return f"{_count_phrase(item.count, item.obj_type)} {item.rel} the {name_to_text(item.destination)}"
+def item_phrase(item: GoalItem, number: bool = False) -> str:
+    """'an apple on the kitchen table' ('one apple ...' with ``number``), 'two apples inside the fridge'."""
+    return f"{_count_phrase(item.count, item.obj_type, number)} {item.rel} the {name_to_text(item.destination)}"
 
 
 def _count_phrase(count: int, obj_type: str, number: bool = False) -> str:

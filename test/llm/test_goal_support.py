@@ -52,6 +52,9 @@ def test_wrong_count_swapped_object_swapped_place_and_dropped_atom_are_refused(c
     assert set(info.value.differences) == {
         "the model put the milk inside the fridge, the directive says on the kitchen table",
         "the model put the apple on the kitchen table, the directive says inside the fridge"}
+    with pytest.raises(UnsupportedGoal, match="the model put one cupcake on the kitchen table, the directive says two "
+                                              "cupcakes on the kitchen counter"):  # SmolLM2's answer
+        check("I'd like a couple of cupcakes on the kitchen counter.", ("on", "cupcake", "kitchen_table", 1))
     with pytest.raises(UnsupportedGoal, match="the model dropped 'a plate on the kitchen table', which the directive"):
         check("put two apples in the fridge and a plate on the kitchen table", ("inside", "apple", "fridge", 2))
 
