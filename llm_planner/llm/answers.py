@@ -177,6 +177,20 @@ _NOT_A_PLACE = re.compile(r"\b(?:typical|usual|most|many|some|every|any|home|hom
                           r"place|places|spot|spots|case|cases|general|order)\b", re.IGNORECASE)
 
 
+_LEAD_TO_RELATION = re.compile(rf"^[^,;:]*?\b(?:are|is)\s+(?=(?:{_REL_WORD})\b)", re.IGNORECASE)
+
+
+def _own_answer(text: str) -> str:
+    """The answer to the question asked: a small model may go on with the prompt's next
+    "Question: ..." (a server that ignores ``stop`` lets it), or start by repeating a question and
+    then answer it ("Question: ...?\nAnswer: Inside ..."): the text before the first question,
+    else the first answer after one."""
+    head = text.split("Question:")[0]
+    if head.strip() or "Answer:" not in text:
+        return head
+    return text.split("Answer:", 1)[1].split("Question:")[0]
+
+
 def read_positions(text: str) -> list[tuple[str, str]]:
     """(relation word, place phrase) pairs of a world-model answer ("Inside fridge, On kitchen table";
     a list; JSON ``{"positions": [{"relation": "inside", "place": "fridge"}]}``; or prose "in the fridge or
@@ -197,8 +211,10 @@ def read_positions(text: str) -> list[tuple[str, str]]:
                 out.extend(read_positions(entry))
         return out
     out: list[tuple[str, str]] = []
-    for line in plain_lines(text.split("Question:")[0] if "Question:" in text else text):
+    for line in plain_lines(_own_answer(text)):
         line = re.sub(r"^(?:answer|possible positions?(?: of [^:]+)?)\s*:\s*", "", line, flags=re.IGNORECASE)
+        # "The possible positions of a towel are inside bathroom cabinet, on ...": the list after the verb
+        line = _LEAD_TO_RELATION.sub("", line)
         if not line or line.endswith(":") or line.endswith("?"):
             continue
         phrases = [p.strip(" .!") for p in re.split(r"[,;]|\band\b|\bor\b|\s+-\s+", line) if p.strip(" .!")]
