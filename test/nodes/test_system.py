@@ -146,7 +146,7 @@ def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
     """The executor's record of the task (task_record) holds every step with the world after it; the
     report drawn from it shows the robot's start and end, the path it drove and the goal."""
     from llm_planner.viz.report import recorder_of, write_report
-    from llm_planner.viz.topdown import GOAL_COLOR, PATH_COLOR, ROBOT_COLOR, START_COLOR, save_png
+    from llm_planner.viz.topdown import GOAL_COLOR, PATH_COLOR, ROBOT_COLOR, START_COLOR, crop, save_png
     from llm_planner.domains.household.world.scene import load_scene
     from test.viz.conftest import colour_near, read_rgb
 
@@ -164,7 +164,8 @@ def _check_the_task_record_and_its_report(graph, result, steps, tmp_path):
     report = written["report"].read_text()
     assert f"| 1 | `{record.steps[0].action}` | ok | {steps[0]['decision_llm_requests']} (" in report
     assert steps[0]["belief"][0].describe() in report
-    picture = save_png(recorder_of(record).after_view(), tmp_path / "again.png")
+    recorder = recorder_of(record)  # after.png shows the rooms the episode used: the same crop here
+    picture = save_png(crop(recorder.after_view(), recorder.report_extent()), tmp_path / "again.png")
     image = read_rgb(written["after"])
     start, end = record.start.robot_position, record.steps[-1].geometry.robot_position
     assert colour_near(image, picture.pixel(start[0], start[1]), START_COLOR)
