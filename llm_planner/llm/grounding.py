@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from llm_planner.llm.embeddings import Embedder
-from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural
+from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural, singular
 from llm_planner.domains.household.world.symbolic import Action
 
 
@@ -79,7 +79,7 @@ def same_kind(phrase: str, name: str) -> bool:
         return False
     if len(named) >= 2 and named[-1] in PORTIONS:
         named = named[:-1]
-    return _singular(said[-1]) == _singular(named[-1]) or "".join(said) == "".join(named)
+    return singular(said[-1]) == singular(named[-1]) or "".join(said) == "".join(named)
 
 
 def kind_duplicates(phrase: str, world: WorldInfo) -> list[str]:
@@ -90,20 +90,8 @@ def kind_duplicates(phrase: str, world: WorldInfo) -> list[str]:
         return []
     rooms = list(world.rooms)
     found = [f for f in world.furniture if clean in furniture_forms(f, rooms)[1:]
-             or _singular(clean) in furniture_forms(f, rooms)[1:]]
+             or singular(clean) in furniture_forms(f, rooms)[1:]]
     return found if len(found) >= 2 else []
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("ves"):
-        return word[:-3] + "fe"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 class Grounder:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import ctypes
 import hashlib
 import json
 import os
@@ -52,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from llm_planner.child_process import die_with_parent
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.config import default_cache_dir
 from llm_planner.llm.client_config import ServedClientConfig
@@ -60,7 +60,6 @@ from llm_planner.paths import config_dir, read_yaml_mapping
 HOST = "127.0.0.1"
 MARKER = ".llm_planner_model.json"  # written last into a prepared folder: its presence means complete
 FINGERPRINT_BYTES = 1 << 20          # a GGUF file is fingerprinted by its size, name, first and last MiB
-PR_SET_PDEATHSIG = 1                  # <linux/prctl.h>
 CHILD_ENV = {  # the server reads nothing from a hub: the folder is local, HF_HUB_CACHE must exist
     "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_UPDATE_CHECK": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "PYTHONUNBUFFERED": "1",
@@ -303,29 +302,10 @@ def _tail_lines(text: str, count: int) -> str:
 
 
 # ------------------------------------------------------------------------------ the server process
-def _prctl() -> Callable[..., int] | None:
-    """libc's prctl (Linux only; None elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    return prctl
-
-
 def _child_setup(parent_pid: int, death_signal: bool) -> Callable[[], None]:
     """Between fork and exec: SIGINT to default, and SIGTERM when the parent dies (the kernel sends it
     when the forking *thread* ends, so only a start from the main thread arms it)."""
-    prctl = _prctl() if death_signal else None
-
-    def setup() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-            if os.getppid() != parent_pid:  # the parent died before the signal was armed
-                os.kill(os.getpid(), signal.SIGTERM)
-
-    return setup
+    return die_with_parent(parent_pid, signal.SIGTERM if death_signal else None)
 
 
 def free_port() -> int:

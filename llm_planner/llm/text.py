@@ -198,6 +198,19 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
+def singular(word: str) -> str:
+    """The singular of a plural word as people write them (``boxes`` -> ``box``, ``knives`` -> ``knife``)."""
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("ves"):
+        return word[:-3] + "fe"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
 def goal_item_to_text(item: GoalItem) -> str:
     noun = name_to_text(item.obj_type)
     count = _NUMBER_WORDS.get(item.count, str(item.count))

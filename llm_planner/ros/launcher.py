@@ -24,7 +24,6 @@ running graph and ending it is :mod:`.supervision`.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import queue
 import signal
@@ -39,6 +38,7 @@ from typing import IO, Any, Callable, Mapping
 
 import yaml
 
+from llm_planner.child_process import die_with_parent
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
 from llm_planner.ros.environment import ros_environment
@@ -91,35 +91,15 @@ def load_launch_settings(path: str | Path | None = None, **overrides: Any) -> La
 
 
 # ------------------------------------------------------------------ node process lifetime
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 #: What the kernel sends a node when the launcher dies (rclpy shuts down cleanly on it).
 PARENT_DEATH_SIGNAL = signal.SIGTERM
 REAPER_PROGRAM = Path(__file__).with_name("node_reaper.py")
 
 
-def _prctl() -> Callable[..., int] | None:
-    """libc's prctl through ctypes (Linux only; None elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    return prctl
-
-
 def _node_preexec(launcher_pid: int) -> Callable[[], None]:
-    """What a node's process does between fork and exec: SIGINT back to default (a launcher run as a
-    background job has it ignored, and exec would pass that on), and a parent-death signal."""
-    prctl = _prctl()  # looked up here: the child only calls it
-
-    def setup() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0)
-        if os.getppid() != launcher_pid:  # the launcher died before the signal was armed
-            os.kill(os.getpid(), PARENT_DEATH_SIGNAL)
-
-    return setup
+    """What a node's process does between fork and exec (``llm_planner.child_process``): SIGINT back to
+    default and the parent-death signal."""
+    return die_with_parent(launcher_pid, PARENT_DEATH_SIGNAL)
 
 
 class _SpawnThread:

@@ -45,7 +45,7 @@ from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
 from llm_planner.llm.phrasing import normalize
 from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
-from llm_planner.llm.text import WorldInfo, name_to_text, plural
+from llm_planner.llm.text import WorldInfo, name_to_text, plural, singular
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
 
 if TYPE_CHECKING:
@@ -345,12 +345,12 @@ class GoalParser:
     def ground_type(self, phrase: str) -> tuple[str, bool]:
         """(scene type, whether the phrase was plural)."""
         phrase = _DETERMINERS.sub("", phrase.strip())
-        for candidate in (phrase, _singular(phrase)):
+        for candidate in (phrase, singular(phrase)):
             if candidate in self.type_words:
                 obj_type, is_plural = self.type_words[candidate]
                 return obj_type, is_plural or candidate != phrase
-        if phrase in self.place_words or _singular(phrase) in self.place_words:
-            furniture = self.place_words.get(phrase) or self.place_words[_singular(phrase)]
+        if phrase in self.place_words or singular(phrase) in self.place_words:
+            furniture = self.place_words.get(phrase) or self.place_words[singular(phrase)]
             raise GoalError(f"'{phrase}' is furniture ({furniture}) and cannot be moved; the robot moves objects "
                             f"such as {', '.join(self.types[:3])} into or onto furniture")
         if phrase in (name_to_text(r) for r in self.world.rooms):
@@ -372,9 +372,9 @@ class GoalParser:
     def ground_place(self, phrase: str) -> str:
         if phrase in self.place_words:
             return self.place_words[phrase]
-        singular = _singular(phrase)
-        if singular in self.place_words:
-            return self.place_words[singular]
+        one = singular(phrase)
+        if one in self.place_words:
+            return self.place_words[one]
         for room in self.world.rooms:  # "the table in the kitchen" -> "the table" + room context
             suffix = f" in the {name_to_text(room)}"
             if phrase.endswith(suffix):
@@ -401,7 +401,7 @@ class GoalParser:
         room", "nightstand 2", "the second nightstand", "the left dresser"); several left: which
         one is asked, never guessed. None when the phrase names no kind of the scene."""
         core, room, number, ordinal, positions = self._qualifiers(phrase)
-        members = list(self.place_groups.get(core) or self.place_groups.get(_singular(core)) or ())
+        members = list(self.place_groups.get(core) or self.place_groups.get(singular(core)) or ())
         if not members:
             if core in self.place_words and (room or number is not None or ordinal is not None or positions):
                 members = [self.place_words[core]]
@@ -484,12 +484,12 @@ class GoalParser:
     def _room(self, text: str, exact_words: bool = False) -> str | None:
         """The scene room a phrase names ("guest bedroom" -> guest_room, "the kitchen"), or None."""
         text = _DETERMINERS.sub("", text.strip())
-        said = {_singular(w) for w in text.split()}
+        said = {singular(w) for w in text.split()}
         if not said:
             return None
         best, best_score = None, 0
         for room in self.world.rooms:
-            words = {_singular(w) for w in name_to_text(room).split()}
+            words = {singular(w) for w in name_to_text(room).split()}
             if text == name_to_text(room):
                 return room
             shared = len(said & words) - (0.5 if said - words - {"bedroom", "room"} else 0)
@@ -578,18 +578,6 @@ def _number_of(furniture: str) -> int | None:
     """The number a furniture name ends with (nightstand_2 -> 2), or None."""
     match = re.search(r"_(\d+)$", furniture)
     return int(match.group(1)) if match else None
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("ves"):
-        return word[:-3] + "fe"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def goal_parser(resources: "Resources", world: WorldInfo) -> GoalParser:
