@@ -76,3 +76,14 @@ def retry_after(exc: Any) -> float | None:
 def preview(texts: Sequence[str]) -> str:
     joined = " | ".join(repr(t[:80]) for t in texts[:3])
     return joined or "(empty)"
+
+
+def cut_at_stop(text: str, stop: list[str] | str | None) -> str:
+    """``text`` up to its first stop sequence: a server may ignore ``stop`` (``transformers serve``
+    under continuous batching keeps the first request's for its lifetime), and an answer that runs on
+    into the prompt's next example must not be read as part of this one."""
+    if not stop:
+        return text
+    cuts = [text.find(s) for s in ([stop] if isinstance(stop, str) else stop) if s]
+    cuts = [c for c in cuts if c >= 0]
+    return text[:min(cuts)] if cuts else text

@@ -10,7 +10,7 @@ from llm_planner.errors import ModelServerError
 from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
 from llm_planner.llm.request_gate import request_gate
 from llm_planner.llm.openai_http import (
-    FormatRefused, NRefused, choice_text, refused_parameter, retry_after, server_message, short,
+    FormatRefused, NRefused, choice_text, cut_at_stop, refused_parameter, retry_after, server_message, short,
 )
 
 
@@ -132,7 +132,7 @@ class OpenAIRequests:
             if not choices:
                 last = "the answer has no choices"
                 continue
-            return [choice_text(c) for c in choices]
+            return [cut_at_stop(choice_text(c), params.get("stop")) for c in choices]
         what = f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} attempt(s): {last}"
         raise ModelServerError(self._timed_out(what) if timeouts else what)
 

@@ -297,3 +297,15 @@ def test_every_request_passes_the_process_request_gate(openai_backend, fake_open
         set_request_gate(previous)
     assert gate.held == lm.usage.requests >= 1
     assert gate.open == 0
+
+
+def test_an_answer_is_cut_at_its_stop_sequence_when_the_server_ignores_stop(openai_backend, fake_openai, seen_world):
+    """transformers serve under continuous batching ignores a request's ``stop``: the model runs on
+    into the prompt's next example, which the client cuts off itself."""
+    from llm_planner.llm.openai_http import cut_at_stop
+
+    assert cut_at_stop("Inside fridge.\\nQuestion: what about x?\\nAnswer: On sofa", ["\\nQuestion:"]) == "Inside fridge."
+    assert cut_at_stop("On sofa", None) == "On sofa" and cut_at_stop("a\\nGoal: b", "\\nGoal:") == "a"
+    fake_openai.answer = "Inside fridge.\\nQuestion: what are the possible positions of sofa?\\nAnswer: On sofa"
+    answer = openai_backend().object_positions(seen_world, "apple", m=1)
+    assert answer.samples == ((("inside", "fridge"),),)
