@@ -38,3 +38,7 @@ class ModelServerError(LLMError):
     """A model server (the openai backend's ``base_url``) did not answer usably: unreachable, too slow,
     an HTTP error, or answers that parse to nothing. The message names the server and the setting
     to change; nothing is wrong with the planner's own data."""
+
+
+class UnusableAnswer(ModelServerError):
+    """The model answered, but its text parses to nothing usable (asked again, then raised)."""

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 from urllib.parse import urlparse
 
-from llm_planner.errors import ModelServerError
+from llm_planner.errors import ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
     SCHEMA_OF, Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions, response_format,
 )
@@ -74,10 +74,6 @@ T = TypeVar("T")
 OPENAI_HOSTS = ("api.openai.com",)
 _INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 LOG = logging.getLogger("llm_planner.llm.openai")
-
-
-class UnusableAnswer(ModelServerError):
-    """The model answered, but its text parses to nothing usable (asked again, then raised)."""
 
 
 @dataclass

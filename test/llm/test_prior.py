@@ -63,3 +63,18 @@ def test_build_prior_command(capsys, tmp_path, offline):
     assert cli.main(["build-prior", "--scene", "apartment_seen", "--out", str(out), "--evaluate", "20"]) == 0
     text = capsys.readouterr().out
     assert "among the top-3" in text and PriorBelief.load(out).scene == "apartment_seen"
+
+
+def test_a_type_the_model_names_no_place_for_keeps_a_uniform_belief(openai_backend, fake_openai, seen_world):
+    """A small real model sometimes answers a world-model question with nothing of the scene (SmolLM2:
+    "The possible positions of toilet bowl are inside kitchen"): after its retries that type's belief
+    is uniform (the floor everywhere, as with no samples) and the prior of the other types is built
+    (issue 21: one such type ended the whole benchmark)."""
+    fake_openai.answer = "I like turtles."
+    lm = openai_backend()
+    prior = build_prior(lm, seen_world, obj_types=["apple"], m=2)
+    assert prior.counts["apple"] == {} and "no usable answer" in prior.answers["apple"][0]
+    assert np.allclose(prior.probs["apple"], prior.probs["apple"][0])
+    fake_openai.answer = "Inside fridge, On kitchen counter."
+    prior = build_prior(lm, seen_world, obj_types=["banana"], m=2)
+    assert prior.counts["banana"] == {"fridge": 2, "kitchen_counter": 2}

@@ -31,8 +31,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from llm_planner.errors import LLMError
-from llm_planner.llm.base import LanguageModel
+from llm_planner.errors import LLMError, UnusableAnswer
+from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
 from llm_planner.llm.text import WorldInfo
 
 FORMAT_VERSION = 1
@@ -144,7 +144,11 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
     done = [0]
 
     def ask(obj_type: str) -> Any:
-        answer = backend.object_positions(world, obj_type, m=m, seed=seed)
+        try:
+            answer = backend.object_positions(world, obj_type, m=m, seed=seed)
+        except UnusableAnswer as exc:  # a model that names no place of the scene: that type's belief stays
+            answer = PositionSamples(obj_type, (), (f"(no usable answer: {exc})",),  # uniform
+                                     AnswerInfo(backend.name, backend.model))
         if progress is not None:
             done[0] += 1
             progress(done[0], len(types))
