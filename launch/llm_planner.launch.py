@@ -25,22 +25,25 @@ def _default_params_file(name: str) -> str:
     return os.path.join(share, "config", name)
 
 
-def graph(params_file_name: str):
-    """The four nodes with a parameter file of config/ (the only thing the two launch files change)."""
+def graph(params_file_name: str, roles: tuple[str, ...] = ("simulator", "perception", "executor", "planner"),
+          manager: bool = True):
+    """The nodes of ``roles`` with a parameter file of config/ and, with ``manager``, the lifecycle
+    manager that brings the four lifecycle nodes to active in order (autostart), as
+    nav2_lifecycle_manager does. gtamp.launch.py changes the file, the two robot_*_host launch files
+    split the roles over two hosts."""
     params_file = LaunchConfiguration("params_file")
     namespace = LaunchConfiguration("namespace")
+    nodes = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
+                  parameters=[params_file], output="screen") for role in roles]
+    if manager:  # node_names of the parameter file: all four (some may run on another host)
+        nodes.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
+                          namespace=namespace, parameters=[params_file], output="screen"))
     return LaunchDescription(
         [DeclareLaunchArgument("params_file", default_value=_default_params_file(params_file_name),
-                               description="ROS 2 parameter file for all llm_planner nodes"),
+                               description="ROS 2 parameter file for all llm_planner nodes (the same on every host)"),
          DeclareLaunchArgument("namespace", default_value="",
                                description="namespace of the whole graph (one robot per namespace)")]
-        + [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
-                parameters=[params_file], output="screen")
-           for role in ("simulator", "perception", "executor", "planner")]
-        # brings the four lifecycle nodes to active in order (autostart), as nav2_lifecycle_manager does
-        + [Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
-                namespace=namespace, parameters=[params_file], output="screen")]
-    )
+        + nodes)
 
 
 def generate_launch_description():

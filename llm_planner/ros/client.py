@@ -289,7 +289,7 @@ class PlannerClient:
     # ------------------------------------------------------------------ topics and the simulator
     def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
         """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
-        client = self.node.create_client(RenderSnapshot, "sim/render")
+        client = self.node.create_client(RenderSnapshot, "sim/render", qos_profile=SERVICE_QOS)
         try:
             if not client.wait_for_service(timeout_sec=wait_s):
                 return None

@@ -158,7 +158,8 @@ def test_gtamp_on_two_nodes_a_killed_worker_costs_a_retry_not_an_episode(cluster
                          "--ray", cluster.address], tmp_path / "ray.json")
     finally:
         killer.stop.set()
-        killer.join()
+        killer.join(timeout=30)
+        assert not killer.is_alive(), "the worker-killing thread did not stop within 30 s"
     assert killer.killed, "no Ray worker ran an episode to kill"
     assert all(e["success"] for e in on_ray["episodes"])  # within budget: nothing depends on the clock
     key = lambda r: r["seed"]  # noqa: E731
@@ -178,7 +179,8 @@ def test_with_no_retries_left_the_episode_is_recorded_with_its_error(cluster):
         records = list(engine.map(gtamp_bench._episode, jobs, error_record=gtamp_bench._error_record))
     finally:
         killer.stop.set()
-        killer.join()
+        killer.join(timeout=30)
+        assert not killer.is_alive(), "the worker-killing thread did not stop within 30 s"
         engine.close()
     assert killer.killed
     assert len(records) == 1 and not records[0]["success"]
