@@ -101,6 +101,17 @@ class PriorBelief:
         path.write_text(json.dumps(self.to_dict(), indent=1, sort_keys=False) + "\n")
         return path
 
+    def save_to_cache(self, path: Path) -> Path | None:
+        """Save atomically (a temporary file, then a rename: concurrent workers never read half a
+        file); None when the cache is unwritable, which only costs building again next time."""
+        try:
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            self.save(tmp)
+            os.replace(tmp, path)
+        except OSError:
+            return None
+        return path
+
     @staticmethod
     def load(path: str | Path) -> "PriorBelief":
         try:
@@ -258,14 +269,7 @@ def cached_prior(backend: LanguageModel, world: WorldInfo, scene: str, scene_has
     prior = build_prior(backend, world, scene=scene, max_in_flight=max_in_flight, progress=progress)
     # as the file holds it (probabilities rounded), so a run that builds and one that reuses plan alike
     prior = PriorBelief.from_dict(PriorBelief(**{**prior.__dict__, "cache_key": key}).to_dict())
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        prior.save(tmp)
-        os.replace(tmp, path)
-    except OSError:
-        path = None  # an unwritable cache only costs building again next time
-    return PriorBuild(prior, path, False, time.perf_counter() - started)
+    return PriorBuild(prior, prior.save_to_cache(path), False, time.perf_counter() - started)
 
 
 def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[str, str, Mapping[str, Any]]],

@@ -3,7 +3,6 @@ prior belief per scene (built once, cached as JSON under the LLM cache directory
 action sentences the search will embed, encoded before the first decision."""
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +95,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
                                                max_in_flight=max_in_flight).prior
             return runtime.priors[key]
         m = int(backend.config.get("world_model.samples"))
-        path = Path(prior_file) if prior_file else (
-            backend.config.cache_dir / f"prior-{household.scene.name}-{backend.name}-{backend.model}-M{m}.json")
+        path = Path(prior_file)
         prior = None
         if path.is_file():
             try:
@@ -108,17 +106,11 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
                     and found.model == backend.model and found.samples == m):
                 prior = found
         if prior is None:
-            if prior_file and path.is_file():
+            if path.is_file():
                 raise LLMError(f"{path}: the prior was built for another scene, backend, model or M; rebuild it "
                                f"with `llm-planner build-prior --scene {household.scene.name} --out {path}`")
             prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                prior.save(tmp)
-                os.replace(tmp, path)
-            except OSError:
-                pass  # an unwritable cache only costs rebuilding next time
+            prior.save_to_cache(path)
         runtime.priors[key] = prior
         return prior
 
