@@ -113,7 +113,8 @@ def run_local_model(args: argparse.Namespace) -> int:
         if args.client_config:
             server.write_client_config(args.client_config)
         print(f"llm-planner serve: {server.describe()}", flush=True)
-        print("  the server ignores n, response_format and logprobs: the openai client asks samples one by one", flush=True)
+        print("  the openai client finds out on first contact what this server honours (n, sampling, structured "
+              "output, logprobs) and says it once", flush=True)
         print(_usage(server.base_url, server.model_name, args.client_config), flush=True)
         code = server.wait()
         if code:
