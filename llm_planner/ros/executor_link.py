@@ -32,6 +32,7 @@ class ExecutorLink:
         self.action = node.resolve_topic_name("execute_task")
         self.owner: str | None = None  # the executor node, once seen
         self.running: Any = None  # the goal handle of the task under way
+        self.relayed_step = 0  # the last step whose feedback was relayed (of the task under way)
 
     def _executor(self) -> str:
         return f"the executor node '{self.owner}'" if self.owner else f"the executor ({self.action})"
@@ -46,8 +47,13 @@ class ExecutorLink:
                 raise LlmPlannerError(f"the executor ({self.action}) is not available (waited {wait_s:g} s, "
                                       "parameter node_timeout_s); is the executor node running?")
             time.sleep(self.params["discovery_settle_s"])  # a response sent before the server knows this client is lost
-        handle = wait_future(self.client.send_goal_async(goal, feedback_callback=lambda m: on_feedback(m.feedback)),
-                             wait_s)
+        self.relayed_step = 0
+
+        def relay(message: Any) -> None:
+            on_feedback(message.feedback)
+            self.relayed_step = max(self.relayed_step, message.feedback.step)
+
+        handle = wait_future(self.client.send_goal_async(goal, feedback_callback=relay), wait_s)
         self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
         if handle is None or not handle.accepted:
             raise LlmPlannerError(f"{self._executor()} did not accept the task within {wait_s:g} s")
@@ -85,5 +91,14 @@ class ExecutorLink:
                 raise LlmPlannerError(f"{self._executor()} did not finish within the task's time limit of {limit:g} s "
                                       f"plus {2 * wait_s:g} s; it was asked to cancel")
         response = result.result()
+        self._drain_feedback(len(response.result.executed))
         return response.status, response.result
+
+    def _drain_feedback(self, steps: int) -> None:
+        """The result and the feedback travel on different topics, and this node's threads may take
+        the result first: wait (``feedback_drain_s``) until the last step's feedback was relayed, so
+        the caller's feedback comes before its result."""
+        deadline = time.monotonic() + self.params["feedback_drain_s"]
+        while self.relayed_step < steps and time.monotonic() < deadline:
+            time.sleep(POLL_S / 5)
 

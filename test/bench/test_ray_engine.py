@@ -195,9 +195,18 @@ class _Counting(BaseHTTPRequestHandler):
     now = 0
     peak = 0
     total = 0
+    arrived = 0
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         cls = type(self)
+        if self.path == "/arrive":  # a worker says it is running (not an LLM request, not gated)
+            with cls.lock:
+                cls.arrived += 1
+            self._answer(str(cls.arrived).encode())
+            return
+        if self.path == "/arrived":
+            self._answer(str(cls.arrived).encode())
+            return
         with cls.lock:
             cls.now += 1
             cls.total += 1
@@ -205,21 +214,30 @@ class _Counting(BaseHTTPRequestHandler):
         time.sleep(0.2)
         with cls.lock:
             cls.now -= 1
+        self._answer(b"ok")
+
+    def _answer(self, body: bytes) -> None:
         self.send_response(200)
         self.end_headers()
-        self.wfile.write(b"ok")
+        self.wfile.write(body)
 
     def log_message(self, *args) -> None:  # quiet
         pass
 
 
 def _ask(job: tuple[str, int]) -> int:
-    """Three requests through this worker's request gate (the cluster-wide slot actor)."""
+    """Three requests through this worker's request gate (the cluster-wide slot actor), once both
+    workers run: without that meeting point a loaded machine may start the second job after the first
+    ended, and nothing would ever wait for a slot."""
     import urllib.request
 
     from llm_planner.llm.request_gate import request_gate
 
     url, n = job
+    urllib.request.urlopen(url + "arrive", timeout=30).read()
+    deadline = time.monotonic() + 60
+    while int(urllib.request.urlopen(url + "arrived", timeout=30).read()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     for _ in range(n):
         with request_gate().hold():
             urllib.request.urlopen(url, timeout=30).read()
