@@ -166,3 +166,19 @@ def test_cli_takes_the_answer_and_answer_without_a_question_says_so(graph):
     _wait_robot_free(graph)
     idle = graph.cli("answer", "the coffee table")
     assert idle.returncode == 1 and "no task is asking" in idle.stdout, idle.stdout + idle.stderr
+
+
+def test_the_readme_voice_frontend_loop_runs_against_the_graph(graph, tmp_path):
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## Questions and approval (ask back)"):readme.index("## Pictures of what the robot")]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    script = tmp_path / "voice_frontend.py"
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], env=graph.runner.env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "robot: which table: kitchen table (kitchen) or coffee table (living room)?" in proc.stdout, proc.stdout
+    assert "robot: succeeded" in proc.stdout and "coffee table" in proc.stdout, proc.stdout
+    _wait_robot_free(graph)
