@@ -15,7 +15,7 @@ from llm_planner.methods.llm_mcts.tree import SearchConfig
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
                 "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed")
-_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
+_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight")
 
 
 def default_config_path() -> Path:
@@ -44,6 +44,13 @@ def load_config(source: Mapping[str, Any] | str | Path | None = None, **override
                                   f"(known: {', '.join(_CONFIG_KEYS)})")
             data[key] = value
     search_config(data)  # validates
+    try:
+        weight = float(data["room_floor_weight"])
+    except (KeyError, TypeError, ValueError):
+        weight = -1.0
+    if weight < 0.0:
+        raise ConfigError(f"invalid LLM-MCTS configuration: room_floor_weight must be a number >= 0 "
+                          f"(0 is App. C.2's even floor), got {data.get('room_floor_weight')!r}")
     return data
 
 

@@ -208,7 +208,9 @@ class LLMMCTSPlanner(Planner):
             prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
-        return Belief.from_prior(household, table, floor=float(prior.floor))
+        named = {t: [p for p, n in prior.counts.get(t, {}).items() if n > 0] for t in table}
+        return Belief.from_prior(household, table, floor=float(prior.floor), named=named,
+                                 room_floor_weight=float(self.cfg["room_floor_weight"]))
 
     def _policy_fn(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
                    actions: Sequence[Action]) -> Sequence[float]:
