@@ -14,7 +14,7 @@ from llm_planner.methods.llm_mcts.tree import SearchConfig
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed", "decision_time_s")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight")
 
 
@@ -62,6 +62,7 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
                             expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
                             max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]),
-                            rollout_greed=float(cfg.get("rollout_greed", 0.0)))
+                            rollout_greed=float(cfg.get("rollout_greed", 0.0)),
+                            decision_time_s=float(cfg.get("decision_time_s", 0.0)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

@@ -270,6 +270,26 @@ def test_max_waves_bounds_the_rounds_of_questions(hh):
     assert bounded.stats.simulations == 150 and bounded.root.pi is not None
 
 
+@pytest.mark.parametrize("in_flight", [1, 4])
+def test_decision_time_stops_questions_whose_answers_would_come_too_late(hh, in_flight):
+    """decision_time_s: a question is asked only while, at the mean time questions took, its answer
+    would come within the bound; the root's is always asked, and the search still runs N simulations."""
+    slow = CountingPolicy(delay=0.0)
+
+    def policy(*args):
+        time.sleep(0.05)  # every answer takes 50 ms (plus CountingPolicy's bookkeeping)
+        return slow(*args)
+
+    _, unbounded = _search(hh, policy, max_in_flight=in_flight)
+    _, bounded = _search(hh, policy, max_in_flight=in_flight, decision_time_s=0.2)
+    assert unbounded.stats.out_of_time == 0 and bounded.stats.out_of_time == 1
+    assert 1 <= bounded.stats.policy_queries < unbounded.stats.policy_queries
+    assert bounded.stats.wait_seconds < min(unbounded.stats.wait_seconds, 0.6)  # about one round past the bound
+    assert bounded.stats.simulations == 150 and bounded.root.pi is not None
+    with pytest.raises(ConfigError, match="decision_time_s"):
+        SearchConfig(decision_time_s=-1.0)
+
+
 def test_a_failing_question_ends_the_search_without_deadlock(hh):
     policy = CountingPolicy(fail_after=3)
     started = time.monotonic()
