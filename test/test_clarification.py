@@ -108,6 +108,7 @@ def test_a_garbled_name_is_proposed_back_and_yes_takes_it(seen, backend):
     assert q.text == "this apartment has no ultimately alt control; did you mean the remote control?"
     option = read_answer(seen, backend, q, "yes")
     assert _goal(option.directive, seen, backend) == {("on", "remote_control", "sofa", 1)}
+    assert q.declined("no") and not q.declined("the remote control") and not q.declined("nonsense")
 
 
 def test_a_thing_the_apartment_lacks_is_never_proposed_as_another_thing(backend):

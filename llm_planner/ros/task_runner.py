@@ -189,6 +189,9 @@ class TaskRunner:
                 option = await self.planning.run(self._read_answer, question, text)
             except LlmPlannerError as exc:
                 option, prompt = None, f"could not read '{text}' ({exc})"
+            if option is None and question.declined(text):
+                answer_reply(reply, True, f"task {task_id}: '{text}' declines {question.text!r}; the task is refused")
+                return None, self._refused(task_id, directive, f"{question.message()}; answered '{text}'", question)
             if option is not None:
                 answer_reply(reply, True, f"task {task_id}: '{text}' read as {option.label}")
                 self.node.get_logger().info(f"task {task_id}: '{text}' answers {question.text!r}: {option.label}")

@@ -133,6 +133,26 @@ def test_an_unanswered_question_ends_refused_after_clarify_timeout_with_the_ques
     _wait_robot_free(graph)
 
 
+def test_a_garbled_name_is_proposed_no_refuses_at_once_and_clarify_timeout_0_never_asks(graph):
+    graph.client.execute("put the ultimately alt control on the sofa", planner="classical")
+    question = _wait_question(graph.client)
+    assert question["question"] == "this apartment has no ultimately alt control; did you mean the remote control?"
+    assert graph.client.answer("no")[0]
+    result = graph.client.result(timeout_s=60.0)
+    assert not result["success"] and "answered 'no'" in result["message"] and not result.get("executed"), result
+    _wait_robot_free(graph)
+    _set(graph, "clarify_timeout_s", 0.0)
+    try:
+        started = time.monotonic()
+        result = graph.client.run("put the mug on the table", planner="classical")
+        took = time.monotonic() - started
+    finally:
+        _set(graph, "clarify_timeout_s", CLARIFY_S)
+    assert not result["success"] and "which table: kitchen table (kitchen) or coffee table" in result["message"]
+    assert not any(f["state"] == "asking" for f in graph.client._feedback) and took < 30.0, result
+    _wait_robot_free(graph)
+
+
 def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(graph):
     _set(graph, "require_approval", "goal")
     try:
