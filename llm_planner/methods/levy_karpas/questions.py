@@ -2,17 +2,28 @@
 (optionally with the state) as a goal and a plan template, asked by the openai channels
 (:mod:`.openai_channels`, prompt ``INSTRUCTIONS``).
 
-Registered with the LLM layer's question registry (:mod:`llm_planner.llm.questions`) at import,
-for the served stand-in ``llm-planner serve``: it recognises the prompt and answers from it alone
-with the offline goal parser (the goal) and :func:`read_steps` (the steps the directive spells out,
-the template), written as ``Goal: ...`` / ``Template: ...`` in every style. (The offline backend
-answers Phase I with the offline channels, :mod:`.offline_channels`, chosen in :mod:`.channels`.)
+Registered with the LLM layer's question registry (:mod:`llm_planner.llm.questions`) at import:
+
+=========  ==========================================================================================
+backend    how it answers a :class:`~.channels.Phase1Question` (``backend.answer("nl2pddl", question)``)
+=========  ==========================================================================================
+offline    the offline channels (:mod:`.offline_channels`: rules + the trained clause classifier)
+openai     the model's channels (:mod:`.openai_channels`: K-shot prompt, n samples, ranked answers)
+served     ``llm-planner serve`` recognises the openai channels' prompt and answers from it alone
+           with the offline goal parser (the goal) and :func:`read_steps` (the steps the directive
+           spells out, the template), written as ``Goal: ...`` / ``Template: ...`` in every style
+=========  ==========================================================================================
+
+The channels of a scene are built once per backend and scene (the classifier trained, the K-shot
+examples embedded) and kept while the backend lives.
 """
 from __future__ import annotations
 
 import random
 import re
-from typing import Any
+import threading
+import weakref
+from typing import Any, Callable
 
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.offline.served import prompt_line, prompt_names
@@ -21,6 +32,36 @@ from llm_planner.methods.levy_karpas.clauses import split_clauses
 
 KIND = "nl2pddl"
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
+
+
+_CHANNELS: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = weakref.WeakKeyDictionary()
+_CHANNELS_LOCK = threading.Lock()
+
+
+def _channels(backend: Any, question: Any, make: Callable[..., Any]) -> Any:
+    """The channels ``make`` builds for the question's scene, once per backend and scene."""
+    key = (question.household.scene.name, id(question.household), id(question.config), question.tries)
+    with _CHANNELS_LOCK:
+        per_backend = _CHANNELS.setdefault(backend, {})
+        if key not in per_backend:
+            per_backend[key] = make(question.household, backend, question.config, question.tries)
+        return per_backend[key]
+
+
+def offline_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+    """Phase I by the offline channels (a :class:`~.channels.ChannelOutput`)."""
+    from llm_planner.methods.levy_karpas.offline_channels import make_channels
+
+    return _channels(backend, question, make_channels).predict(question.goal_directive, question.step_directive,
+                                                               question.state)
+
+
+def openai_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+    """Phase I by the model (a :class:`~.channels.ChannelOutput`)."""
+    from llm_planner.methods.levy_karpas.openai_channels import make_channels
+
+    return _channels(backend, question, make_channels).predict(question.goal_directive, question.step_directive,
+                                                               question.state)
 
 
 def recognise(prompt: str) -> bool:
@@ -132,6 +173,6 @@ def _chatty(d: dict[str, Any], rng: random.Random) -> str:
 
 
 QUESTION = register(QuestionKind(
-    KIND, {}, ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
+    KIND, {"offline": offline_phase1, "openai": openai_phase1}, ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
                          lambda d: {"goal": d["goal"], "template": d["template"]}, order=40),
     source="Levy & Karpas Phase I (seed 001)"))
