@@ -25,6 +25,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
+from llm_planner.llm.answers import object_schema
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.offline.served import prompt_line, prompt_names
 from llm_planner.llm.text import WorldInfo, name_to_text
@@ -175,4 +176,5 @@ def _chatty(d: dict[str, Any], rng: random.Random) -> str:
 QUESTION = register(QuestionKind(
     KIND, {"offline": offline_phase1, "openai": openai_phase1}, ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
                          lambda d: {"goal": d["goal"], "template": d["template"]}, order=40),
-    source="Levy & Karpas Phase I (seed 001)"))
+    source="Levy & Karpas Phase I (seed 001)",
+    schema=("goal_and_template", object_schema({"goal": {"type": "string"}, "template": {"type": "string"}}))))
