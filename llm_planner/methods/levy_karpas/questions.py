@@ -39,30 +39,29 @@ _CHANNELS: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = weakref.WeakKeyD
 _CHANNELS_LOCK = threading.Lock()
 
 
-def _channels(backend: Any, question: Any, make: Callable[..., Any]) -> Any:
-    """The channels ``make`` builds for the question's scene, once per backend and scene."""
+def _predict(backend: Any, question: Any, make: Callable[..., Any]) -> Any:
+    """Phase I by the channels ``make`` builds for the question's scene (once per backend and scene)."""
     key = (question.household.scene.name, id(question.household), id(question.config), question.tries)
     with _CHANNELS_LOCK:
         per_backend = _CHANNELS.setdefault(backend, {})
         if key not in per_backend:
             per_backend[key] = make(question.household, backend, question.config, question.tries)
-        return per_backend[key]
+        channels = per_backend[key]
+    return channels.predict(question.goal_directive, question.step_directive, question.state)
 
 
 def offline_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
     """Phase I by the offline channels (a :class:`~.channels.ChannelOutput`)."""
     from llm_planner.methods.levy_karpas.offline_channels import make_channels
 
-    return _channels(backend, question, make_channels).predict(question.goal_directive, question.step_directive,
-                                                               question.state)
+    return _predict(backend, question, make_channels)
 
 
 def openai_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
     """Phase I by the model (a :class:`~.channels.ChannelOutput`)."""
     from llm_planner.methods.levy_karpas.openai_channels import make_channels
 
-    return _channels(backend, question, make_channels).predict(question.goal_directive, question.step_directive,
-                                                               question.state)
+    return _predict(backend, question, make_channels)
 
 
 def recognise(prompt: str) -> bool:
