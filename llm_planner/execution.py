@@ -31,8 +31,8 @@ from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
-SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
 #: A household episode stops when the world enters a state it was already in this many times (a loop).
 REPEATED_STATE_VISITS = 2
 
@@ -77,7 +77,7 @@ class EpisodeResult:
     message: str
     steps: list[StepRecord] = field(default_factory=list)
     stats: PlannerStats = field(default_factory=PlannerStats)
-    outcome: str = FAILED      # succeeded | failed | canceled | timed_out
+    outcome: str = FAILED      # one of task_states.EPISODE_OUTCOMES
     unrelated_moves: int = 0   # objects grabbed that the goal does not name (household)
 
     @property

@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 
 from llm_planner.commands.plan import add_graph_options
-
-FINAL_STATES = ("succeeded", "failed", "canceled", "refused")
+from llm_planner.task_states import FINAL_STATES, SUCCEEDED
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         if not outcome["task"] and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
             outcome["task"] = msg.task_id  # the task of this directive (an answered question rewrites it)
         if msg.state in FINAL_STATES and msg.task_id and msg.task_id == outcome["task"]:
-            outcome["ok"] = msg.state == "succeeded"
+            outcome["ok"] = msg.state == SUCCEEDED
             done.set()
 
     with PlannerClient("llm_planner_say_cli", args.namespace, args.server_timeout) as client:

@@ -17,13 +17,14 @@ from typing import Any
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 
-from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
+from llm_planner.execution import EpisodeResult, StepRecord, run_task
 from llm_planner.ros.conversions import feedback_from_dict, step_fields, time_to_ns
 from llm_planner.ros.managed_node import ERROR, OK, WARN, ManagedNode
 from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, end_goal, run_node
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner.ros.task_records import TaskRecords
+from llm_planner.task_states import CANCELED, EXECUTING, final_state
 from llm_planner_interfaces.action import ExecuteTask
 
 
@@ -78,7 +79,7 @@ class ExecutorNode(ManagedNode):
         finally:
             self.running = None
         end_goal(goal_handle, result.outcome, result.success)
-        state = result.outcome if result.outcome in (SUCCEEDED, CANCELED) else "failed"
+        state = final_state(result.outcome)
         self.records.end(request.task_id, state, result.message)
         self.status(request.task_id, request.directive, state, len(result.steps), message=result.message,
                     llm_requests=result.stats.llm_requests)
@@ -90,7 +91,7 @@ class ExecutorNode(ManagedNode):
     def run(self, goal_handle) -> EpisodeResult:
         request = goal_handle.request
         self.step = 0
-        self.status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
+        self.status(request.task_id, request.directive, EXECUTING, message=f"planner {request.planner}")
         self.records.begin(request.task_id, request.directive, request.planner, request.goal)
         lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None
         fallbacks_before = lm.usage.fallbacks if lm is not None else 0

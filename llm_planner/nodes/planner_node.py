@@ -25,13 +25,13 @@ from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
 
-from llm_planner.execution import CANCELED
 from llm_planner.ros.conversions import feedback_from_dict, fill_result
 from llm_planner.ros.managed_node import OK, WARN, ManagedNode
 from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, end_goal, run_node
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest, PlanTaskResult, new_task_id
+from llm_planner.task_states import ASKING, CANCELED
 from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask
 
@@ -151,7 +151,7 @@ class PlannerNode(ManagedNode):
             _reply, why_not = self.runner.desk.deliver(msg.data)
             if not why_not:
                 self.get_logger().info(f"directive {msg.data[:80]!r} taken as the answer of task "
-                                       f"{self.runner.desk.asking_task() or 'asking'}")
+                                       f"{self.runner.desk.asking_task() or ASKING}")
                 return
         result, _ = await self.runner.execute(PlanTaskRequest(msg.data, execute=True))
         if result.success:  # one severity per call site (rclpy)
