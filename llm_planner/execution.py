@@ -264,7 +264,8 @@ def run_task(domain: Any, link: RobotLink, directive: str, goal_json: str, plann
              should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
     """The executor's task: the domain's goal from its JSON, a fresh planner, and :func:`run_episode`
     on the robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for
-    none). A goal or planner the domain refuses ends the task failed with the reason."""
+    none). ``planner_name`` is the registry name the planner node resolved (it is not resolved
+    again). A goal or planner the domain refuses ends the task failed with the reason."""
     try:
         goal = domain.goal_from_lists(json.loads(goal_json))
         planner = domain.make_planner(planner_name)

@@ -109,9 +109,23 @@ class Domain(ABC):
             raise ConfigError(f"unknown planner '{name}' for the {cls.name} domain (available: {', '.join(known)})")
         return name
 
+    @classmethod
+    def registered_planner(cls, name: str) -> str:
+        """``name`` when it is a registry name of this domain's planners (what :meth:`resolve_planner`
+        returns); ConfigError otherwise. A request's planner name is resolved once, where the request
+        comes in (:meth:`llm_planner.service.PlanningService.prepare`); what follows only checks it."""
+        from llm_planner.errors import ConfigError
+
+        known = cls.planner_names()
+        if name not in known:
+            raise ConfigError(f"unknown planner '{name}' for the {cls.name} domain (registered: {', '.join(known)}; "
+                              "a name a user gives is resolved by resolve_planner first)")
+        return name
+
     @abstractmethod
     def make_planner(self, name: str) -> Planner:
-        """A fresh planner with the node's LLM backend, LLM configuration and seed."""
+        """A fresh planner with the node's LLM backend, LLM configuration and seed; ``name`` is a
+        registry name (:meth:`resolve_planner` resolved it once, see :meth:`registered_planner`)."""
 
     @abstractmethod
     def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:

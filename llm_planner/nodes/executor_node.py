@@ -1,7 +1,7 @@
 """Executor node: runs a planner on the robot, step by step, closing the loop through perception.
 
 Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
-and a planner name it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
+and a planner's registry name (resolved once, by the planner node) it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
 goes to ``robot/skill``; the observation after it is the first perception message stamped at or
 after the skill's outcome. Feedback and ``task_status`` report every step (with the LLM requests of
 the decision and the planner's belief about the goal's objects). Cancel stops the robot before its
