@@ -55,8 +55,9 @@ class StepText(Protocol):
 
 
 class Domain(ABC):
-    """A world the node graph and the closed loop run. Subclasses are registered in
-    :mod:`llm_planner.domains` and built from the node parameters (:mod:`llm_planner.config`)."""
+    """A domain (household, gtamp: the ``domain`` parameter) the node graph and the closed loop run,
+    on one world of it (a scene or a problem, :attr:`world_name`). Subclasses are registered in
+    :mod:`llm_planner.adapters` and built from the node parameters (:mod:`llm_planner.config`)."""
 
     name: ClassVar[str] = ""
     #: perception topics (under ``perception/``) the perception node publishes
