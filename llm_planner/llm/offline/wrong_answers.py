@@ -9,9 +9,12 @@ probability P:
 
 * **which samples**: one uniform number per sample from a hash of (error seed, question kind, the
   prompt, the sample index), wrong when it is below P. The same question is wrong or right in
-  every run (answer caches and re-asked questions agree), different samples of one request are
-  independent, and the samples wrong at a rate are a subset of those wrong at any higher rate (the
-  curves over P of one seed share their draws);
+  every run (answer caches and re-asked questions agree), and the samples wrong at a rate are a
+  subset of those wrong at any higher rate (the curves over P of one seed share their draws).
+  With ``correlation`` (``config/serve_errors.yaml``, default 1) a sample takes its question's
+  number instead of its own: at 1 a question's samples are wrong together, as a model that does not
+  know the answer is wrong in every sample (a vote over M samples cannot out-vote it); at 0 they are
+  independent, noise that a vote averages away. The share of wrong samples is P either way;
 * **how wrong**: one of the question kind's error kinds (:attr:`ServedKind.wrong
   <llm_planner.llm.questions.ServedKind.wrong>`, weights in ``config/serve_errors.yaml``), drawn
   among those that fit the question; the wrong answer is written in the same style and parses with
@@ -99,6 +102,9 @@ class ErrorSettings:
     neighbours: int = 3
     shared_word_bonus: float = 0.5
     path: str = ""
+    #: share of each sample's draw taken from its question's: 1 = a question's samples are wrong
+    #: together (a model that does not know), 0 = each sample on its own (noise a vote averages away)
+    correlation: float = 1.0
 
 
 @lru_cache(maxsize=4)
@@ -120,7 +126,10 @@ def load_error_settings(path: str | None = None) -> ErrorSettings:
         raise ConfigError(f"{source}: neighbours must be an integer >= 1, got {neighbours!r}")
     if not isinstance(bonus, (int, float)) or bonus < 0:
         raise ConfigError(f"{source}: shared_word_bonus must be a number >= 0, got {bonus!r}")
-    return ErrorSettings(weights, neighbours, float(bonus), str(source))
+    correlation = data.get("correlation", 1.0)
+    if not isinstance(correlation, (int, float)) or isinstance(correlation, bool) or not 0 <= correlation <= 1:
+        raise ConfigError(f"{source}: correlation must be a number in [0, 1], got {correlation!r}")
+    return ErrorSettings(weights, neighbours, float(bonus), str(source), float(correlation))
 
 
 # ------------------------------------------------------------------------------ the error model
@@ -150,13 +159,19 @@ class ErrorModel:
                                   f"(error kinds of {kind}: {', '.join(sorted(known[kind])) or 'none'})")
 
     def draw(self, kind: str, prompt: str, index: int) -> random.Random | None:
-        """The generator of sample ``index``'s wrong answer, or None when that sample stays right."""
+        """The generator of sample ``index``'s wrong answer, or None when that sample stays right.
+
+        The sample's uniform number is its question's (hash without the index) with probability
+        ``correlation``, else its own; either way it is uniform, so the share of wrong samples is the
+        rate whatever the correlation."""
         if self.rate <= 0.0:
             return None
-        digest = hashlib.blake2b(f"{self.seed}|{kind}|{index}|".encode() + prompt.encode(), digest_size=16).digest()
-        if int.from_bytes(digest[:8], "big") / 2.0 ** 64 >= self.rate:
+        own = _digest(f"{self.seed}|{kind}|{index}|", prompt)
+        shared = _unit(own[8:12]) < self.settings.correlation
+        u = _unit(_digest(f"{self.seed}|{kind}|", prompt)[:8]) if shared else _unit(own[:8])
+        if u >= self.rate:
             return None
-        return random.Random(int.from_bytes(digest[8:], "big"))
+        return random.Random(int.from_bytes(own[12:], "big"))
 
     def apply(self, model: Any, kind: str, prompt: str, samples: Sequence[Sample]) -> list[Sample]:
         """The samples with those drawn wrong replaced by a wrong answer of their kind."""
@@ -198,6 +213,15 @@ class ErrorModel:
 
     def __str__(self) -> str:
         return f"{self.rate:.0%} wrong answers (seed {self.seed})" if self.rate else "no wrong answers"
+
+
+def _digest(head: str, prompt: str) -> bytes:
+    return hashlib.blake2b(head.encode() + prompt.encode(), digest_size=24).digest()
+
+
+def _unit(data: bytes) -> float:
+    """Bytes as a number in [0, 1)."""
+    return int.from_bytes(data, "big") / 2.0 ** (8 * len(data))
 
 
 # ------------------------------------------------------------------------------ shared helpers

@@ -17,7 +17,7 @@ from llm_planner.llm.offline.serve import ModelServer
 from llm_planner.llm.offline.serve_options import ServeOptions
 from llm_planner.llm.offline.served import ServedModel
 from llm_planner.llm.offline.styles import STYLES, render
-from llm_planner.llm.offline.wrong_answers import (ErrorModel, ErrorSettings, policy_absent_object, policy_repeated,
+from llm_planner.llm.offline.wrong_answers import (ErrorModel, ErrorSettings, load_error_settings, policy_absent_object, policy_repeated,
                                                    policy_skipped_precondition, policy_unhelpful, similar_types,
                                                    translate_neighbour_object, translate_wrong_count,
                                                    world_model_another_home)
@@ -82,18 +82,21 @@ def _post(url: str, body: dict) -> dict:
 def test_the_draw_is_at_the_rate_reproducible_per_question_and_nested_over_rates():
     prompts = [f"Question: what are the possible positions of thing {i}?\nAnswer:" for i in range(400)]
 
-    def wrong(rate, seed=7, index=0):
-        model = ErrorModel(rate, seed)
+    def wrong(rate, seed=7, index=0, correlation=1.0):
+        settings = ErrorSettings(load_error_settings().weights, correlation=correlation)
+        model = ErrorModel(rate, seed, settings)
         return [model.draw("world_model", p, index) is not None for p in prompts]
 
-    at_03 = wrong(0.3)
-    assert _within_binomial(sum(at_03), 400, 0.3), sum(at_03)
-    assert at_03 == wrong(0.3)                   # the same questions in every run
-    assert at_03 != wrong(0.3, seed=8)           # another error seed, other questions
-    assert at_03 != wrong(0.3, index=1)          # each sample of a request drawn on its own
-    low, high = wrong(0.2), wrong(0.4)
-    assert all(h for l, h in zip(low, high) if l) and all(h for l, h in zip(at_03, high) if l)  # nested
-    assert not any(wrong(0.0)) and all(wrong(1.0))
+    for correlation in (0.0, 0.5, 1.0):
+        at_03 = wrong(0.3, correlation=correlation)
+        assert _within_binomial(sum(at_03), 400, 0.3), (correlation, sum(at_03))
+        assert at_03 == wrong(0.3, correlation=correlation)      # the same questions in every run
+        assert at_03 != wrong(0.3, seed=8, correlation=correlation)  # another error seed, other questions
+        low, high = wrong(0.2, correlation=correlation), wrong(0.4, correlation=correlation)
+        assert all(h for l, h in zip(low, high) if l) and all(h for l, h in zip(at_03, high) if l)  # nested
+        assert not any(wrong(0.0, correlation=correlation)) and all(wrong(1.0, correlation=correlation))
+    assert wrong(0.3, correlation=0.0) != wrong(0.3, index=1, correlation=0.0)  # each sample on its own
+    assert wrong(0.3) == wrong(0.3, index=1)   # correlation 1: a question's samples wrong together
 
 
 def test_settings_that_name_no_kind_fail_with_the_known_ones():
@@ -280,7 +283,8 @@ def test_levy_karpas_answers_with_a_wrong_count_or_object_that_still_read(served
 # ------------------------------------------------------------------------------ over HTTP, at a rate
 def test_served_at_30_percent_is_wrong_on_30_percent_of_400_samples_and_every_answer_reads(
         server, embedder, dataset, seen_world):
-    """The world-model question for 100 object types, 4 samples each, through the openai client."""
+    """The world-model question for 100 object types, 4 samples each, through the openai client
+    (correlation 1 by default: a question's 4 samples are wrong together)."""
     from llm_planner.llm.factory import make_backend
 
     s = server(style="mixed", error_rate=0.3, error_seed=11, structured_output=False)
@@ -292,4 +296,5 @@ def test_served_at_30_percent_is_wrong_on_30_percent_of_400_samples_and_every_an
     assert all(len(a.samples) >= 1 for a in answered)  # every answer read (a wrong one is not garbage)
     wrong = s.stats()["wrong"]
     assert set(wrong) <= {"world_model/another_home"}, wrong
-    assert _within_binomial(wrong.get("world_model/another_home", 0), 400, 0.3), wrong
+    count = wrong.get("world_model/another_home", 0)
+    assert count % 4 == 0 and _within_binomial(count // 4, 100, 0.3), wrong
