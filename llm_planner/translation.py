@@ -10,11 +10,12 @@ together with Fast Downward).
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
-from llm_planner.domains.household.world.symbolic import Household
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
 OWN_GOAL_CHANNEL = ("pddl",)

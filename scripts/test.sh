@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint and type-check llm_planner/, then run the whole test suite, setting everything up first on a fresh machine (idempotent).
+# Lint and type-check llm_planner/, then run the whole test suite, setting everything up first on a
+# fresh machine (idempotent).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh test/world -x`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

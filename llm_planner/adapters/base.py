@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
 
-from llm_planner.planners.base import Planner
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
+from llm_planner.planners.base import Planner
 
 
 class Simulator(Protocol):

@@ -9,7 +9,8 @@ goal through the tiny grammar of :mod:`llm_planner.domains.gtamp.directive` (no 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
@@ -54,8 +55,8 @@ class GTampDomain(Domain):
         """A G-TAMP planner; the methods that ask a language model get a plan source on the
         process's LanguageModel (its request counts are the planner's own)."""
         from llm_planner.methods.stalm.llm_source import PlanSource
-        from llm_planner.planners.base import create
         from llm_planner.methods.stalm.planner import LLM_METHODS, PLANNERS, registry_name
+        from llm_planner.planners.base import create
 
         registered = self.resolve_planner(name)
         method = next(m for m in PLANNERS if registry_name(m) == registered)
@@ -96,10 +97,10 @@ class GTampDomain(Domain):
         return parse_goal(self.problem, atoms, where="goal")
 
     # ---------------------------------------------------------------- the robot
-    def make_simulator(self) -> "GTampSimulator":
+    def make_simulator(self) -> GTampSimulator:
         return GTampSimulator(self.problem)
 
-    def make_perceiver(self) -> "GeometryPerceiver":
+    def make_perceiver(self) -> GeometryPerceiver:
         return GeometryPerceiver(self.problem)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
@@ -119,7 +120,7 @@ class GTampDomain(Domain):
 
     # ---------------------------------------------------------------- text
     @classmethod
-    def step_text(cls, task: Any) -> "GTampText":
+    def step_text(cls, task: Any) -> GTampText:
         return GTampText(task.problem)
 
 

@@ -8,15 +8,23 @@ directives translated by the LLM layer (:mod:`llm_planner.translation`).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from llm_planner.adapters.base import Domain
-from llm_planner.domains.percept import Fact, Percept, Translation
-from llm_planner.planners.base import Planner, Task
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import (Action, Goal, Household, Observation, State, goal_from_lists,
-                                        goal_to_lists)
+from llm_planner.domains.household.world.symbolic import (
+    Action,
+    Goal,
+    Household,
+    Observation,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
+from llm_planner.domains.percept import Fact, Percept, Translation
+from llm_planner.planners.base import Planner, Task
 
 ROBOT = "robot"
 
@@ -68,10 +76,10 @@ class HouseholdDomain(Domain):
         return self.household.check_goal(goal_from_lists(items))
 
     # ---------------------------------------------------------------- the robot
-    def make_simulator(self) -> "HouseholdSimulator":
+    def make_simulator(self) -> HouseholdSimulator:
         return HouseholdSimulator(self.scene, self.params["seed"])
 
-    def make_perceiver(self) -> "HouseholdPerceiver":
+    def make_perceiver(self) -> HouseholdPerceiver:
         return HouseholdPerceiver(self.household)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
@@ -93,7 +101,7 @@ class HouseholdDomain(Domain):
 
     # ---------------------------------------------------------------- text
     @classmethod
-    def step_text(cls, task: Any) -> "HouseholdText":
+    def step_text(cls, task: Any) -> HouseholdText:
         return HouseholdText()
 
 

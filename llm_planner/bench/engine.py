@@ -33,11 +33,12 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from llm_planner.errors import ConfigError
 
@@ -123,7 +124,7 @@ class RayEngine:
         self._cpus = 0.0
 
     # -- life cycle
-    def start(self) -> "RayEngine":
+    def start(self) -> RayEngine:
         """Start or join Ray (bounded by ``init_timeout_s``) and create the counting actors."""
         if not self.settings.usage_stats:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage to Anyscale unasked

@@ -13,14 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
-from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
-from llm_planner.errors import ConfigError
-from llm_planner.domains.gtamp.config import load_config
 from llm_planner.bench.gtamp_episode import EpisodeResult, run_benchmark_episode
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
+from llm_planner.domains.gtamp.config import load_config
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
+from llm_planner.errors import ConfigError
 from llm_planner.methods.stalm.planner import POLICIES
 
 TABLE2 = ("stalm", "uct", "uct_hcount", "saycan", "iterative_replanning", "llm_mcts")

@@ -9,15 +9,14 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from llm_planner.domains.gtamp.sim import GTampSimWorld
-from llm_planner.execution import run_episode
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import ProblemSpec
-from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.domains.gtamp.problems import load_problem
-from llm_planner.domains.gtamp.sim import GTampSim
-from llm_planner.planners.base import create
+from llm_planner.domains.gtamp.sim import GTampSim, GTampSimWorld
+from llm_planner.execution import run_episode
+from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.methods.stalm.planner import GTampPlanner, GTampTask, registry_name
+from llm_planner.planners.base import create
 
 
 @dataclass

@@ -45,15 +45,15 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
+from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
 from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
-
-from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
@@ -323,9 +323,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
+    from llm_planner.domains.household.world.tasks import SUITES
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.methods.llm_mcts.config import load_config
-    from llm_planner.domains.household.world.tasks import SUITES
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")

@@ -2,7 +2,8 @@
 (mean +- standard error over seeds), the cost of a decision (App. E), and the latency grid."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from llm_planner.bench.household import MethodSpec

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport, format_table, mean_stderr
-    from llm_planner.errors import ConfigError
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.errors import ConfigError
 
     if args.pairs < 1 or args.repeats < 1 or args.horizon < 1:
         raise ConfigError("--pairs, --repeats and --horizon must be positive")

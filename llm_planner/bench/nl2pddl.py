@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
@@ -79,8 +80,8 @@ def _household(scene: str):
 
 def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
     """One sample with one input: the system's output, its scores and costs."""
-    from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
     from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
 
     sample, modality = job
     system = _WORKER["system"]

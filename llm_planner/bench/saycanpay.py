@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
@@ -86,8 +87,8 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool,
                  done_step: bool = False) -> None:
     from llm_planner.llm.factory import make_backend
-    from llm_planner.methods.saycanpay.planner import load_models
     from llm_planner.methods.saycanpay.config import model_dir
+    from llm_planner.methods.saycanpay.planner import load_models
 
     _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
     from pathlib import Path
@@ -107,11 +108,11 @@ def _household(scene: str):
 
 
 def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
-    from llm_planner.execution import SymbolicWorld, run_episode
-    from llm_planner.planners.base import Task
-    from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
     from llm_planner.domains.household.world.expert import expert_plan
     from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
+    from llm_planner.planners.base import Task
 
     split, task, method = job
     household = _household(task.scene)
@@ -221,9 +222,9 @@ def train_on_first_use(config: dict[str, Any], directory, progress: bool = True)
 
     from tqdm import tqdm
 
+    from llm_planner.domains.household.world.expert import build_dataset
     from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.training import train_models
-    from llm_planner.domains.household.world.expert import build_dataset
 
     opts = config["training"]
     epochs = int(opts["epochs"])
@@ -253,10 +254,9 @@ def train_on_first_use(config: dict[str, Any], directory, progress: bool = True)
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
-    from llm_planner.methods.saycanpay.config import load_config, model_dir
-
     from llm_planner.errors import ConfigError
     from llm_planner.llm.factory import make_backend
+    from llm_planner.methods.saycanpay.config import load_config, model_dir
     from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
 
     config = load_config(args.config)

@@ -14,7 +14,6 @@ import atexit
 import tempfile
 from typing import Any
 
-
 _RUNNING: list = []  # stop functions of the servers started by serve_for_bench
 
 

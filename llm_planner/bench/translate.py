@@ -158,10 +158,10 @@ def run(args: argparse.Namespace) -> int:
 
     from llm_planner.bench.report import BenchReport, format_table
     from llm_planner.bench.serving import serve_for_bench
-    from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.llm.factory import make_backend
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.llm.config import load_llm_config, parse_dotted
+    from llm_planner.llm.factory import make_backend
 
     all_cases = load_cases(args.eval_set)
     homes = [h.strip() for h in (args.home or ",".join(dict.fromkeys(c.scene for c in all_cases))).split(",")

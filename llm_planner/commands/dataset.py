@@ -36,8 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import format_table, mean_stderr
-    from llm_planner.errors import ConfigError
     from llm_planner.domains.household.world.expert import build_dataset, save_dataset
+    from llm_planner.errors import ConfigError
 
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")

@@ -121,9 +121,9 @@ def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
     from llm_planner.llm.factory import make_backend
-    from llm_planner.methods.llm_mcts.prior import build_prior
     from llm_planner.llm.offline.commonsense import load_commonsense, scene_knowledge
     from llm_planner.llm.text import WorldInfo, name_to_text
+    from llm_planner.methods.llm_mcts.prior import build_prior
 
     backend = make_backend(backend="offline")
     world = WorldInfo.from_scene(scene)

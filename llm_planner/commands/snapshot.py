@@ -108,13 +108,13 @@ def _problem_picture(args: argparse.Namespace) -> int:
 
 def _run_household(args: argparse.Namespace) -> int:
     from llm_planner.bench.household import PyBulletWorld
+    from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
     from llm_planner.errors import ConfigError
     from llm_planner.execution import run_episode
     from llm_planner.planners.base import Task, create
     from llm_planner.viz.recorder import HouseholdRecorder
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-    from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
 
     if args.suite not in SUITES:
         raise ConfigError(f"unknown suite '{args.suite}' (suites: {', '.join(SUITES)})")
@@ -141,10 +141,10 @@ def _run_household(args: argparse.Namespace) -> int:
 
 def _run_gtamp(args: argparse.Namespace) -> int:
     from llm_planner.domains.gtamp.problems import load_problem
-    from llm_planner.execution import run_episode
     from llm_planner.domains.gtamp.sim import GTampSim
-    from llm_planner.planners.base import create
+    from llm_planner.execution import run_episode
     from llm_planner.methods.stalm.planner import GTampTask, registry_name
+    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import GTampRecorder, PathTap
 
     problem = load_problem(args.problem)

@@ -50,10 +50,10 @@ def run_saycanpay(args: argparse.Namespace) -> int:
 
 def _show(config: dict, k: int, model_input) -> None:
     """A few training inputs in the seed's text format, with their Can/Pay targets."""
-    from llm_planner.methods.saycanpay.training import training_examples
     from llm_planner.domains.household.world.expert import build_dataset
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.methods.saycanpay.training import training_examples
 
     opts = config["training"]
     trajectories = build_dataset(str(opts["scene"]), 4, int(opts["seed"]), tuple(opts["suites"]), workers=1).trajectories

@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _translate(args: argparse.Namespace):  # noqa: ANN202 - TranslationResult
-    from llm_planner.llm.translate import translate_directive
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.llm.translate import translate_directive
 
     household = Household(load_scene(args.scene))
     return translate_directive(args.directive, household, make_backend_from_args(args))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -60,7 +61,7 @@ class LLMConfig:
         value = self.data["cache"].get("dir")
         return Path(value).expanduser() if value else default_cache_dir()
 
-    def with_overrides(self, overrides: Mapping[str, Any] | None = None, **dotted: Any) -> "LLMConfig":
+    def with_overrides(self, overrides: Mapping[str, Any] | None = None, **dotted: Any) -> LLMConfig:
         """A new config with nested ``overrides`` and ``dotted`` keys (``policy__samples`` or via mapping)."""
         data = copy.deepcopy(dict(self.data))
         if overrides:

@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import (
-    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans, Usage,
+    ActionSamples,
+    Candidates,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
+    TaskPlans,
+    Usage,
     with_fallback_note,
 )
 from llm_planner.llm.cache import AnswerCache
@@ -15,7 +23,6 @@ from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo
-
 
 #: backend name -> (module, class): the offline stand-in and the OpenAI-compatible client.
 BACKEND_CLASSES: dict[str, tuple[str, str]] = {

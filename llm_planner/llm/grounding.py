@@ -14,14 +14,14 @@ object outside the admissible set, whatever it tries to say.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural, singular
-from llm_planner.domains.household.world.symbolic import Action
 
 
 @dataclass(frozen=True)

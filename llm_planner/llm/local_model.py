@@ -47,14 +47,15 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from llm_planner.child_process import die_with_parent
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.llm.config import default_cache_dir
 from llm_planner.llm.client_config import ServedClientConfig
+from llm_planner.llm.config import default_cache_dir
 from llm_planner.paths import config_dir, read_yaml_mapping
 
 HOST = "127.0.0.1"
@@ -366,7 +367,7 @@ class LocalModelServer(ServedClientConfig):
         self._reader: threading.Thread | None = None
 
     # -- life cycle
-    def start(self) -> "LocalModelServer":
+    def start(self) -> LocalModelServer:
         started = time.monotonic()
         source = resolve_model(self.spec, self.settings)
         self.prepared = prepare_model(source, self.settings, self.notify)
@@ -494,7 +495,7 @@ class LocalModelServer(ServedClientConfig):
             proc.stdout.close()
         self.proc = proc if proc.poll() is None else None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -46,28 +46,47 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 from llm_planner.errors import ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
-    SCHEMA_OF, Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions, response_format,
+    SCHEMA_OF,
+    Unparsable,
+    first_action,
+    looks_like_refusal,
+    read_goal_tuples,
+    read_positions,
+    response_format,
 )
 from llm_planner.llm.base import (
-    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+    ActionSamples,
+    AnswerInfo,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
+    TaskPlans,
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, QuestionClock, limiter_for
-from llm_planner.llm.openai_http import FormatRefused, preview as _preview
+from llm_planner.llm.openai_http import FormatRefused
+from llm_planner.llm.openai_http import preview as _preview
 from llm_planner.llm.openai_requests import OpenAIRequests
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.server_profile import (
-    IGNORED, REFUSED, ProbeSettings, ServerProfile, probe_server, server_profile,
+    IGNORED,
+    REFUSED,
+    ProbeSettings,
+    ServerProfile,
+    probe_server,
+    server_profile,
 )
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 
 T = TypeVar("T")
 

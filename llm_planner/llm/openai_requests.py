@@ -2,16 +2,24 @@
 with bounded retries inside the server's in-flight limit, and M samples in one request or at once."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from typing import Any, Callable
+from typing import Any
 
 from llm_planner.errors import ModelServerError
 from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
-from llm_planner.llm.request_gate import request_gate
 from llm_planner.llm.openai_http import (
-    FormatRefused, NRefused, choice_text, cut_at_stop, refused_parameter, retry_after, server_message, short,
+    FormatRefused,
+    NRefused,
+    choice_text,
+    cut_at_stop,
+    refused_parameter,
+    retry_after,
+    server_message,
+    short,
 )
+from llm_planner.llm.request_gate import request_gate
 
 
 class OpenAIRequests:

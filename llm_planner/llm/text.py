@@ -15,9 +15,9 @@ never where objects are), and the formal goal text of App. F listing 3,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping, Sequence
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
 
@@ -99,7 +99,7 @@ class WorldInfo:
     object_type: Mapping[str, str]  # instance name -> type name, e.g. apple_2 -> apple
 
     @classmethod
-    def from_household(cls, household: Household) -> "WorldInfo":
+    def from_household(cls, household: Household) -> WorldInfo:
         return cls(
             rooms=tuple(household.rooms),
             containers=tuple(f for f in household.furniture if household.is_container[f]),
@@ -109,7 +109,7 @@ class WorldInfo:
         )
 
     @classmethod
-    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
+    def from_scene(cls, scene) -> WorldInfo:  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
         return cls.from_household(Household(scene))
 
     @property

@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 from llm_planner.errors import GoalError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.goal_support import check_model_goal
 from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
 from llm_planner.llm.text import WorldInfo, goal_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ state, says so in its description, and replans from the current full state when 
 """
 from __future__ import annotations
 
-from llm_planner.planners.base import Decision, Planner, Task, register
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
+from llm_planner.planners.base import Decision, Planner, Task, register
 
 
 @register("classical")

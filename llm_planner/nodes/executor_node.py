@@ -14,6 +14,7 @@ import threading
 import traceback
 from typing import Any
 
+from llm_planner_interfaces.action import ExecuteTask
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 
@@ -24,7 +25,6 @@ from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, end_goal, run_node
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner.ros.task_records import TaskRecords
-from llm_planner_interfaces.action import ExecuteTask
 
 
 class ExecutorNode(ManagedNode):

@@ -21,7 +21,7 @@ from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from llm_planner.config import read_params_file, default_params_file
+from llm_planner.config import default_params_file, read_params_file
 from llm_planner.ros.node_utils import run_node, wait_future
 
 MANAGER_SECTION = "/**/lifecycle_manager"

@@ -18,6 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from llm_planner_interfaces.action import ExecuteDirective
+from llm_planner_interfaces.srv import CancelTask, PlanTask
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
@@ -29,8 +31,6 @@ from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, end_goal, run_node
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest, PlanTaskResult, new_task_id
-from llm_planner_interfaces.action import ExecuteDirective
-from llm_planner_interfaces.srv import CancelTask, PlanTask
 
 
 class PlannerNode(ManagedNode):

@@ -20,15 +20,14 @@ from typing import Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
+from llm_planner_interfaces.msg import GeometrySnapshot
+from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-
 from visualization_msgs.msg import MarkerArray
 
 from llm_planner.ros.conversions import geometry_to_msg, markers_to_msg
 from llm_planner.ros.managed_node import OK, ManagedNode
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, run_node
-from llm_planner_interfaces.msg import GeometrySnapshot
-from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 
 
 class SimulatorNode(ManagedNode):

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar
 
-from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -18,25 +18,27 @@ import contextlib
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import rclpy
 from action_msgs.msg import GoalStatus
+from llm_planner_interfaces.action import ExecuteDirective
+from llm_planner_interfaces.msg import TaskStatus
+from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot
+from llm_planner_interfaces.srv import TaskRecord as TaskRecordSrv
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner.ros import client_settings
 from llm_planner.planners.base import describe_beliefs
+from llm_planner.ros import client_settings
 from llm_planner.ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
 from llm_planner.ros.environment import apply_ros_environment
-from llm_planner.viz.report import TaskRecord
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
-from llm_planner_interfaces.action import ExecuteDirective
-from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot, TaskRecord as TaskRecordSrv
+from llm_planner.viz.report import TaskRecord
 
 STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_CANCELED: "canceled",
                 GoalStatus.STATUS_ABORTED: "failed"}
@@ -71,7 +73,7 @@ class PlannerClient:
         if self.context.ok():
             rclpy.shutdown(context=self.context)
 
-    def __enter__(self) -> "PlannerClient":
+    def __enter__(self) -> PlannerClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:

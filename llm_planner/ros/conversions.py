@@ -5,22 +5,24 @@ place that knows the message types."""
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
+from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
+from llm_planner_interfaces.msg import ObjectBelief as ObjectBeliefMsg
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
+from llm_planner.domains.geometry import BodyGeometry, JointGeometry
+from llm_planner.domains.geometry import GeometrySnapshot as CoreGeometry
 from llm_planner.domains.percept import Percept
 from llm_planner.execution import StepRecord
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
-from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
 from llm_planner.viz.markers import MarkerSpec
 from llm_planner.viz.report import RecordedStep, TaskRecord
-from llm_planner_interfaces.msg import GeometrySnapshot, ObjectBelief as ObjectBeliefMsg, ObjectPose, PerceivedState, \
-    Predicate
 
 
 # ------------------------------------------------------------------------------ time

@@ -15,8 +15,8 @@ import os
 import random
 import sys
 import tempfile
+from collections.abc import MutableMapping
 from pathlib import Path
-from typing import MutableMapping
 
 from llm_planner.paths import config_dir
 

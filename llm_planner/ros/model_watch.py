@@ -14,8 +14,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticStatus
 

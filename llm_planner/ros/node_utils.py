@@ -9,9 +9,11 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import rclpy
+from llm_planner_interfaces.msg import TaskStatus
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
@@ -21,7 +23,6 @@ from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.environment import apply_ros_environment
-from llm_planner_interfaces.msg import TaskStatus
 
 T = TypeVar("T")
 #: shutdown_timeout_s of a node without the parameter schema (the lifecycle manager): config/*.yaml's value

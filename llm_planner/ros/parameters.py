@@ -11,16 +11,23 @@ what depends on it (the LLM backend, the geometry timer). Nothing reports succes
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType,
-                                SetParametersResult)
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from llm_planner.config import PARAMS, Param, allowed_values, check_change, default_params_file, read_params_file
-from llm_planner.config import validate_params
+from llm_planner.config import (
+    PARAMS,
+    Param,
+    allowed_values,
+    check_change,
+    default_params_file,
+    read_params_file,
+    validate_params,
+)
 from llm_planner.errors import ConfigError
 
 _TYPES = {str: ParameterType.PARAMETER_STRING, int: ParameterType.PARAMETER_INTEGER,

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from llm_planner_interfaces.msg import PerceivedState
+from llm_planner_interfaces.srv import RobotSkill
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
@@ -20,8 +23,6 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import percept_from_msg, time_to_ns
 from llm_planner.ros.graph import is_alive, presence, publisher_of, server_of
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
-from llm_planner_interfaces.msg import PerceivedState
-from llm_planner_interfaces.srv import RobotSkill
 
 #: How often a wait on a node checks whether it is still in the ROS graph.
 GRAPH_POLL_S = 0.5

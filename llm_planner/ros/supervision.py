@@ -8,13 +8,12 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
+from typing import Any
 
 from llm_planner.ros.launch_files import resolve_launch_file, use_real_launch
 from llm_planner.ros.launcher import GraphRunner, LaunchSettings, describe_exit, load_launch_settings
-
 
 # ------------------------------------------------------------- reporting on task_status
 #: task_status states after which a task runs no more
@@ -40,11 +39,11 @@ class GraphMonitor:
     def _run(self) -> None:
         try:
             import rclpy
+            from llm_planner_interfaces.msg import TaskStatus
             from rclpy.executors import SingleThreadedExecutor
             from rclpy.signals import SignalHandlerOptions
 
             from llm_planner.ros.environment import apply_ros_environment
-            from llm_planner_interfaces.msg import TaskStatus
 
             apply_ros_environment()
             self._context = rclpy.Context()
@@ -195,9 +194,10 @@ def run_launch_file(name: str | None, arguments: Mapping[str, str], settings: La
 
 
 def _run_real_launch(launch_file: Path, arguments: Mapping[str, str]) -> int:
-    from launch import LaunchService  # type: ignore[import-not-found]  # real ROS 2 install
     from launch.actions import IncludeLaunchDescription  # type: ignore[import-not-found]
     from launch.launch_description_sources import PythonLaunchDescriptionSource  # type: ignore[import-not-found]
+
+    from launch import LaunchService  # type: ignore[import-not-found]  # real ROS 2 install
 
     service = LaunchService()
     service.include_launch_description(IncludeLaunchDescription(

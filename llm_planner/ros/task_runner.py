@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from action_msgs.msg import GoalStatus
+from llm_planner_interfaces.action import ExecuteTask
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
@@ -27,7 +29,6 @@ from llm_planner.ros.executor_link import ExecutorLink
 from llm_planner.ros.node_utils import StatusPublisher, WorkerPool
 from llm_planner.ros.robot_link import PerceptionCache
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
-from llm_planner_interfaces.action import ExecuteTask
 
 REFUSED = "refused"
 FeedbackCallback = Callable[[dict[str, Any]], None]

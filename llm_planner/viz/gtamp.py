@@ -9,10 +9,9 @@ that moved drawn faded where they started, and the occluders the geometric predi
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
-from llm_planner.domains.gtamp.domain import GState, ObjPose, ProblemSpec
-from llm_planner.domains.gtamp.domain import object_rect, region_rect
+from llm_planner.domains.gtamp.domain import GState, ObjPose, ProblemSpec, object_rect, region_rect
 from llm_planner.domains.shapes import Frame2D, Problem, Rect
 from llm_planner.viz.topdown import Arrow, Piece, TopView
 

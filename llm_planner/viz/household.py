@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
-from llm_planner.domains.shapes import Frame2D, Problem, Rect
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
-from llm_planner.viz.topdown import Arrow, Piece, TopView, rect_of_box
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
+from llm_planner.domains.shapes import Frame2D, Problem, Rect
+from llm_planner.viz.topdown import Arrow, Piece, TopView, rect_of_box
 
 Point = tuple[float, float]
 #: An object that moved less than this (metres) between two snapshots did not move.

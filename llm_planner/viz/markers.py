@@ -13,8 +13,8 @@ its layout (named), the sliding doors open or closed, the objects named, the rob
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS

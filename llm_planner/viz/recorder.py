@@ -14,9 +14,10 @@ Frames are drawn only when written; recording costs one geometry read per step.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.viz.strip import Frame, write_gif, write_strip
@@ -119,7 +120,7 @@ class HouseholdRecorder(EpisodeRecorder):
         self.config = config
 
     @classmethod
-    def for_sim(cls, sim, goal: Sequence | None = None, title: str = "") -> "HouseholdRecorder":  # noqa: ANN001
+    def for_sim(cls, sim, goal: Sequence | None = None, title: str = "") -> HouseholdRecorder:  # noqa: ANN001
         """Record a :class:`~llm_planner.domains.household.sim.world.HouseholdSim` in this process (with the paths it drives)."""
         return cls(sim.scene, sim.geometry, goal, lambda: sim.last_path, title, sim.cfg)
 

@@ -9,14 +9,23 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from llm_planner.viz.topdown import (DPI, PROBLEM_COLOR, TopView, crop, draw, new_figure, render_rgb, used_extent,
-                                     write_image)
+from llm_planner.viz.topdown import (
+    DPI,
+    PROBLEM_COLOR,
+    TopView,
+    crop,
+    draw,
+    new_figure,
+    render_rgb,
+    used_extent,
+    write_image,
+)
 
 #: Strip layout: frames per row, width of one frame (inches), caption lines under a frame.
 COLUMNS = 6

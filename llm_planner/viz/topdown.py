@@ -17,9 +17,9 @@ episode used.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -108,7 +108,7 @@ class TopView:
         return w, h + notes_height(self.notes, w)
 
 
-def used_extent(views: Sequence["TopView"], margin: float = CROP_MARGIN) -> tuple[float, float, float, float]:
+def used_extent(views: Sequence[TopView], margin: float = CROP_MARGIN) -> tuple[float, float, float, float]:
     """The smallest box of whole rooms that holds everything the views show happening: the robot,
     its start and path, pieces highlighted or moved (goal and problem styles, ghosts, arrows).
     The first view's extent when its rooms are unknown or nothing happened."""
@@ -136,7 +136,7 @@ def used_extent(views: Sequence["TopView"], margin: float = CROP_MARGIN) -> tupl
     return (max(box[0], full[0]), max(box[1], full[1]), min(box[2], full[2]), min(box[3], full[3]))
 
 
-def crop(view: "TopView", extent: tuple[float, float, float, float]) -> "TopView":
+def crop(view: TopView, extent: tuple[float, float, float, float]) -> TopView:
     """The view limited to ``extent`` (what lies outside is cut off by the axes)."""
     import dataclasses
 

@@ -9,11 +9,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm_planner.errors import GoalError, SceneError
-from llm_planner.domains.gtamp.domain import ProblemSpec
+from llm_planner.domains.gtamp.domain import ProblemSpec, object_rect, region_rect
 from llm_planner.domains.gtamp.problems import load_problem
-from llm_planner.domains.gtamp.domain import object_rect, region_rect
 from llm_planner.domains.shapes import Problem, Rect, corners, point_rect_distance, rects_overlap
+from llm_planner.errors import GoalError, SceneError
 
 #: Overlaps shallower than this (metres) are touching, not overlapping.
 TOUCH = 1e-3

@@ -16,8 +16,8 @@ import json
 import math
 from typing import Any, TypeVar
 
-from llm_planner.errors import LlmPlannerError
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, Pose2D, TaskAction
+from llm_planner.errors import LlmPlannerError
 
 T = TypeVar("T")
 _TYPES: dict[str, type] = {t.__name__: t for t in

@@ -4,9 +4,10 @@ Unknown keys are errors, so a typo never silently keeps a default."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 

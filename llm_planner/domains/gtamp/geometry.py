@@ -3,10 +3,19 @@ PyBullet's transform functions need no physics client)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
-from llm_planner.domains.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec, Shape
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.gtamp.domain import (
+    GoalAtom,
+    Grasp,
+    GState,
+    ObjectSpec,
+    ObjPose,
+    ProblemSpec,
+    RegionSpec,
+    Shape,
+)
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from llm_planner.domains.gtamp.domain import Grasp, LayoutSpec, Pose2D
 from llm_planner.domains.gtamp.geometry import interpolate, wrap

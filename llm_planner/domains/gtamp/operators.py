@@ -20,21 +20,37 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
+from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import (
-    DIRECTIONS, ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, OPERATORS, Pose2D, ProblemSpec, RegionSpec,
+    DIRECTIONS,
+    OPERATORS,
+    ConcreteAction,
+    GoalAtom,
+    Grasp,
+    GState,
+    Kappa,
+    ObjPose,
+    Pose2D,
+    ProblemSpec,
+    RegionSpec,
     TaskAction,
 )
 from llm_planner.domains.gtamp.geometry import (
-    atom_holds, footprint_half, gripper_orn, make_grasp, relation_holds, support_region, tool_for_object,
+    atom_holds,
+    footprint_half,
+    gripper_orn,
+    make_grasp,
+    relation_holds,
+    support_region,
+    tool_for_object,
 )
 from llm_planner.domains.gtamp.motion import BasePlanner, Carried, arm_motion, build_roadmap, sweep_hits
 from llm_planner.domains.gtamp.problems import SUPPORT_GAP
 from llm_planner.domains.gtamp.world import GTampWorld
-from llm_planner.domains.bullet import pybullet as p
 
 DIRECTED = tuple(d for d in DIRECTIONS if d != "on")
 

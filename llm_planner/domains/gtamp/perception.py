@@ -3,7 +3,7 @@ perceived state read back from a percept (the executor's side); the problem file
 ``problem`` parameter."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, yaw_of
 from llm_planner.domains.gtamp.codec import GTampCodecError

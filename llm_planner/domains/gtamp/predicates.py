@@ -19,10 +19,10 @@ as o's grasp for ``PlaceOccludedBy(o, ...)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from llm_planner.domains.gtamp.domain import GState, Grasp, ObjPose, Pose2D, RegionSpec
+from llm_planner.domains.gtamp.domain import Grasp, GState, ObjPose, Pose2D, RegionSpec
 from llm_planner.domains.gtamp.geometry import make_grasp, relation_holds, tool_for_object
 from llm_planner.domains.gtamp.motion import Carried, arm_motion, sweep_hits
 from llm_planner.domains.gtamp.operators import DIRECTED, GTampModel

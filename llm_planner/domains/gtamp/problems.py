@@ -23,18 +23,32 @@ Problem schema (metres, degrees)::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
-from llm_planner.errors import GoalError, SceneError
 from llm_planner.domains.gtamp.domain import (
-    DIRECTIONS, DoorSide, DoorSpec, GoalAtom, GState, LayoutSpec, ObjectSpec, ObjPose, Pose2D, ProblemSpec,
-    RegionSpec, RobotSpec, RoomSpec, Shape, WallSpec,
+    DIRECTIONS,
+    DoorSide,
+    DoorSpec,
+    GoalAtom,
+    GState,
+    LayoutSpec,
+    ObjectSpec,
+    ObjPose,
+    Pose2D,
+    ProblemSpec,
+    RegionSpec,
+    RobotSpec,
+    RoomSpec,
+    Shape,
+    WallSpec,
 )
 from llm_planner.domains.gtamp.geometry import make_grasp
+from llm_planner.errors import GoalError, SceneError
 from llm_planner.paths import config_dir
 
 SHAPES = ("box", "cylinder")

@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
 from llm_planner.domains.gtamp.codec import GTampCodecError, decode
 from llm_planner.domains.gtamp.domain import OPERATORS, ConcreteAction, GoalAtom, GState, ObjPose, Pose2D, ProblemSpec
 from llm_planner.domains.gtamp.geometry import atom_holds, region_under
 from llm_planner.domains.gtamp.operators import GTampModel
-from llm_planner.domains.gtamp.world import GTampWorld
-from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.gtamp.perception import GRASP_JOINTS, ROBOT
+from llm_planner.domains.gtamp.world import GTampWorld
 from llm_planner.domains.skill import SkillOutcome
 
 

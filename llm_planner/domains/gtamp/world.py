@@ -9,10 +9,10 @@ model and the executing simulator never share state.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from llm_planner.domains.gtamp.domain import GState, Grasp, ObjPose, Pose2D, ProblemSpec, RobotSpec, Shape
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.gtamp.domain import Grasp, GState, ObjPose, Pose2D, ProblemSpec, RobotSpec, Shape
 
 TOOL_LINK = 7
 ARM_JOINTS = tuple(range(7))

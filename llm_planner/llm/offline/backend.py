@@ -26,15 +26,21 @@ from __future__ import annotations
 
 import random
 
+from llm_planner.domains.household.world.symbolic import INSIDE
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
-    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, TaskPlans,
+    ActionSamples,
+    AnswerInfo,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
+    TaskPlans,
 )
 from llm_planner.llm.offline.commonsense import scene_knowledge
 from llm_planner.llm.offline.goal_parser import goal_parser
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE
 
 MODEL = "commonsense-retrieval-1"
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.clauses import LABELS
-from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.methods.levy_karpas.dataset import Clause, DirectiveSample, build_splits
-from llm_planner.domains.household.world.symbolic import Household
 
 
 class ClauseClassifier:
@@ -58,7 +59,7 @@ class ClauseClassifier:
                             for q in (frozenset(t.split()) for t in texts)], dtype=np.float32)
         return (1.0 - self.lexical_weight) * sims + self.lexical_weight * lexical
 
-    def fit(self, clauses: Sequence[Clause], worlds: Sequence[WorldInfo]) -> "ClauseClassifier":
+    def fit(self, clauses: Sequence[Clause], worlds: Sequence[WorldInfo]) -> ClauseClassifier:
         """Train on labelled clauses; ``worlds[i]`` is the scene of ``clauses[i]`` (for masking)."""
         if not clauses:
             raise LLMError("the clause classifier needs training clauses (the data set's train split)")

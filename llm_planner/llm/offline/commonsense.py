@@ -8,17 +8,18 @@ answer "where is a <type> usually?" for any apartment, from names only.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import yaml
 
+from llm_planner.domains.household.world.scene import CONTAINER
 from llm_planner.errors import ConfigError
 from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.domains.household.world.scene import CONTAINER
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -235,8 +236,8 @@ class SceneKnowledge:
         links = self.weight_sources().get(furniture, [])
         kind = "container" if furniture in self.world.containers else "surface"
         if not links:
-            return (f"resembles no place of the commonsense file: only the floor probability for every object "
-                    f"(the robot still searches it, last)")
+            return ("resembles no place of the commonsense file: only the floor probability for every object "
+                    "(the robot still searches it, last)")
         own = [l for l in links if not l.stand_in]
         stand = [l for l in links if l.stand_in]
         parts = []
@@ -277,7 +278,7 @@ class SceneKnowledge:
         return out
 
 
-def scene_knowledge(resources: "Resources", world: WorldInfo) -> SceneKnowledge:
+def scene_knowledge(resources: Resources, world: WorldInfo) -> SceneKnowledge:
     """The commonsense file seen through one scene, built once per backend resources and scene."""
     def build() -> SceneKnowledge:
         cfg = resources.config

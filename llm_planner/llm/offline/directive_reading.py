@@ -159,7 +159,7 @@ class DirectiveReader:
         return None
 
 
-def directive_reader(resources: "Resources", world: WorldInfo) -> DirectiveReader:
+def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene, built once per backend resources and scene."""
     return resources.shared(("directive_reader", world.fingerprint()),
                             lambda: DirectiveReader(goal_parser(resources, world)))

@@ -34,19 +34,20 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON
 from llm_planner.errors import GoalError
-from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
 from llm_planner.llm.grounding import Grounder, same_kind
+from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
+from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
 from llm_planner.llm.phrasing import normalize
-from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
 from llm_planner.llm.text import WorldInfo, name_to_text, plural, singular
-from llm_planner.domains.household.world.symbolic import INSIDE, ON
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -580,7 +581,7 @@ def _number_of(furniture: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def goal_parser(resources: "Resources", world: WorldInfo) -> GoalParser:
+def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
     """The goal parser of one scene, built once per backend resources and scene."""
     from llm_planner.llm.offline.commonsense import load_commonsense
 

@@ -32,23 +32,24 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.offline.clause_classifier import ClauseClassifier, trained_classifier
 from llm_planner.llm.offline.goal_parser import GoalParser, goal_parser
 from llm_planner.llm.offline.quantities import NUMBERS
-from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
+from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
 
-from llm_planner.llm.offline.clause_classifier import ClauseClassifier, trained_classifier
 UNKNOWN = "unknown"
 _DET = re.compile(r"^(?:the|a|an|one|two|three|four|some|my|this|that|your|these|those|of)\s+")
 _REL_WORDS = r"on\s+top\s+of|inside\s+of|inside|into|in|onto|on|to|at"

@@ -24,8 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from llm_planner.errors import LLMError
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.errors import LLMError
 from llm_planner.llm.retrieval import ExpertIndex, world_of_scene
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 
@@ -51,7 +51,7 @@ class Situation:
     place_state: str      # surface | open | closed
     target_visible: bool  # the object is in view (FETCH)
 
-    def distance(self, other: "Situation") -> int:
+    def distance(self, other: Situation) -> int:
         if self.phase != other.phase:
             return 100
         return sum(a != b for a, b in zip((self.in_room, self.near, self.place_state, self.target_visible),
@@ -82,7 +82,7 @@ def situation_of(world: WorldInfo, obs: Observation, phase: str, place: str, tar
                      _place_state(world, obs, place), visible if phase == FETCH else True)
 
 
-def abstract_steps(trajectory: "Trajectory", index: int) -> list[ExpertStep]:
+def abstract_steps(trajectory: Trajectory, index: int) -> list[ExpertStep]:
     """Every expert step of a trajectory as (situation, abstract action)."""
     world = world_of_scene(trajectory.task.scene)
     actions, observations = trajectory.actions, trajectory.observations
@@ -130,7 +130,7 @@ class Knowledge:
     searched: set[str]           # furniture whose whole contents have been seen
 
 
-def knowledge_from(query: "PolicyQuery") -> Knowledge:
+def knowledge_from(query: PolicyQuery) -> Knowledge:
     location: dict[str, str] = {}
     searched: set[str] = set()
     for obs in (*query.past_observations, query.observation):
@@ -205,7 +205,7 @@ class RetrievalPolicy:
             self._by_situation.setdefault(s.situation, Counter())[(s.verb, s.roles)] += 1
         self._memo: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
-    def propose(self, query: "PolicyQuery", goal: Goal, knowledge_of_scene: "SceneKnowledge", m: int,
+    def propose(self, query: PolicyQuery, goal: Goal, knowledge_of_scene: SceneKnowledge, m: int,
                 seed: int) -> tuple[list[str], int]:
         """M next-action texts for the query, and how many of them say "done" (see module docstring)."""
         world = query.world
@@ -288,7 +288,7 @@ class RetrievalPolicy:
         return action_to_text(Action(verb, tuple(str(a) for a in args)))
 
     def _sources(self, item: GoalItem, world: WorldInfo, know: Knowledge, neighbours: list[tuple[int, float]],
-                 scene_knowledge: "SceneKnowledge", obs: Observation) -> list[tuple[str, float]]:
+                 scene_knowledge: SceneKnowledge, obs: Observation) -> list[tuple[str, float]]:
         """Unsearched candidate places for an object type: where experts of similar instructions found
         that type (weighted by instruction similarity), else common sense, else any unsearched place.
         Places in the robot's room weigh more (``offline.search_locality``), as a searcher checks the cupboards around
@@ -364,7 +364,7 @@ def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:
     return action_to_text(Action("walk", (world.surfaces[0],)))
 
 
-def retrieval_policy(resources: "Resources") -> RetrievalPolicy:
+def retrieval_policy(resources: Resources) -> RetrievalPolicy:
     """The policy over the backend's data set D, built once per backend resources (its settings:
     ``offline.policy_pool``, ``offline.search_locality``, ``offline.place_match`` of config/llm.yaml)."""
     def build() -> RetrievalPolicy:

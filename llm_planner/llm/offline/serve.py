@@ -47,13 +47,15 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Sequence
+from typing import Any
 
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.client_config import ServedClientConfig
-
 from llm_planner.llm.offline.serve_options import HOST, MAX_BODY, MODEL, ServeOptions, ServeStats
+
+
 # ------------------------------------------------------------------------------ clients
 class _ClientConfig(ServedClientConfig):
     """How a client reaches the stand-in (``base_url`` set by the subclass)."""
@@ -86,7 +88,7 @@ class ModelServer(_ClientConfig):
         self._thread: threading.Thread | None = None
 
     # -- life cycle
-    def start(self) -> "ModelServer":
+    def start(self) -> ModelServer:
         if self.options.warm_up:
             self.model.warm_up()
         handler = _handler_class(self)
@@ -107,7 +109,7 @@ class ModelServer(_ClientConfig):
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "ModelServer":
+    def __enter__(self) -> ModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -312,7 +314,7 @@ def _handler_class(server: ModelServer) -> type:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             path = self.path.split("?")[0].rstrip("/")
             if path in ("/v1/models", "/models"):
                 self._send(200, json.dumps({"object": "list", "data": [
@@ -326,7 +328,7 @@ def _handler_class(server: ModelServer) -> type:
                 self._send(404, _error(f"no endpoint {self.path}; try /v1/chat/completions, /v1/models, /stats",
                                        "not_found"))
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             path = self.path.split("?")[0].rstrip("/")
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
@@ -376,7 +378,7 @@ class ServeProcess(_ClientConfig):
         self.base_url = ""
         self.output: list[str] = []
 
-    def start(self) -> "ServeProcess":
+    def start(self) -> ServeProcess:
         cmd = [sys.executable, "-m", "llm_planner.cli", "serve", "--port", "0", *self.args]
         env = {**os.environ, **(self.env or {}), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -417,7 +419,7 @@ class ServeProcess(_ClientConfig):
             self.proc.kill()
             self.proc.wait(5)
 
-    def __enter__(self) -> "ServeProcess":
+    def __enter__(self) -> ServeProcess:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

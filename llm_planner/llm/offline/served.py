@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 
 KINDS = ("world_model", "policy", "translate", "task_plans", "nl2pddl", "random", "unknown")
 

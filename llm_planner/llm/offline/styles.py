@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from llm_planner.llm.offline.served import Sample
 

@@ -28,8 +28,8 @@ import heapq
 import itertools
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from llm_planner.methods.stalm.plan_parser import normalize, scan_tuples
 

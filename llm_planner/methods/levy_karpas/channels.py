@@ -7,8 +7,9 @@ name on first use so the method never imports the offline backend.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from llm_planner.domains.household.world.symbolic import Goal, Household, State
 from llm_planner.llm.base import LanguageModel

@@ -28,17 +28,26 @@ clause classifier). Files are JSON Lines, one sample per line.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from llm_planner.domains.household.world.expert import expert_plan
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import (
+    Action,
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
+from llm_planner.domains.household.world.tasks import HouseholdTask, generate_tasks
 from llm_planner.errors import ConfigError
 from llm_planner.llm.text import name_to_text
 from llm_planner.methods.levy_karpas.clauses import split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep, lift_plan, parse_template
-from llm_planner.domains.household.world.expert import expert_plan
-from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, Goal, GoalItem, Household, State, goal_from_lists, goal_to_lists
-from llm_planner.domains.household.world.tasks import HouseholdTask, generate_tasks
 
 PAIR, MIXTURE = "pair", "mixture"
 
@@ -71,7 +80,7 @@ class DirectiveSample:
                 "template": str(self.template), "clauses": [[c.text, c.label] for c in self.clauses]}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "DirectiveSample":
+    def from_dict(data: Mapping[str, Any]) -> DirectiveSample:
         return DirectiveSample(str(data["sample_id"]), str(data["split"]), str(data["kind"]), str(data["scene"]),
                                int(data["placement_seed"]), str(data["goal_directive"]), str(data["step_directive"]),
                                goal_from_lists(data["goal"]), parse_template(str(data["template"])),

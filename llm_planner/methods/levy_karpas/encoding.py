@@ -29,13 +29,14 @@ bring the book to the sofa": first the kitchen, later the bedroom, then whatever
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence, Union
+from typing import Union
 
-from llm_planner.errors import PlanningError
-from llm_planner.methods.levy_karpas.template import WILDCARD, PlanTemplate, check_template, kind_of
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.symbolic import VERBS, Goal, GoalItem, Household, State
+from llm_planner.errors import PlanningError
+from llm_planner.methods.levy_karpas.template import WILDCARD, PlanTemplate, check_template, kind_of
 
 STEP_TYPE = "step"
 KIND_TYPE = "argkind"

@@ -17,20 +17,21 @@ goal the directive does not support (an atom it does not ask for, a wrong count;
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 from llm_planner.errors import GoalError, LLMError, PlanningError
-from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.answers import Unparsable, read_goal_template, read_goal_tuples
+from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
 from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 
 INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
 Goal: the final state asked for, as tuples (REL, object type, destination, count) joined by "-",

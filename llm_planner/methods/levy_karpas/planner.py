@@ -21,13 +21,14 @@ step fails in execution, the planner replans for the chosen goal from the then c
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from llm_planner.domains.household.world.symbolic import Goal, Observation, State
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import goal_to_text
-from llm_planner.planners.base import Task, register
 from llm_planner.methods.classical import ClassicalPlanner
-from llm_planner.domains.household.world.symbolic import Goal, Observation, State
+from llm_planner.planners.base import Task, register
 
 
 @register("pddl")

@@ -19,11 +19,11 @@ steps follow in this order, with any actions between and after them. Text form::
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
-from llm_planner.errors import PlanningError
 from llm_planner.domains.household.world.symbolic import VERB_ARITY, VERBS, Action, Household
+from llm_planner.errors import PlanningError
 
 WILDCARD = "*"
 PARTIAL_PREFIX = "partial:"

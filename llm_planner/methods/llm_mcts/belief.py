@@ -31,7 +31,7 @@ states per numpy call.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -69,7 +69,7 @@ class Belief:
     # ----------------------------------------------------------------- priors
     @classmethod
     def from_prior(cls, household: Household, table: Mapping[str, Mapping[str, float]],
-                   floor: float = DEFAULT_FLOOR) -> "Belief":
+                   floor: float = DEFAULT_FLOOR) -> Belief:
         """App. C.2 prior: each instance gets its type's vector; entries the table lacks get ``floor``.
 
         ``table`` maps an object type to ``{furniture: probability or count}``; a type missing from
@@ -96,12 +96,12 @@ class Belief:
         return cls(household, rows)
 
     @classmethod
-    def uniform(cls, household: Household) -> "Belief":
+    def uniform(cls, household: Household) -> Belief:
         """Every container and surface equally likely for every object (the UCT baseline's belief)."""
         return cls(household, np.ones((len(household.objects), len(household.furniture))))
 
     @classmethod
-    def point(cls, household: Household, state: State) -> "Belief":
+    def point(cls, household: Household, state: State) -> Belief:
         """All mass on the true placement (the ``fully_observable`` ablation only)."""
         belief = cls(household, np.ones((len(household.objects), len(household.furniture))))
         belief.probs[:] = 0.0

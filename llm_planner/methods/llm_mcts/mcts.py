@@ -94,15 +94,25 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Sequence
 
 import numpy as np
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
-from llm_planner.methods.llm_mcts.tree import (Node, PlacementSampler, PolicyFn, RolloutPolicy, SearchConfig,
-                                              SearchResult, SearchStats, argmax_ties, puct_scores, uct_scores,
-                                              uniform_rollout)
+from llm_planner.methods.llm_mcts.tree import (
+    Node,
+    PlacementSampler,
+    PolicyFn,
+    RolloutPolicy,
+    SearchConfig,
+    SearchResult,
+    SearchStats,
+    argmax_ties,
+    puct_scores,
+    uct_scores,
+    uniform_rollout,
+)
 
 
 class GoalTest:

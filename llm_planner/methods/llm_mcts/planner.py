@@ -45,21 +45,28 @@ import copy
 import dataclasses
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 import yaml
 
+from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
-from llm_planner.planners.base import (BELIEF_PLACES, Decision, ObjectBelief, Planner, Task, goal_object_beliefs,
-                                       register)
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
-from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
+from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties
-from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
-
+from llm_planner.planners.base import (
+    BELIEF_PLACES,
+    Decision,
+    ObjectBelief,
+    Planner,
+    Task,
+    goal_object_beliefs,
+    register,
+)
 
 
 def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str]) -> State:

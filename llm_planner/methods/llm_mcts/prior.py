@@ -24,10 +24,11 @@ import json
 import os
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ class PriorBelief:
         }
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "PriorBelief":
+    def from_dict(data: Mapping[str, Any]) -> PriorBelief:
         if data.get("format") != FORMAT_VERSION:
             raise LLMError(f"prior file format {data.get('format')!r} is not {FORMAT_VERSION}; rebuild it")
         return PriorBelief(
@@ -113,7 +114,7 @@ class PriorBelief:
         return path
 
     @staticmethod
-    def load(path: str | Path) -> "PriorBelief":
+    def load(path: str | Path) -> PriorBelief:
         try:
             return PriorBelief.from_dict(json.loads(Path(path).read_text()))
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -285,7 +286,7 @@ def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[
     from llm_planner.planners import base as planners
 
     planners.available()  # loads the planner classes
-    registry = planners._REGISTRY  # noqa: SLF001 - whether a planner class starts from the prior
+    registry = planners._REGISTRY  # (private on purpose) whether a planner class starts from the prior
     wanted = list(dict.fromkeys((b, json.dumps(dict(o), sort_keys=True, default=str)) for p, b, o in uses
                                 if getattr(registry.get(p), "uses_prior", False)))
     uses_ = [(b, json.loads(o)) for b, o in wanted]

@@ -4,15 +4,15 @@ action sentences the search will embed, encoded before the first decision."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
-from llm_planner.errors import LLMError
 from llm_planner.domains.household.world.symbolic import Action, Household
-
+from llm_planner.errors import LLMError
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
               "(expert data D) and `llm-planner build-prior --scene SCENE --out FILE` (prior belief), or pass "
@@ -79,8 +79,8 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
     scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
     at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
     process reuses it."""
-    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
     from llm_planner.llm.text import WorldInfo
+    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
 
     world = WorldInfo.from_household(household)
     key = world.fingerprint()

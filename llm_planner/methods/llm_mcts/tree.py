@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
-from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.symbolic import Action, Goal, Observation, State
+from llm_planner.errors import ConfigError
 
 SELECTIONS = ("puct", "uct")
 HISTORY_KEYS = ("observation", "action")
@@ -178,7 +179,7 @@ class SearchStats:
     #: figures that are a maximum over searches, not a sum
     _MAXIMA = ("max_depth", "peak_in_flight")
 
-    def add(self, other: "SearchStats") -> None:
+    def add(self, other: SearchStats) -> None:
         for name in self.__dataclass_fields__:
             mine, theirs = getattr(self, name), getattr(other, name)
             setattr(self, name, max(mine, theirs) if name in self._MAXIMA else mine + theirs)

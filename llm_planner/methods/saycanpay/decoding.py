@@ -45,18 +45,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import LanguageModel, PolicyQuery
 from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.saycanpay.features import Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 _ACTION_SPACES: dict[tuple[int, frozenset[str]], tuple[Household, tuple[Action, ...]]] = {}
 VARIANTS = ("paper", "oracle")

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class Models:
         return directory
 
     @staticmethod
-    def load(directory: str | Path, n_features: int | None = None) -> "Models":
+    def load(directory: str | Path, n_features: int | None = None) -> Models:
         directory = Path(directory)
         weights = directory / "models.npz"
         if not weights.is_file():

@@ -25,12 +25,13 @@ A failed step is skipped and the rest of the plan executed (the seed's offline p
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
+from llm_planner.domains.household.world.symbolic import Action, Observation, State
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import Decision, Planner, Task, register
-from llm_planner.domains.household.world.symbolic import Action, Observation, State
 
 _MODELS: dict[str, Any] = {}
 

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.expert import Trajectory
+from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.methods.saycanpay.features import FEATURE_VERSION, N_FEATURES, Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, Example, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models, TrainSettings, train_can, train_pay
-from llm_planner.domains.household.world.expert import Trajectory
-from llm_planner.domains.household.world.symbolic import Household
 
 Progress = Callable[[str], None]
 

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from llm_planner.domains.gtamp.domain import GState, TaskAction
 from llm_planner.domains.gtamp.predicates import Literals

@@ -19,8 +19,8 @@ bounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
 from llm_planner.domains.gtamp.domain import DIRECTIONS, OPERATORS, TaskAction
 

@@ -30,17 +30,18 @@ llm_mcts                   PUCT with an LLM policy at every node, N_budget 35
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
-from llm_planner.errors import ConfigError
-from llm_planner.methods.stalm.baselines import IterativeReplanningPolicy, LlmMctsPolicy, SayCanPolicy, UctPolicy
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, GState, ProblemSpec, TaskAction
+from llm_planner.domains.gtamp.sim import same_state
+from llm_planner.errors import ConfigError
+from llm_planner.methods.stalm.baselines import IterativeReplanningPolicy, LlmMctsPolicy, SayCanPolicy, UctPolicy
 from llm_planner.methods.stalm.llm_source import PlanSource, make_plan_source
 from llm_planner.methods.stalm.prompt import PromptOptions
 from llm_planner.methods.stalm.search import CLOCKS, Deadline, Step
-from llm_planner.domains.gtamp.sim import same_state
 from llm_planner.methods.stalm.stalm import Context, Policy, StalmPolicy
 from llm_planner.planners.base import Decision, Planner, register
 

@@ -23,13 +23,12 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from llm_planner.domains.gtamp.config import SearchParams
 from llm_planner.domains.gtamp.domain import ConcreteAction, GState, TaskAction
 from llm_planner.domains.gtamp.operators import GTampModel
-
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -43,7 +42,7 @@ class Deadline:
     clock: Callable[[], float] = time.perf_counter
 
     @classmethod
-    def after(cls, seconds: float, clock: str = "wall") -> "Deadline":
+    def after(cls, seconds: float, clock: str = "wall") -> Deadline:
         fn = CLOCKS[clock]
         return cls(fn() + seconds, fn)
 
@@ -51,7 +50,7 @@ class Deadline:
         return self.at != math.inf and self.clock() > self.at
 
 
-def as_deadline(deadline: "float | Deadline") -> Deadline:
+def as_deadline(deadline: float | Deadline) -> Deadline:
     """A :class:`Deadline`; a number is a ``time.perf_counter`` instant."""
     return deadline if isinstance(deadline, Deadline) else Deadline(float(deadline))
 
@@ -118,7 +117,7 @@ class Edge:
     """A sampled kappa of a continuous node and the discrete node it leads to."""
 
     step: Step
-    child: "DNode"
+    child: DNode
     terminal: bool
     n: int = 0
     q: float = 0.0
@@ -171,7 +170,7 @@ class HybridUCT:
         self.simulations = 0
 
     # ------------------------------------------------------------------ Algorithm 3
-    def run(self, plans: Sequence[ConcretePlan], n_budget: int) -> "HybridUCT":
+    def run(self, plans: Sequence[ConcretePlan], n_budget: int) -> HybridUCT:
         """WarmStartedUCT(Plans, s, h, N_budget)."""
         self.warm_up(plans)
         for _ in range(n_budget):

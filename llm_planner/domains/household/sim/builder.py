@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.geometry import quat_from_yaw
+from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.sim.layout import Box, FurnitureLayout, Wall
 from llm_planner.domains.household.world.scene import ObjectType, Scene
 

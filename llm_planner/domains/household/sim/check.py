@@ -20,20 +20,36 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Union
 
 import numpy as np
 
-from llm_planner.errors import SceneError
 from llm_planner.domains.household.sim.config import SimConfig
-from llm_planner.domains.household.sim.layout import (ApproachFailure, Frame2D, FurnitureLayout, Rect, Wall, apartment_bounds,
-                                    carry_extent, choose_approaches, corners, describe_wall, drive_radius,
-                                    furniture_layout, point_rect_distance, rects_overlap,
-                                    shared_edge, sweep_radius, wall_layout)
+from llm_planner.domains.household.sim.layout import (
+    ApproachFailure,
+    Frame2D,
+    FurnitureLayout,
+    Rect,
+    Wall,
+    apartment_bounds,
+    carry_extent,
+    choose_approaches,
+    corners,
+    describe_wall,
+    drive_radius,
+    furniture_layout,
+    point_rect_distance,
+    rects_overlap,
+    shared_edge,
+    sweep_radius,
+    wall_layout,
+)
 from llm_planner.domains.household.sim.navigation import BasePlanner, OccupancyGrid, build_grid, distance_field
 from llm_planner.domains.household.sim.perception import room_at
 from llm_planner.domains.household.world.scene import Doorway, Scene
+from llm_planner.errors import SceneError
 
 Point = tuple[float, float]
 #: A shape drawn in red on the picture of a problem: a footprint, or a point (x, y).

@@ -11,10 +11,11 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -181,7 +182,7 @@ class _Reader:
         self.data = data
         self.where = where
 
-    def sub(self, key: str) -> "_Reader":
+    def sub(self, key: str) -> _Reader:
         return _Reader(self._raw(key), f"{self.where}.{key}")
 
     def _raw(self, key: str) -> Any:

@@ -1,14 +1,11 @@
 """The household containers' doors: the arm reaches the handle, then the door's prismatic joint moves."""
 from __future__ import annotations
 
-
-
-from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.household.sim.layout import FurnitureLayout
 from llm_planner.domains.household.sim.robot import ArmPose
 from llm_planner.domains.household.sim.skills import SkillFailed
-
 
 
 class DoorsMixin:

@@ -3,15 +3,14 @@ grid cell), grid paths through doorways, every pose checked against walls and fu
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from llm_planner.errors import SceneError
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, wrap_angle
 from llm_planner.domains.household.sim.skills import DriveGoal, Point, SkillFailed
-
+from llm_planner.errors import SceneError
 
 
 class DrivingMixin:

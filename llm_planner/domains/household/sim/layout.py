@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
-from llm_planner.errors import SceneError
 from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.world.scene import CONTAINER, Furniture, Scene
 from llm_planner.domains.shapes import Frame2D, Rect, corners, point_rect_distance, rects_overlap, wrap_angle
+from llm_planner.errors import SceneError
 
 Vec3 = tuple[float, float, float]
 

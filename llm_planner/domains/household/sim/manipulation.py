@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
-
-from llm_planner.domains.household.sim.builder import is_round
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.geometry import quat_from_yaw, yaw_of
+from llm_planner.domains.household.sim.builder import is_round
+from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.sim.layout import FurnitureLayout, wrap_angle, wrist_clearance
-from llm_planner.domains.household.sim.placement import Spot, aabbs_overlap, candidate_spots, grasp_height, stacked_spots
+from llm_planner.domains.household.sim.placement import (
+    Spot,
+    aabbs_overlap,
+    candidate_spots,
+    grasp_height,
+    stacked_spots,
+)
 from llm_planner.domains.household.sim.robot import ArmPose
 from llm_planner.domains.household.sim.skills import Held, PlacementError, SkillFailed, Vec3
-
 
 
 def _interp(a: ArmPose, b: ArmPose, steps: float) -> list[ArmPose]:

@@ -20,14 +20,14 @@ say where rooms are and how furniture is shaped). Rules:
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from llm_planner.errors import LlmPlannerError
-from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, scene_layout
 from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Household, Observation, State
+from llm_planner.errors import LlmPlannerError
 
 Predicate = tuple[str, tuple[str, ...]]
 ROBOT = "robot"

@@ -7,8 +7,8 @@ state. This is what tells that the data set D describes things the simulated rob
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from llm_planner.domains.household.sim.perception import perceive, perceive_full
 from llm_planner.domains.household.sim.world import HouseholdSim

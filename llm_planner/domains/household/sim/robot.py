@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import RobotConfig
 from llm_planner.domains.geometry import quat_from_yaw
+from llm_planner.domains.household.sim.config import RobotConfig
 from llm_planner.domains.household.sim.layout import Frame2D, wrap_angle
 
 Vec3 = tuple[float, float, float]
@@ -36,7 +36,7 @@ class ArmPose:
     def extension(self) -> float:
         return sum(self.stages)
 
-    def with_(self, **changes: object) -> "ArmPose":
+    def with_(self, **changes: object) -> ArmPose:
         values = {"lift": self.lift, "shoulder": self.shoulder, "stages": self.stages, "wrist": self.wrist}
         values.update(changes)
         return ArmPose(**values)  # type: ignore[arg-type]

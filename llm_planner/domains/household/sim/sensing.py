@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-from llm_planner.domains.household.sim import perception
-from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, quat_from_yaw
+from llm_planner.domains.household.sim import perception
+from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.household.sim.skills import SkillFailed, Vec3
-
 
 
 class SensingMixin:
@@ -24,7 +22,7 @@ class SensingMixin:
         holding: str | None
         opened: frozenset[str]
 
-    def _view(self) -> "_View":
+    def _view(self) -> _View:
         """Robot room, near, holding and open containers, read from geometry by perception rules."""
         base = self.robot.base_pose()
         room = perception.room_at(self.scene, base.x, base.y)
@@ -53,7 +51,7 @@ class SensingMixin:
     def _support(self, obj: str) -> tuple[str, str] | None:
         return self._supports().get(obj)
 
-    def _visible_place(self, obj: str, view: "_View") -> str:
+    def _visible_place(self, obj: str, view: _View) -> str:
         """The furniture an object rests at, if the robot can see it (symbolic visibility rules)."""
         support = self._support(obj) if obj != view.holding else None
         if support is None:

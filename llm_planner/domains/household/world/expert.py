@@ -24,15 +24,16 @@ Lines, one trajectory per line::
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations, product
 from math import factorial
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from llm_planner.errors import ConfigError, PlanningError
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import HouseholdTask
+from llm_planner.errors import ConfigError, PlanningError
 
 #: Largest number of (assignment, order) candidate plans the oracle compares exhaustively.
 EXHAUSTIVE_LIMIT = 2000
@@ -59,7 +60,7 @@ class Trajectory:
                 "plan_length": self.plan_length, "pddl_plan_length": self.pddl_plan_length}
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "Trajectory":
+    def from_dict(data: dict[str, Any]) -> Trajectory:
         actions = tuple(Action.parse(a) for a in data["actions"])
         observations = tuple(Observation.from_dict(o) for o in data["observations"])
         if len(observations) != len(actions) + 1:

@@ -10,7 +10,6 @@ Imported only when a plan is needed (unified-planning is a heavy import).
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import Any
 
 from up_fast_downward import FastDownwardOptimalPDDLPlanner, FastDownwardPDDLPlanner

@@ -34,11 +34,11 @@ import re
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from llm_planner.errors import GoalError, PlanningError
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, State
+from llm_planner.errors import GoalError, PlanningError
 
 DOMAIN_NAME = "household"
 BASE_TYPES = ("room", "furniture", "container", "surface", "item")

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.scene import FURNITURE_KINDS, Scene, parse_scene
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir, read_yaml_mapping
-from llm_planner.domains.household.world.scene import FURNITURE_KINDS, Scene, parse_scene
 
 VOCABULARY_FILE = config_dir() / "household_random.yaml"
 #: yaw of furniture standing at each wall: its front (local +x) faces into the room

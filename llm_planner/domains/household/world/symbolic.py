@@ -23,11 +23,12 @@ Transitions are deterministic and cheap (a tuple copy); ``step`` is the hot loop
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from llm_planner.errors import GoalError
 from llm_planner.domains.household.world.scene import CONTAINER, Scene
+from llm_planner.errors import GoalError
 
 INSIDE = "inside"
 ON = "on"
@@ -47,7 +48,7 @@ class Action(NamedTuple):
         return f"{self.verb}({', '.join(self.args)})"
 
     @staticmethod
-    def parse(text: str) -> "Action":
+    def parse(text: str) -> Action:
         """Parse the canonical form ``verb(a, b)``; raises ValueError on anything else."""
         text = text.strip()
         verb, sep, rest = text.partition("(")
@@ -89,7 +90,7 @@ class Observation:
                 "seen_places": sorted(self.seen_places)}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "Observation":
+    def from_dict(data: Mapping[str, Any]) -> Observation:
         """Inverse of :meth:`to_dict`; raises ValueError naming a malformed field."""
         try:
             relations = frozenset((str(r), str(o), str(f)) for r, o, f in data["relations"])

@@ -47,18 +47,26 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.scene import Scene, load_scene
+from llm_planner.domains.household.world.symbolic import (
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
-from llm_planner.domains.household.world.scene import Scene, load_scene
-from llm_planner.domains.household.world.symbolic import Goal, GoalItem, Household, State, goal_from_lists, goal_to_lists
 
 SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
 TRAINING_SUITES = ("simple", "comp")
@@ -85,7 +93,7 @@ class HouseholdTask:
                 "goal": goal_to_lists(self.goal), "scene": self.scene, "placement_seed": self.placement_seed}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "HouseholdTask":
+    def from_dict(data: Mapping[str, Any]) -> HouseholdTask:
         return HouseholdTask(str(data["task_id"]), str(data["suite"]), str(data["instruction"]),
                              goal_from_lists(data["goal"]), str(data["scene"]), int(data["placement_seed"]))
 
