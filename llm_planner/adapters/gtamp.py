@@ -137,7 +137,7 @@ class GTampText:
     def summarize(self, state: GState) -> str:
         names = self.problem.object_names
         held = f"holding {names[state.held]}" if state.held is not None else "hand empty"
-        resting = [f"{n} on {p.region or '?'}" for n, p in zip(names, state.poses) if p is not None]
-        closed = [d for d, is_open in zip(self.problem.door_names, state.doors_open) if not is_open]
+        resting = [f"{n} on {p.region or '?'}" for n, p in zip(names, state.poses, strict=True) if p is not None]
+        closed = [d for d, is_open in zip(self.problem.door_names, state.doors_open, strict=True) if not is_open]
         parts = [held, ", ".join(resting)] + ([f"closed: {', '.join(closed)}"] if closed else [])
         return "; ".join(p for p in parts if p)

@@ -93,9 +93,9 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
     widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
     line = "  ".join("-" * w for w in widths)
     out = [title] if title else []
-    out.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
+    out.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True)))
     out.append(line)
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
     return "\n".join(out)
 
 

@@ -144,7 +144,7 @@ def tasks_of(config: dict[str, Any], split: str, n: int | None):
     total = int(n if n is not None else spec["n"])
     suites = list(spec["suites"])
     per = [total // len(suites) + (1 if i < total % len(suites) else 0) for i in range(len(suites))]
-    return [t for suite, k in zip(suites, per) for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
+    return [t for suite, k in zip(suites, per, strict=True) for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
 
 
 def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequence[str], splits: Sequence[str],

@@ -60,5 +60,5 @@ def _show(config: dict, k: int, model_input) -> None:
     data = training_examples(trajectories, {opts["scene"]: Household(load_scene(opts["scene"]))}, float(opts["discount"]))
     for group in data.can_groups[:k]:
         for example, label in zip(group, ("1.0 // feasible (positive)", "0.0 // same trajectory, other step",
-                                          "0.0 // other trajectory")):
+                                          "0.0 // other trajectory"), strict=False):
             print(f"Input {model_input(example)}\nOutput {label}\n")

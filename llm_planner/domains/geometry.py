@@ -36,7 +36,7 @@ class BodyGeometry:
 
     @property
     def aabb_center(self) -> Vec3:
-        return tuple((lo + hi) / 2.0 for lo, hi in zip(self.aabb_min, self.aabb_max))  # type: ignore[return-value]
+        return tuple((lo + hi) / 2.0 for lo, hi in zip(self.aabb_min, self.aabb_max, strict=True))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

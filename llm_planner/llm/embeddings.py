@@ -116,9 +116,9 @@ class Embedder:
                                        normalize_embeddings=True, show_progress_bar=False).astype(np.float32)
                 self.encode_seconds += time.perf_counter() - started
                 self.encoded += len(missing)
-                for text, vec in zip(missing, vectors):
+                for text, vec in zip(missing, vectors, strict=True):
                     self._memory[text] = vec
-                self._save_to_disk(zip(missing, vectors))
+                self._save_to_disk(zip(missing, vectors, strict=True))
             return np.stack([self._memory[t] for t in texts])
 
     def encode_one(self, text: str) -> np.ndarray:

@@ -176,4 +176,4 @@ class Grounder:
         parsed = action_phrases(text)
         if parsed is None or parsed[0] != action.verb or len(parsed[1]) != len(action.args):
             return False
-        return all(self.refers_to(p, a, world, min_score) for p, a in zip(parsed[1], action.args))
+        return all(self.refers_to(p, a, world, min_score) for p, a in zip(parsed[1], action.args, strict=True))

@@ -356,7 +356,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         unique = list(dict.fromkeys(texts))
         sims = grounder.action_similarities(unique, list(admissible))
         kept: dict[str, str | None] = {}
-        for text, row in zip(unique, sims):
+        for text, row in zip(unique, sims, strict=True):
             best = admissible[int(row.argmax())]
             if float(row.max()) >= min_action and grounder.names_action(text, best, world, min_name):
                 kept[text] = text

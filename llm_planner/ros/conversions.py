@@ -72,7 +72,7 @@ def geometry_to_msg(geometry: CoreGeometry, stamp: Time) -> GeometrySnapshot:
 def geometry_from_msg(msg: GeometrySnapshot) -> CoreGeometry:
     p, o = msg.robot_pose.position, msg.robot_pose.orientation
     joints = [JointGeometry(name=n, position=q, open_threshold=t)
-              for n, q, t in zip(msg.joint_names, msg.joint_positions, msg.joint_open_thresholds)]
+              for n, q, t in zip(msg.joint_names, msg.joint_positions, msg.joint_open_thresholds, strict=False)]
     return CoreGeometry(scene=msg.scene, robot_position=(p.x, p.y, p.z), robot_orientation=(o.x, o.y, o.z, o.w),
                         held_object=msg.held_object or None, bodies=[body_from_msg(b) for b in msg.bodies],
                         joints=joints)
@@ -143,7 +143,7 @@ def belief_to_msg(beliefs: Sequence[ObjectBelief]) -> list[ObjectBeliefMsg]:
 
 
 def belief_from_msg(msgs: Sequence[ObjectBeliefMsg]) -> tuple[ObjectBelief, ...]:
-    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities)))) for m in msgs)
+    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities), strict=False))) for m in msgs)
 
 
 FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests",

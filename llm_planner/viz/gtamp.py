@@ -47,13 +47,13 @@ def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GS
         view.furniture.append(Piece(region.name, region_rect(region), tuple(region.color[:3]), region.name,
                                     "goal" if region.name in goal_regions else "solid"))
     occluders = _occluders(literals, goal_objects)
-    for door, is_open in zip(layout.doors, state.doors_open):
+    for door, is_open in zip(layout.doors, state.doors_open, strict=True):
         cx, cy, _ = door.open_center if is_open else door.closed_center
         blocks = f"; blocks {', '.join(sorted(occluders[door.name]))}" if door.name in occluders else ""
         view.furniture.append(Piece(door.name, Rect(cx, cy, 0.0, door.size[0] / 2.0, door.size[1] / 2.0), DOOR_COLOR,
                                     f"{door.name} ({'open' if is_open else 'closed'}{blocks})",
                                     "problem" if blocks else "solid"))
-    for i, (obj, pose) in enumerate(zip(problem.objects, state.poses)):
+    for i, (obj, pose) in enumerate(zip(problem.objects, state.poses, strict=True)):
         if pose is None:  # held: drawn at the robot
             pose = ObjPose(state.base.x, state.base.y, 0.0, state.base.theta, "")
         style = "goal" if obj.name in goal_objects else ("problem" if obj.name in occluders else "solid")

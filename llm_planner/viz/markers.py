@@ -158,4 +158,4 @@ def yaw_of_marker(marker: MarkerSpec) -> float:
 
 
 def _size(body: BodyGeometry) -> Vec3:
-    return tuple(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max))  # type: ignore[return-value]
+    return tuple(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max, strict=True))  # type: ignore[return-value]

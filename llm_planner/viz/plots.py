@@ -108,7 +108,7 @@ def _bars(ax, rows, splits, methods, colors, key: str, err: str | None, scale: f
             ys.append(float(row[key]) * scale)
             es.append(float(row.get(err) or 0.0) * scale if err and _finite(row.get(err)) else 0.0)
         values += ys
-        for x, y in zip(xs, ys):
+        for x, y in zip(xs, ys, strict=True):
             if y == 0.0:  # a bar of height 0 is a result, not a missing one
                 ax.text(x, 0.0, "0", ha="center", va="bottom", fontsize=6, color=colors[j])
         if xs:

@@ -216,7 +216,7 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
                                                                   "lw": 0.8, "mutation_scale": 7})
         ax.plot([pose.x], [pose.y], marker="o", markersize=2.5, color=APPROACH_COLOR, zorder=6)
     if view.path:
-        xs, ys = zip(*view.path)
+        xs, ys = zip(*view.path, strict=True)
         ax.plot(xs, ys, color=PATH_COLOR, lw=1.6 if small else 2.4, alpha=0.9, zorder=7, solid_capstyle="round")
     if view.robot_start is not None and view.robot is None:  # a plan without the robot: its footprint at the start
         ax.add_patch(patches.Circle(view.robot_start, view.robot_radius, facecolor=(*START_COLOR, 0.12),

@@ -71,7 +71,7 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
             if rects_overlap(regions[a], regions[b], -TOUCH):
                 check.add(f"regions.{a}: at [{regions[a].cx:.2f}, {regions[a].cy:.2f}] it overlaps regions.{b} at "
                           f"[{regions[b].cx:.2f}, {regions[b].cy:.2f}]", (regions[a], regions[b]))
-    placed = [(o, p) for o, p in zip(problem.objects, problem.initial.poses) if p is not None]
+    placed = [(o, p) for o, p in zip(problem.objects, problem.initial.poses, strict=True) if p is not None]
     for obj, pose in placed:
         rect = object_rect(obj.shape, pose)
         region = layout.region(pose.region)

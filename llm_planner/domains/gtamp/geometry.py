@@ -67,8 +67,8 @@ def wrap(angle: float) -> float:
 
 def interpolate(a: Sequence[float], b: Sequence[float], max_step: float) -> list[tuple[float, ...]]:
     """Configurations from ``a`` to ``b`` (both included), no coordinate moving more than ``max_step``."""
-    n = max(1, math.ceil(max(abs(y - x) for x, y in zip(a, b)) / max_step)) if len(a) else 1
-    return [tuple(x + (y - x) * k / n for x, y in zip(a, b)) for k in range(n + 1)]
+    n = max(1, math.ceil(max(abs(y - x) for x, y in zip(a, b, strict=True)) / max_step)) if len(a) else 1
+    return [tuple(x + (y - x) * k / n for x, y in zip(a, b, strict=True)) for k in range(n + 1)]
 
 
 #: how far (beyond touching) an object may be from its reference and still be "left of" it, etc.

@@ -14,6 +14,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from llm_planner.domains.gtamp.domain import Grasp, LayoutSpec, Pose2D
 from llm_planner.domains.gtamp.geometry import interpolate, wrap
@@ -123,14 +124,14 @@ def _fixed_nodes(layout: LayoutSpec) -> list[tuple[float, float]]:
 def poses_along(points: Sequence[tuple[float, float]], start: Pose2D, goal: Pose2D) -> tuple[Pose2D, ...]:
     """Base configurations every BASE_STEP along the polyline, heading interpolated start to goal."""
     pts: list[tuple[float, ...]] = [(start.x, start.y)]
-    for a, b in zip(points, points[1:]):
+    for a, b in pairwise(points):
         pts += interpolate(a, b, BASE_STEP)[1:]
     lengths = [0.0]
-    for a, b in zip(pts, pts[1:]):
+    for a, b in pairwise(pts):
         lengths.append(lengths[-1] + math.dist(a, b))
     total = lengths[-1] or 1.0
     dtheta = wrap(goal.theta - start.theta)
-    out = [Pose2D(x, y, start.theta + dtheta * s / total) for (x, y), s in zip(pts, lengths)]
+    out = [Pose2D(x, y, start.theta + dtheta * s / total) for (x, y), s in zip(pts, lengths, strict=True)]
     out[-1] = goal
     return tuple(out)
 
@@ -252,7 +253,7 @@ class BasePlanner:
                         carried: Carried | None) -> tuple[int, int] | None:
         poses = self._poses(nodes, start, goal)
         pts = [self.roadmap.nodes[n] for n in nodes]
-        for a, b, na, nb in zip(pts, pts[1:], nodes, nodes[1:]):
+        for (a, b), (na, nb) in zip(pairwise(pts), pairwise(nodes), strict=True):
             seg = [q for q in poses if _on_segment((q.x, q.y), a, b)]
             if seg and sweep_hits(self.world, seg, (), obstacles, carried, first_only=True):
                 return (na, nb)

@@ -133,7 +133,7 @@ class GTampModel:
             return f"unknown action '{action.op}' (actions: {', '.join(OPERATORS)})"
         if len(action.args) != len(OPERATORS[action.op]):
             return f"'{action.op}' takes {len(OPERATORS[action.op])} argument(s), got {len(action.args)}"
-        for kind, arg in zip(OPERATORS[action.op], action.args):
+        for kind, arg in zip(OPERATORS[action.op], action.args, strict=True):
             if kind == "object" and arg not in self.index:
                 return f"unknown object '{arg}'"
             if kind == "door" and arg not in self.doors:

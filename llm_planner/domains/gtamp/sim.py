@@ -88,7 +88,7 @@ def same_state(a: GState, b: GState, tol: float = 1e-3) -> bool:
         return False
     if math.dist(a.base[:2], b.base[:2]) > tol or abs(math.remainder(a.base.theta - b.base.theta, 2 * math.pi)) > tol:
         return False
-    for pa, pb in zip(a.poses, b.poses):
+    for pa, pb in zip(a.poses, b.poses, strict=True):
         if (pa is None) != (pb is None):
             return False
         if pa is not None and (math.dist((pa.x, pa.y, pa.z), (pb.x, pb.y, pb.z)) > tol  # type: ignore[union-attr]

@@ -146,7 +146,7 @@ class GTampWorld:
                                           physicsClientId=self.client)
 
     def set_arm(self, q: Sequence[float]) -> None:
-        for j, v in zip(ARM_JOINTS, q):
+        for j, v in zip(ARM_JOINTS, q, strict=False):
             p.resetJointState(self.robot, j, v, physicsClientId=self.client)
 
     def arm(self) -> tuple[float, ...]:
@@ -249,5 +249,5 @@ class GTampWorld:
 
 
 def _quat_angle(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = abs(sum(x * y for x, y in zip(a, b)))
+    dot = abs(sum(x * y for x, y in zip(a, b, strict=True)))
     return 2.0 * math.acos(min(1.0, dot))

@@ -63,9 +63,9 @@ class ClauseClassifier:
         """Train on labelled clauses; ``worlds[i]`` is the scene of ``clauses[i]`` (for masking)."""
         if not clauses:
             raise LLMError("the clause classifier needs training clauses (the data set's train split)")
-        texts = [self.mask(c.text, w) for c, w in zip(clauses, worlds)]
+        texts = [self.mask(c.text, w) for c, w in zip(clauses, worlds, strict=True)]
         unique = {}
-        for text, clause in zip(texts, clauses):
+        for text, clause in zip(texts, clauses, strict=True):
             unique.setdefault((text, clause.label), None)
         self.labels = [lab for _t, lab in unique]
         self.words = [frozenset(t.split()) for t, _lab in unique]
@@ -87,7 +87,7 @@ class ClauseClassifier:
                 continue
             weights = np.exp((row[order] - row[order[0]]) / self.temperature)
             probs: dict[str, float] = {}
-            for i, w in zip(order, weights):
+            for i, w in zip(order, weights, strict=True):
                 probs[self.labels[i]] = probs.get(self.labels[i], 0.0) + float(w)
             total = sum(probs.values())
             out.append({lab: p / total for lab, p in sorted(probs.items(), key=lambda x: -x[1])})

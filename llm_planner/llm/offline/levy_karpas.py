@@ -147,7 +147,7 @@ class Names:
         scores = np.array([m.score for m in ranked])
         probs = np.exp((scores - scores.max()) / self.temperature)
         probs /= probs.sum()
-        return [(m.name, float(p)) for m, p in zip(ranked, probs)]
+        return [(m.name, float(p)) for m, p in zip(ranked, probs, strict=True)]
 
 
 def _normalise(cands: list[tuple[str, float]], top: int | None = None) -> list[tuple[str, float]]:
@@ -186,7 +186,7 @@ class OfflineChannels:
         Goal clauses: ``bring`` clauses, and ``put`` clauses of a directive without grab/open/close
         clauses; step clauses: the others (a directive with goal clauses gives a partial template)."""
         clauses = split_clauses(directive)
-        labels = [self._with_destination(c, p) for c, p in zip(clauses, self.classifier.predict(clauses, self.world))]
+        labels = [self._with_destination(c, p) for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
         top = [max(p, key=p.get) if p else UNKNOWN for p in labels]
         stepwise = any(t in ("grab", "open", "close") for t in top)
         goal_idx = [i for i, t in enumerate(top) if t == "bring" or (t == "put" and not stepwise)]

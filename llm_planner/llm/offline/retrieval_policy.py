@@ -55,7 +55,7 @@ class Situation:
         if self.phase != other.phase:
             return 100
         return sum(a != b for a, b in zip((self.in_room, self.near, self.place_state, self.target_visible),
-                                          (other.in_room, other.near, other.place_state, other.target_visible)))
+                                          (other.in_room, other.near, other.place_state, other.target_visible), strict=True))
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ class RetrievalPolicy:
             situation = situation_of(world, obs, FETCH, obs.near, None)
             action = self._retrieve(situation, neighbours)
             return [self._adapt(action, world, None, obs.near, item.destination, item.obj_type)] * m, 0
-        places, weights = zip(*sources)
+        places, weights = zip(*sources, strict=True)
         texts = []
         for place in rng.choices(places, weights, k=m):
             situation = situation_of(world, obs, FETCH, place, None)
@@ -280,7 +280,7 @@ class RetrievalPolicy:
                   ROOM_OF_SOURCE: world.furniture_room.get(source or ""), ROOM_OF_DEST: world.furniture_room.get(dest)}
         args = [values.get(r) for r in roles]
         if TARGET in roles and target is None:  # the object is not in view yet: say its type
-            args = [a if r != TARGET else obj_type for a, r in zip(args, roles)]
+            args = [a if r != TARGET else obj_type for a, r in zip(args, roles, strict=True)]
         if any(a is None for a in args):
             args = [a or source or dest for a in args]
         if verb in ("putin", "puton"):

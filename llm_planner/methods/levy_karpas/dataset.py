@@ -215,7 +215,7 @@ class _Renderer:
                        Clause(f"{self.pick('bring')} {obj} to {dest}", "bring")]
         joiners = [", then ", " and "] if form == 2 else [self.rng.choice([" and ", ", then "])]
         text = clauses[0].text
-        for clause, joiner in zip(clauses[1:], joiners):
+        for clause, joiner in zip(clauses[1:], joiners, strict=True):
             text += joiner + clause.text
         if form == 2:
             text = f"{self.pick('walk_first')}{text[len('go to'):]}"
@@ -237,7 +237,7 @@ def _labelled(text: str, labels: Sequence[str] | str) -> tuple[Clause, ...]:
     if len(fragments) != len(labels):
         raise ConfigError(f"the directive generator and the clause splitter disagree on '{text}' "
                           f"({len(fragments)} clauses, {len(labels)} labels): check dataset.phrasing")
-    return tuple(Clause(f, lab) for f, lab in zip(fragments, labels))
+    return tuple(Clause(f, lab) for f, lab in zip(fragments, labels, strict=True))
 
 
 # ------------------------------------------------------------------------------ generation

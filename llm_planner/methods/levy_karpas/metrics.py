@@ -39,7 +39,7 @@ def permissive(a: str | None, b: str | None) -> bool:
 
 
 def _overlap(p: Fact, g: Fact) -> int:
-    return sum(x == y for x, y in zip(p, g))
+    return sum(x == y for x, y in zip(p, g, strict=False))
 
 
 def align_facts(pred: Sequence[Fact], gold: Sequence[Fact]) -> list[tuple[Fact | None, Fact | None]]:

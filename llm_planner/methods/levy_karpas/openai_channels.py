@@ -52,7 +52,7 @@ def state_text(household: Household, state: State) -> str:
     """The seed's state encoding: every fact as text ("apple 1 is inside the fridge")."""
     facts = [f"the robot is in the {name_to_text(state.room)}"]
     facts += [relation_to_text(household.relation(f), o, f).split(" ", 1)[1]
-              for o, f in zip(household.objects, state.placement) if f is not None]
+              for o, f in zip(household.objects, state.placement, strict=True) if f is not None]
     return "; ".join(facts)
 
 

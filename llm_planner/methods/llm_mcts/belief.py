@@ -135,7 +135,7 @@ class Belief:
     def row(self, obj: str) -> dict[str, float]:
         """The object's distribution over furniture (non-zero entries only)."""
         r = self.probs[self.household.index[obj]]
-        return {f: float(p) for f, p in zip(self.furniture, r) if p > 0.0}
+        return {f: float(p) for f, p in zip(self.furniture, r, strict=True) if p > 0.0}
 
     def top(self, obj: str, k: int = 3) -> list[tuple[str, float]]:
         return sorted(self.row(obj).items(), key=lambda kv: -kv[1])[:k]

@@ -251,7 +251,7 @@ class LLMMCTS:
                 break
             self._stats.root_redraws += len(bad)
             fresh = belief.sample_placements(self.np_rng, len(bad))
-            for i, p in zip(bad, fresh):
+            for i, p in zip(bad, fresh, strict=True):
                 out[i] = p
         for i, p in enumerate(out):
             if self.goal_test(p):
@@ -447,8 +447,8 @@ class LLMMCTS:
         c = self.config.c
         if node.loss_n:
             n_h = node.n + node.loss_n
-            na = [n + v for n, v in zip(node.na, node.loss)]
-            q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na)]
+            na = [n + v for n, v in zip(node.na, node.loss, strict=True)]
+            q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na, strict=True)]
         else:
             n_h, q, na = node.n, node.q, node.na
         values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)

@@ -62,7 +62,7 @@ class PriorBelief:
         return np.asarray(self.probs[obj_type], dtype=np.float64)
 
     def distribution(self, obj_type: str) -> dict[str, float]:
-        return dict(zip(self.places, self.probs[obj_type]))
+        return dict(zip(self.places, self.probs[obj_type], strict=True))
 
     def top(self, obj_type: str, k: int = 3) -> list[tuple[str, float]]:
         """The k most probable places, ties broken by the order of ``places``."""
@@ -171,7 +171,7 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
             replies = list(pool.map(ask, types))
     else:
         replies = [ask(t) for t in types]
-    for obj_type, answer in zip(types, replies):
+    for obj_type, answer in zip(types, replies, strict=True):
         named = Counter(place for sample in answer.samples for _rel, place in sample if place in places)
         counts[obj_type] = dict(named)
         probs[obj_type] = position_vector(named, places, floor)

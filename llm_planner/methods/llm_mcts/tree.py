@@ -196,5 +196,5 @@ class SearchResult:
         if self.root is None:
             return []
         pi = self.root.pi or [0.0] * len(self.root.actions)
-        rows = list(zip(self.root.actions, self.root.q, self.root.na, pi))
+        rows = list(zip(self.root.actions, self.root.q, self.root.na, pi, strict=True))
         return sorted(rows, key=lambda r: (-r[1], -r[3], -r[2]))

@@ -268,7 +268,7 @@ class Decoder:
     def scored(self, ep: Episode, builder: ExampleBuilder, beams: Sequence[Beam],
                proposals: Sequence[Sequence[tuple[Action, float]]]) -> list[list[Candidate]]:
         """Can and Pay for every (beam, candidate) in one batch, and the decoding score."""
-        pairs = [(b, a, p) for b, cands in zip(beams, proposals) for a, p in cands]
+        pairs = [(b, a, p) for b, cands in zip(beams, proposals, strict=True) for a, p in cands]
         x = None
         if pairs and self.models is not None and self.needs_models:
             x = self.featurizer.transform([builder(b.history, a) for b, a, _p in pairs])
@@ -276,7 +276,7 @@ class Decoder:
         pay = self.pay_probs(pairs, x) if self.score == "saycanpay" else np.ones(len(pairs))
         out: list[list[Candidate]] = [[] for _ in beams]
         index = {id(b): i for i, b in enumerate(beams)}
-        for (b, a, p_say), c, q in zip(pairs, can, pay):
+        for (b, a, p_say), c, q in zip(pairs, can, pay, strict=True):
             terms = [p_say] + ([c] if self.score in ("saycan", "saycanpay") else []) + ([q] if self.score == "saycanpay" else [])
             score = sum(math.log(max(float(t), self.floor)) for t in terms)
             out[index[id(b)]].append(Candidate(a, float(p_say), float(c), float(q), score))
@@ -353,7 +353,7 @@ class Decoder:
             scored = self.scored(ep, builder, live, proposals)
             if keep_trace:
                 trace.append(sorted(scored[0], key=lambda c: -c.score))
-            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored) for c in cands]
+            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored, strict=True) for c in cands]
             if not pool:
                 message = "Say proposed no candidate action"
                 break

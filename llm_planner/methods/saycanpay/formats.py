@@ -52,7 +52,7 @@ def state_facts(household: Household, state: State) -> dict[str, str]:
     for f in household.furniture:
         facts[f] = f"the {name_to_text(f)} is in the {name_to_text(household.furniture_room[f])}" + (
             " and open" if f in state.opened else "")
-    for obj, place in zip(household.objects, state.placement):
+    for obj, place in zip(household.objects, state.placement, strict=True):
         if place is not None:
             facts[obj] = f"the {name_to_text(obj)} is {household.relation(place)} the {name_to_text(place)}"
         else:

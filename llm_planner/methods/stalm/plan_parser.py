@@ -177,7 +177,7 @@ def _to_action(item: list[str] | str, vocab: Vocabulary) -> tuple[TaskAction | N
     if len(item) - 1 != len(kinds):
         return None, f"'{op}' takes {len(kinds)} argument(s), got {len(item) - 1}"
     args = []
-    for kind, token in zip(kinds, item[1:]):
+    for kind, token in zip(kinds, item[1:], strict=True):
         if kind == "direction":
             value = DIRECTION_SYNONYMS.get(normalize(token))
             if value is None:

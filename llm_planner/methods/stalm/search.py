@@ -263,7 +263,7 @@ class HybridUCT:
         log_n = math.log(max(cnode.n, 1))
         scores = [e.q + self.p.c * math.sqrt(log_n / (1 + e.n)) for e in cnode.edges]
         top = max(scores)
-        return self.rng.choice([e for e, s in zip(cnode.edges, scores) if s >= top - 1e-12])
+        return self.rng.choice([e for e, s in zip(cnode.edges, scores, strict=True) if s >= top - 1e-12])
 
     def _prior(self, node: DNode) -> dict[TaskAction, float]:
         key = id(node)

@@ -226,7 +226,7 @@ def _doorway_finding(scene: Scene, index: int, door: Doorway, grid: OccupancyGri
 
 
 def _span(r: Rect) -> str:
-    xs, ys = zip(*corners(r))
+    xs, ys = zip(*corners(r), strict=True)
     return f"x {min(xs):.2f} to {max(xs):.2f}, y {min(ys):.2f} to {max(ys):.2f}"
 
 
@@ -243,7 +243,7 @@ def _passable(scene: Scene, door: Doorway, grid: OccupancyGrid, radius: float) -
     in_a, in_b = inside(a.rect), inside(b.rect)
     near = np.hypot(gx - door.center[0], gy - door.center[1]) <= door.width / 2.0 + 3.0 * radius
     masked = OccupancyGrid(grid.bounds, grid.resolution, grid.free & (in_a | in_b), grid.clearance)
-    seeds = list(zip(*np.nonzero(masked.free & in_a & near)))
+    seeds = list(zip(*np.nonzero(masked.free & in_a & near), strict=True))
     targets = masked.free & in_b & near
     if not targets.any():
         return False
@@ -313,14 +313,14 @@ def _placement_findings(scene: Scene, layouts: Mapping[str, FurnitureLayout], wa
 
 
 def _outside_by(foot: Rect, rect: tuple[float, float, float, float], inset: float) -> float:
-    xs, ys = zip(*corners(foot))
+    xs, ys = zip(*corners(foot), strict=True)
     xmin, ymin, xmax, ymax = rect
     return max(xmin + inset - min(xs), ymin + inset - min(ys), max(xs) - (xmax - inset), max(ys) - (ymax - inset), 0.0)
 
 
 def _move_hint(foot: Rect, rect: tuple[float, float, float, float], inset: float) -> str:
     """Where the furniture's centre must go for its footprint to fit inside the room's walls."""
-    xs, ys = zip(*corners(foot))
+    xs, ys = zip(*corners(foot), strict=True)
     hx, hy = (max(xs) - min(xs)) / 2.0, (max(ys) - min(ys)) / 2.0
     xmin, ymin, xmax, ymax = rect
     lo_x, hi_x, lo_y, hi_y = xmin + inset + hx, xmax - inset - hx, ymin + inset + hy, ymax - inset - hy

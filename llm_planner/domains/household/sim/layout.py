@@ -33,15 +33,15 @@ class Box:
     hi: Vec3
 
     def contains(self, p: Vec3, tol: float = 0.0) -> bool:
-        return all(lo - tol <= v <= hi + tol for lo, v, hi in zip(self.lo, p, self.hi))
+        return all(lo - tol <= v <= hi + tol for lo, v, hi in zip(self.lo, p, self.hi, strict=True))
 
     @property
     def center(self) -> Vec3:
-        return tuple((a + b) / 2.0 for a, b in zip(self.lo, self.hi))  # type: ignore[return-value]
+        return tuple((a + b) / 2.0 for a, b in zip(self.lo, self.hi, strict=True))  # type: ignore[return-value]
 
     @property
     def half(self) -> Vec3:
-        return tuple((b - a) / 2.0 for a, b in zip(self.lo, self.hi))  # type: ignore[return-value]
+        return tuple((b - a) / 2.0 for a, b in zip(self.lo, self.hi, strict=True))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def _interp(a: ArmPose, b: ArmPose, steps: float) -> list[ArmPose]:
     out = []
     for k in range(1, n + 1):
         t = k / n
-        q = [x + (y - x) * t for x, y in zip(qa, qb)]
+        q = [x + (y - x) * t for x, y in zip(qa, qb, strict=True)]
         out.append(ArmPose(q[0], q[1], tuple(q[2:-1]), q[-1]))
     return out
 

@@ -33,8 +33,8 @@ class Spot:
 
     @property
     def aabb(self) -> tuple[Vec3, Vec3]:
-        lo = tuple(c - h for c, h in zip(self.center, self.half))
-        hi = tuple(c + h for c, h in zip(self.center, self.half))
+        lo = tuple(c - h for c, h in zip(self.center, self.half, strict=True))
+        hi = tuple(c + h for c, h in zip(self.center, self.half, strict=True))
         return lo, hi  # type: ignore[return-value]
 
 

@@ -132,7 +132,7 @@ class Robot:
         q = p.calculateInverseKinematics(
             self.body, self.ee_link, list(target), maxNumIterations=self.cfg.ik.max_iterations,
             residualThreshold=self.cfg.ik.residual_threshold, physicsClientId=self.client)
-        q = [min(max(v, lo), hi) for v, lo, hi in zip(q, self.lower, self.upper)]
+        q = [min(max(v, lo), hi) for v, lo, hi in zip(q, self.lower, self.upper, strict=False)]
         pose = ArmPose(q[0], q[1], tuple(q[2:2 + self.n_stages]), wrist)
         self.set_arm(pose)
         reached = self.ee_pose()[0]

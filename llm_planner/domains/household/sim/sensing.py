@@ -66,8 +66,8 @@ class SensingMixin:
         lo, hi = p.getAABB(body, -1, physicsClientId=self.client)
         for link in range(p.getNumJoints(body, physicsClientId=self.client)):
             llo, lhi = p.getAABB(body, link, physicsClientId=self.client)
-            lo = tuple(min(a, b) for a, b in zip(lo, llo))
-            hi = tuple(max(a, b) for a, b in zip(hi, lhi))
+            lo = tuple(min(a, b) for a, b in zip(lo, llo, strict=True))
+            hi = tuple(max(a, b) for a, b in zip(hi, lhi, strict=True))
         return tuple(lo), tuple(hi)  # type: ignore[return-value]
 
     def _body_geometry(self, name: str, kind: str, body: int) -> BodyGeometry:

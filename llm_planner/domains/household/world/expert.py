@@ -181,7 +181,7 @@ def _run(household: Household, state: State, moves: Iterable[Move], close: bool)
 def _best_exhaustive(household, state, items, choices, close) -> list[Action]:
     best: list[Action] | None = None
     for picked in product(*choices):
-        moves = [(o, dest) for (dest, _, _), objs in zip(items, picked) for o in objs]
+        moves = [(o, dest) for (dest, _, _), objs in zip(items, picked, strict=True) for o in objs]
         if state.holding is not None and state.holding not in {o for o, _ in moves}:
             continue
         for order in permutations(moves):
@@ -247,7 +247,7 @@ def replay(household: Household, trajectory: Trajectory) -> bool:
     state = household.sample_initial_state(task.placement_seed)
     if household.observe(state) != trajectory.observations[0]:
         return False
-    for action, expected in zip(trajectory.actions, trajectory.observations[1:]):
+    for action, expected in zip(trajectory.actions, trajectory.observations[1:], strict=True):
         if household.why_not(state, action) is not None:
             return False
         state = household.transition(state, action)
@@ -313,7 +313,7 @@ def dataset_tasks(scene: str, n: int, seed: int, suites: Sequence[str]) -> list[
     if n < 1 or not suites:
         raise ConfigError(f"need at least one task and one suite (got n={n}, suites={list(suites)})")
     per_suite = [n // len(suites) + (1 if k < n % len(suites) else 0) for k in range(len(suites))]
-    return [t for suite, m in zip(suites, per_suite) for t in generate_tasks(scene, suite, m, seed)]
+    return [t for suite, m in zip(suites, per_suite, strict=True) for t in generate_tasks(scene, suite, m, seed)]
 
 
 def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simple", "comp"),
