@@ -205,7 +205,7 @@ class GraphRunner:
             start_new_session=True, preexec_fn=preexec))
         self._reaper.send(f"+{process.pid}")
         self.processes[command.name] = process
-        if out is subprocess.PIPE:
+        if isinstance(out, int):  # subprocess.PIPE
             thread = threading.Thread(target=_prefix_output, args=(command.name, process), daemon=True)
             thread.start()
             self._threads.append(thread)

@@ -72,7 +72,7 @@ class WorkerPool:
                 future.set_exception(exc)
 
         self.pool.submit(work)
-        return await future  # type: ignore[misc]
+        return await future
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

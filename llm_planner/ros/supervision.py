@@ -194,10 +194,9 @@ def run_launch_file(name: str | None, arguments: Mapping[str, str], settings: La
 
 
 def _run_real_launch(launch_file: Path, arguments: Mapping[str, str]) -> int:
-    from launch.actions import IncludeLaunchDescription  # type: ignore[import-not-found]
-    from launch.launch_description_sources import PythonLaunchDescriptionSource  # type: ignore[import-not-found]
-
-    from launch import LaunchService  # type: ignore[import-not-found]  # real ROS 2 install
+    from launch import LaunchService  # real ROS 2 install
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
 
     service = LaunchService()
     service.include_launch_description(IncludeLaunchDescription(

@@ -35,7 +35,7 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     room_colors = [tuple(c) for c in colors["rooms"]]
     view = TopView(title or scene.name, apartment_bounds(scene, cfg.render_margin))
     for i, room in enumerate(scene.rooms.values()):
-        view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))  # type: ignore[arg-type]
+        view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))
     view.walls = [w.rect for w in (walls if walls is not None else _walls(scene, cfg))]
     from llm_planner.domains.household.sim.check import doorway_gap
 
@@ -43,7 +43,7 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     layouts = layouts if layouts is not None else furniture_layouts(scene, cfg)
     for name, layout in layouts.items():
         color = tuple(colors["container" if layout.kind == CONTAINER else "surface"])
-        view.furniture.append(Piece(name, layout.footprint, color, label=name))  # type: ignore[arg-type]
+        view.furniture.append(Piece(name, layout.footprint, color, label=name))
     return view
 
 

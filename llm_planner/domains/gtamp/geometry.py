@@ -23,7 +23,7 @@ Quat = tuple[float, float, float, float]
 
 def gripper_orn(heading: float, pitch: float, yaw: float) -> Quat:
     """Gripper orientation: approach axis (tool x) yawed ``heading + yaw``, tilted down by ``pitch``."""
-    return tuple(p.getQuaternionFromEuler([0.0, pitch, heading + yaw]))  # type: ignore[return-value]
+    return tuple(p.getQuaternionFromEuler([0.0, pitch, heading + yaw]))
 
 
 def grasp_point(spec: ObjectSpec, pose: ObjPose) -> Vec3:
@@ -41,7 +41,7 @@ def make_grasp(spec: ObjectSpec, pose: ObjPose, heading: float, pitch: float, ya
     inv_pos, inv_orn = p.invertTransform(tool_pos, tool_orn)
     rel_pos, rel_orn = p.multiplyTransforms(inv_pos, inv_orn, (pose.x, pose.y, pose.z),
                                             p.getQuaternionFromEuler([0.0, 0.0, pose.yaw]))
-    return Grasp(pitch, yaw, tuple(rel_pos), tuple(rel_orn)), tool_pos, tool_orn  # type: ignore[arg-type]
+    return Grasp(pitch, yaw, tuple(rel_pos), tuple(rel_orn)), tool_pos, tool_orn
 
 
 def tool_for_object(grasp: Grasp, pose: ObjPose) -> tuple[Vec3, Quat]:
@@ -49,7 +49,7 @@ def tool_for_object(grasp: Grasp, pose: ObjPose) -> tuple[Vec3, Quat]:
     inv_pos, inv_orn = p.invertTransform(grasp.tool_pos, grasp.tool_orn)
     pos, orn = p.multiplyTransforms((pose.x, pose.y, pose.z), p.getQuaternionFromEuler([0.0, 0.0, pose.yaw]),
                                     inv_pos, inv_orn)
-    return tuple(pos), tuple(orn)  # type: ignore[return-value]
+    return tuple(pos), tuple(orn)
 
 
 def footprint_half(shape: Shape, yaw_in_region: float) -> tuple[float, float]:

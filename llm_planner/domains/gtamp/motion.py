@@ -118,7 +118,7 @@ def _fixed_nodes(layout: LayoutSpec) -> list[tuple[float, float]]:
     out = [(r.base_pose.x, r.base_pose.y) for r in layout.regions]
     out += [(s.base_pose.x, s.base_pose.y) for d in layout.doors for s in d.sides]
     out += [tuple(w) for w in layout.waypoints]  # type: ignore[misc]
-    return out  # type: ignore[return-value]
+    return out
 
 
 def poses_along(points: Sequence[tuple[float, float]], start: Pose2D, goal: Pose2D) -> tuple[Pose2D, ...]:

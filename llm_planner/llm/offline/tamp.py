@@ -111,7 +111,7 @@ def read_prompt(prompt: str) -> Abstraction:
         if f[0] == "PickOccludedBy" and len(f) == 3:
             pick_occ.setdefault(f[1], set()).add(f[2])
         elif f[0] == "PlaceOccludedBy" and len(f) == 5:
-            place_occ.setdefault(f[1:4], set()).add(f[4])  # type: ignore[arg-type]
+            place_occ.setdefault(f[1:4], set()).add(f[4])
     goal_text = _section(prompt, "(:goal", ("\n\n", "Generate", "##"))
     goal = tuple(f[1:] for f in _facts(goal_text) if f[0] == "AtPosition" and len(f) == 4)
     history = tuple(_quoted_tuples(_section(prompt, "## Actions done so far ##", ("\n\n",)).split("]")[0] + "]"))
@@ -121,9 +121,9 @@ def read_prompt(prompt: str) -> Abstraction:
             forbidden.update(_quoted_tuples(line.split("infeasible")[0] + "]"))
     return Abstraction(
         tuple(objects), tuple(regions), tuple(doors), holding,
-        frozenset(f[1] for f in facts if f[0] == "IsClosed" and len(f) == 2), at,  # type: ignore[arg-type]
+        frozenset(f[1] for f in facts if f[0] == "IsClosed" and len(f) == 2), at,
         {k: frozenset(v) for k, v in pick_occ.items()}, {k: frozenset(v) for k, v in place_occ.items()},
-        goal, bool(init_text.strip()), bool(pick_occ or place_occ),  # type: ignore[arg-type]
+        goal, bool(init_text.strip()), bool(pick_occ or place_occ),
         "challenges" in prompt.split("Domain Description")[0].lower(), history, frozenset(forbidden))
 
 
@@ -205,7 +205,7 @@ class AbstractModel:
             regions = list(self.ab.regions)
             rng.shuffle(regions)
             targets += [(o, "on", r) for r in regions if (o, "on", r) not in targets]
-            acts += [("place", *t) for t in targets if self.can_place(s, t)]  # type: ignore[misc]
+            acts += [("place", *t) for t in targets if self.can_place(s, t)]
         acts = [a for a in acts if a not in self.ab.forbidden]
         rng.shuffle(acts)
         return acts

@@ -121,7 +121,7 @@ class GTampPlanner(Planner):
     # ------------------------------------------------------------------ interface
     def start(self, task: GTampTask, observation: GState, full_state: Any = None) -> None:  # type: ignore[override]
         """Begin an episode from the observed state (the problem's geometry, the observed poses)."""
-        self.task = task  # type: ignore[assignment]
+        self.task = task
         llm = None
         if self.method in LLM_METHODS:
             llm = self._plan_source or make_plan_source(self.backend, self.seed)
@@ -156,7 +156,7 @@ class GTampPlanner(Planner):
         self._sync_stats()
         if not self.queue:
             return Decision(None, "no feasible action found" + (f" ({self.errors[-1]})" if self.errors else ""))
-        return Decision(self.queue[0].action)  # type: ignore[arg-type]
+        return Decision(self.queue[0].action)
 
     def record(self, action: ConcreteAction, success: bool, reason: str, observation: GState) -> None:  # type: ignore[override]
         """Outcome of the last step: pop it, or drop the plan so the next decide replans."""
@@ -203,7 +203,7 @@ def _planner_class(method: str) -> type[GTampPlanner]:
     cls = type(f"GTamp_{method}", (GTampPlanner,), {"method": method, "__doc__": f"G-TAMP planner '{method}'."})
     register(registry_name(method))(cls)
     cls.method = method
-    return cls  # type: ignore[return-value]
+    return cls
 
 
 PLANNERS: dict[str, type[GTampPlanner]] = {m: _planner_class(m) for m in POLICIES}

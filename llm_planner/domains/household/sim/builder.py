@@ -55,7 +55,7 @@ def is_round(otype: ObjectType, cfg: SimConfig) -> bool:
 
 
 def _rgba(color: object) -> list[float]:
-    return [float(c) for c in color] + [1.0]  # type: ignore[union-attr]
+    return [float(c) for c in color] + [1.0]
 
 
 def _floor(client: int, scene: Scene, cfg: SimConfig) -> int:

@@ -9,12 +9,13 @@ from itertools import pairwise
 import numpy as np
 
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, wrap_angle
 from llm_planner.domains.household.sim.skills import DriveGoal, Point, SkillFailed
 from llm_planner.errors import SceneError
 
 
-class DrivingMixin:
+class DrivingMixin(SimHost):
     """Base motion of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (the ``walk`` skill)."""
 
     def _make_goals(self) -> dict[str, DriveGoal]:

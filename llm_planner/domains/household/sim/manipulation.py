@@ -10,6 +10,7 @@ from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import quat_from_yaw, yaw_of
 from llm_planner.domains.household.sim.builder import is_round
 from llm_planner.domains.household.sim.config import SimConfig
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import FurnitureLayout, wrap_angle, wrist_clearance
 from llm_planner.domains.household.sim.placement import (
     Spot,
@@ -45,7 +46,7 @@ def _to_frame(origin: Sequence[float], yaw: float, point: Sequence[float]) -> Ve
     return (c * dx + s * dy, -s * dx + c * dy, dz)
 
 
-class ManipulationMixin:
+class ManipulationMixin(SimHost):
     """Arm motion, grasping and placing of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (``grab``, ``puton``, ``putin``)."""
 
     # ================================================================ arm motion

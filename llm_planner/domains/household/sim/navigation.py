@@ -32,7 +32,7 @@ class OccupancyGrid:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.free.shape  # type: ignore[return-value]
+        return self.free.shape
 
     def cell(self, p: Point) -> tuple[int, int]:
         i = int(math.floor((p[0] - self.bounds[0]) / self.resolution))

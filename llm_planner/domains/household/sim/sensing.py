@@ -8,10 +8,11 @@ from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, quat_from_yaw
 from llm_planner.domains.household.sim import perception
 from llm_planner.domains.household.sim.builder import DOOR_LINK
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.skills import SkillFailed, Vec3
 
 
-class SensingMixin:
+class SensingMixin(SimHost):
     """What :class:`~llm_planner.domains.household.sim.world.HouseholdSim` reads back from PyBullet."""
 
     # ================================================================ views of the world
@@ -68,7 +69,7 @@ class SensingMixin:
             llo, lhi = p.getAABB(body, link, physicsClientId=self.client)
             lo = tuple(min(a, b) for a, b in zip(lo, llo, strict=True))
             hi = tuple(max(a, b) for a, b in zip(hi, lhi, strict=True))
-        return tuple(lo), tuple(hi)  # type: ignore[return-value]
+        return tuple(lo), tuple(hi)
 
     def _body_geometry(self, name: str, kind: str, body: int) -> BodyGeometry:
         pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)

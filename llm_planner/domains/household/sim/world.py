@@ -312,10 +312,9 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
         def __enter__(self) -> None:
             return None
 
-        def __exit__(self, exc_type: type | None, *rest: object) -> bool:
+        def __exit__(self, exc_type: type | None, *rest: object) -> None:
             if exc_type is not None:
                 self.restore()
-            return False
 
         def restore(self) -> None:
             sim, c = self.sim, self.sim.client
