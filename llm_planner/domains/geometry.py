@@ -22,6 +22,12 @@ def vec3(values: Iterable[float]) -> Vec3:
     return (x, y, z)
 
 
+def aabb(corners: Iterable[Iterable[float]]) -> tuple[Vec3, Vec3]:
+    """An axis-aligned box (lowest corner, highest corner) as two :data:`Vec3` (e.g. from ``p.getAABB``)."""
+    lo, hi = corners
+    return vec3(lo), vec3(hi)
+
+
 def quat(values: Iterable[float]) -> Quat:
     """Four numbers (x, y, z, w) as a :data:`Quat`; fewer or more raise ``ValueError``."""
     x, y, z, w = values

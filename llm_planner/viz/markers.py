@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw
+from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw, vec3
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS
 
 #: Marker types, named as visualization_msgs/Marker names its constants.
@@ -158,4 +158,4 @@ def yaw_of_marker(marker: MarkerSpec) -> float:
 
 
 def _size(body: BodyGeometry) -> Vec3:
-    return tuple(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max, strict=True))  # type: ignore[return-value]
+    return vec3(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max, strict=True))

@@ -275,7 +275,7 @@ class _Labels:
         """Centre of the label box and whether it was moved off the first choice (``centred``: the
         first choice is on the piece, for furniture; else above it, for small objects)."""
         w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
-        first = None
+        first: tuple[float, float, tuple[float, float, float, float]] | None = None
         offsets = [(0, 0), *_LABEL_OFFSETS] if centred else _LABEL_OFFSETS
         for k, (dx, dy) in enumerate(offsets):
             cx, cy = x + dx * (w + clear), y + dy * (clear + h + 0.02) + (dy * 1.2 * self.line_h * (k // 6))
@@ -284,7 +284,8 @@ class _Labels:
             if not any(a[0] < box[2] and box[0] < a[2] and a[1] < box[3] and box[1] < a[3] for a in self.taken):
                 self.taken.append(box)
                 return cx, cy, k > (0 if centred else 1)
-        cx, cy, box = first  # type: ignore[misc]
+        assert first is not None  # there is always at least one offset
+        cx, cy, box = first
         self.taken.append(box)
         return cx, cy, False
 

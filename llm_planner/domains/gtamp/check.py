@@ -78,13 +78,14 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
         if any(not region.contains(x, y, -TOUCH) for x, y in _outline(obj.shape, rect)):
             check.add(f"objects.{obj.name}.at: at [{pose.x:.2f}, {pose.y:.2f}] it hangs over the edge of region "
                       f"{region.name} (depth {region.depth} x width {region.width} m)", (rect,))
-    for i, (a, pa) in enumerate(placed):
-        for b, pb in placed[i + 1:]:
-            gap = math.dist((pa.x, pa.y), (pb.x, pb.y)) - a.shape.radius - b.shape.radius
-            if pa.region == pb.region and gap < -TOUCH and rects_overlap(object_rect(a.shape, pa), object_rect(b.shape, pb), -TOUCH):
-                check.add(f"objects.{a.name}: at [{pa.x:.2f}, {pa.y:.2f}] it overlaps objects.{b.name} at "
+    for i, (oa, pa) in enumerate(placed):
+        for ob, pb in placed[i + 1:]:
+            gap = math.dist((pa.x, pa.y), (pb.x, pb.y)) - oa.shape.radius - ob.shape.radius
+            if (pa.region == pb.region and gap < -TOUCH
+                    and rects_overlap(object_rect(oa.shape, pa), object_rect(ob.shape, pb), -TOUCH)):
+                check.add(f"objects.{oa.name}: at [{pa.x:.2f}, {pa.y:.2f}] it overlaps objects.{ob.name} at "
                           f"[{pb.x:.2f}, {pb.y:.2f}] on {pa.region}; change their 'at'",
-                          (object_rect(a.shape, pa), object_rect(b.shape, pb)))
+                          (object_rect(oa.shape, pa), object_rect(ob.shape, pb)))
     base = problem.initial.base
     for name, rect in list(regions.items()) + walls:
         if point_rect_distance(base.x, base.y, rect) < layout.robot.base_radius - TOUCH:

@@ -49,7 +49,7 @@ class GTampConfig:
     search: SearchParams = SearchParams()
     operators: OperatorParams = OperatorParams()
     prompt: PromptParams = PromptParams()
-    baselines: Mapping[str, Mapping[str, Any]] = None  # type: ignore[assignment]
+    baselines: Mapping[str, Mapping[str, Any]] | None = None
 
     def baseline(self, name: str) -> dict[str, Any]:
         return dict((self.baselines or {}).get(name, {}))

@@ -132,5 +132,6 @@ def atom_holds(problem: ProblemSpec, state: GState, atom: GoalAtom) -> bool:
     if support_region(problem, state, j) is not region:
         return False
     a, b = state.poses[i], state.poses[j]
-    return relation_holds(region, (a.x, a.y), problem.objects[i].shape.radius, (b.x, b.y),  # type: ignore[union-attr]
+    assert a is not None and b is not None  # both rest on the region
+    return relation_holds(region, (a.x, a.y), problem.objects[i].shape.radius, (b.x, b.y),
                           problem.objects[j].shape.radius, atom.direction)

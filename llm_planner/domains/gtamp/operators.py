@@ -287,10 +287,11 @@ class GTampModel:
         if path is None:
             return ConcreteAction(action, None, reason)
         pose = state.poses[i]
+        assert pose is not None  # it rests on a region (support above)
         obstacles = self._obstacles(state, [i], walls=True)
         failures = _Failures()
         for _ in range(self.params.max_samples):
-            sample = self.sample_grasp(i, pose, goal)  # type: ignore[arg-type]
+            sample = self.sample_grasp(i, pose, goal)
             if sample is None:
                 failures.add("no IK solution")
                 continue
@@ -311,15 +312,16 @@ class GTampModel:
         if state.held != i or state.grasp is None:
             holding = self.names[state.held] if state.held is not None else "nothing"
             return ConcreteAction(action, None, f"not holding {o} (holding {holding})")
+        region: RegionSpec | None
         if direction == "on":
             region, ref_xy, ref_r = self.regions[ref], None, 0.0
         else:
             j = self.index[ref]
             region = self.support(state, j)
-            if region is None:
-                return ConcreteAction(action, None, f"{ref} is not on a region")
             rp = state.poses[j]
-            ref_xy, ref_r = (rp.x, rp.y), self.radius(j)  # type: ignore[union-attr]
+            if region is None or rp is None:  # (an object with a region has a pose)
+                return ConcreteAction(action, None, f"{ref} is not on a region")
+            ref_xy, ref_r = (rp.x, rp.y), self.radius(j)
         goal = region.base_pose
         carried = Carried(i, state.grasp)
         path, reason = self._nav(state, goal, carried, [i])
@@ -410,9 +412,10 @@ class GTampModel:
             x, y = region.to_world(self.rng.uniform(-du, du), self.rng.uniform(-dv, dv))
             if direction == "on":
                 return x, y
-            if math.dist((x, y), ref) < radius + ref_radius + 0.005:  # type: ignore[arg-type]
+            assert ref is not None  # every direction but "on" is relative to a reference object
+            if math.dist((x, y), ref) < radius + ref_radius + 0.005:
                 continue
-            if relation_holds(region, (x, y), radius, ref, ref_radius, direction):  # type: ignore[arg-type]
+            if relation_holds(region, (x, y), radius, ref, ref_radius, direction):
                 return x, y
         return None
 

@@ -91,8 +91,8 @@ def same_state(a: GState, b: GState, tol: float = 1e-3) -> bool:
     for pa, pb in zip(a.poses, b.poses, strict=True):
         if (pa is None) != (pb is None):
             return False
-        if pa is not None and (math.dist((pa.x, pa.y, pa.z), (pb.x, pb.y, pb.z)) > tol  # type: ignore[union-attr]
-                               or abs(math.remainder(pa.yaw - pb.yaw, 2 * math.pi)) > tol):  # type: ignore[union-attr]
+        if pa is not None and pb is not None and (math.dist((pa.x, pa.y, pa.z), (pb.x, pb.y, pb.z)) > tol
+                                                  or abs(math.remainder(pa.yaw - pb.yaw, 2 * math.pi)) > tol):
             return False
     return True
 

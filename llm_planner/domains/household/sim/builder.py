@@ -7,6 +7,7 @@ upright cylinders for types whose x and y sizes are (almost) equal.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from llm_planner.domains.bullet import pybullet as p
@@ -54,7 +55,7 @@ def is_round(otype: ObjectType, cfg: SimConfig) -> bool:
     return abs(otype.size[0] - otype.size[1]) < cfg.world.round_aspect
 
 
-def _rgba(color: object) -> list[float]:
+def _rgba(color: Iterable[float]) -> list[float]:
     return [float(c) for c in color] + [1.0]
 
 
@@ -73,7 +74,7 @@ def _floor(client: int, scene: Scene, cfg: SimConfig) -> int:
     return floor
 
 
-def _static_box(client: int, center: Vec3, half: Vec3, yaw: float, color: object) -> int:
+def _static_box(client: int, center: Vec3, half: Vec3, yaw: float, color: Iterable[float]) -> int:
     col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client)
     vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=_rgba(color), physicsClientId=client)
     return p.createMultiBody(0, col, vis, basePosition=center, baseOrientation=quat_from_yaw(yaw),

@@ -7,7 +7,7 @@ import random
 from collections.abc import Iterator, Sequence
 
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.geometry import quat_from_yaw, yaw_of
+from llm_planner.domains.geometry import aabb, quat_from_yaw, yaw_of
 from llm_planner.domains.household.sim.builder import is_round
 from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.sim.host import SimHost
@@ -196,7 +196,7 @@ class ManipulationMixin(SimHost):
     def _put_plans(self, obj: str, layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
         """Checked plans to put the held ``obj`` on free spots of ``layout``, best first."""
         otype = self.scene.object_types[self.scene.type_of(obj)]
-        others = [tuple(map(tuple, p.getAABB(b, -1, physicsClientId=self.client)))
+        others = [aabb(p.getAABB(b, -1, physicsClientId=self.client))
                   for n, b in self.bodies.objects.items() if n != obj]
         travel = self.robot.arm_pose()
         for spot, lower in self._spots(layout, otype, self._rng, True, self._resting_at(layout.name)):
@@ -226,7 +226,7 @@ class ManipulationMixin(SimHost):
                 orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)[1]
                 if 1.0 - 2.0 * (orn[0] ** 2 + orn[1] ** 2) < math.cos(self.cfg.placement.max_tilt):
                     continue  # tilted: nothing can sit on it
-                out.append((tuple(map(tuple, p.getAABB(body, -1, physicsClientId=self.client))), yaw_of(orn)))
+                out.append((aabb(p.getAABB(body, -1, physicsClientId=self.client)), yaw_of(orn)))
         return out
 
     def _spots(self, layout: FurnitureLayout, otype, rng: random.Random, random_first: bool,

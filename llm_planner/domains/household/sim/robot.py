@@ -8,8 +8,10 @@ every link has zero mass, so a physics step never moves it.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import quat_from_yaw
@@ -36,10 +38,8 @@ class ArmPose:
     def extension(self) -> float:
         return sum(self.stages)
 
-    def with_(self, **changes: object) -> ArmPose:
-        values = {"lift": self.lift, "shoulder": self.shoulder, "stages": self.stages, "wrist": self.wrist}
-        values.update(changes)
-        return ArmPose(**values)  # type: ignore[arg-type]
+    def with_(self, **changes: Any) -> ArmPose:
+        return dataclasses.replace(self, **changes)
 
 
 class Robot:

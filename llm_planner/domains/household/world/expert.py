@@ -92,7 +92,7 @@ class _Routine:
             self.do("walk", room)
         if self.state.near != furniture:
             visible = target is not None and self.household.visible(self.state, target)
-            self.do("walk", target if visible else furniture)
+            self.do("walk", target if visible and target is not None else furniture)
 
     def open_if_closed(self, furniture: str) -> bool:
         if self.household.is_container[furniture] and furniture not in self.state.opened:
@@ -342,9 +342,9 @@ def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simpl
     if workers > 1:
         context = multiprocessing.get_context("spawn")
         with context.Pool(workers, initializer=_init_worker, initargs=(scene_obj,)) as pool:
-            for chunk in pool.imap(_solve_chunk, chunks):
-                results += chunk
-                bar.update(len(chunk))
+            for solved in pool.imap(_solve_chunk, chunks):
+                results += solved
+                bar.update(len(solved))
     else:
         _init_worker(scene_obj)
         for chunk in chunks:
@@ -379,7 +379,7 @@ def _solve_chunk(jobs: list[tuple[HouseholdTask, bool, bool]]) -> list[tuple[Tra
         seconds = 0.0
         if check:
             result = pddl.solve(household, household.sample_initial_state(task.placement_seed), task.goal, optimal=True)
-            if not result.solved:
+            if not result.solved or result.actions is None:  # (solved has actions)
                 raise PlanningError(f"Fast Downward could not cross-check {task.task_id}: {result.message}")
             trajectory = Trajectory(task, trajectory.actions, trajectory.observations, len(result.actions))
             seconds = result.seconds

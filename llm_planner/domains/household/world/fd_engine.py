@@ -20,6 +20,7 @@ OPTIMAL = "llm-planner-fast-downward-opt"
 
 class _PrivateSasFile:
     def _base_cmd(self, plan_filename: str) -> list[str]:
+        # a mixin: super() is the Fast Downward planner class it is mixed into, unknown to the checker
         cmd = super()._base_cmd(plan_filename)  # type: ignore[misc]
         return cmd + ["--sas-file", str(Path(plan_filename).with_name("output.sas"))]
 

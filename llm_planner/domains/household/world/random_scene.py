@@ -45,7 +45,7 @@ class FurnitureKind:
 
     category: str
     kind: str
-    size: tuple[float, float, float]
+    size: tuple[float, ...]  # depth, width, height (load_vocabulary checks there are three)
     names: tuple[str, ...]
 
 
@@ -54,8 +54,8 @@ class ObjectKind:
     """An object category: size, colour, where it is kept (furniture category -> weight), words."""
 
     category: str
-    size: tuple[float, float, float]
-    color: tuple[float, float, float]
+    size: tuple[float, ...]  # x, y, z as the vocabulary file gives them
+    color: tuple[float, ...]  # r, g, b
     places: Mapping[str, float]
     names: tuple[str, ...]
 
@@ -381,7 +381,7 @@ class _Builder:
             self._used_names.add(word)
 
     def _weighted_sample(self, items: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
-        pool, out = list(items), []
+        pool, out = list(items), list[tuple[str, float]]()
         while pool and len(out) < k:
             pick = self.rng.choices(range(len(pool)), [w for _, w in pool])[0]
             out.append(pool.pop(pick))

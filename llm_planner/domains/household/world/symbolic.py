@@ -200,7 +200,7 @@ class Household:
         return {"scene": self.scene, "goal_reward": self.goal_reward}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["scene"], state["goal_reward"])  # type: ignore[misc]
+        type(self).__init__(self, state["scene"], state["goal_reward"])
 
     def _view(self, room: str, opened: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """(seen places, open containers, closed containers) of a room, memoised per opened set."""
@@ -338,6 +338,7 @@ class Household:
             if target in self.scene.rooms:
                 return _state(target, None, state.holding, state.placement, state.opened)
             near = target if target in self.furniture_room else state.placement[self.index[target]]
+            assert near is not None  # why_not: a held object is no walk target
             return _state(self.furniture_room[near], near, state.holding, state.placement, state.opened)
         if verb == "grab":
             i = self.index[args[0]]
