@@ -46,7 +46,8 @@ class BenchReport:
     rows: list[dict[str, Any]] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
 
-    def add_row(self, method: str, split: str, episodes: int, success_rate: float, stderr: float, **figures: Any) -> None:
+    def add_row(self, method: str, split: str, episodes: int, success_rate: float | None, stderr: float | None,
+                **figures: Any) -> None:
         self.rows.append({"method": method, "split": split, "episodes": episodes,
                           "success_rate": success_rate, "stderr": stderr, **figures})
 
@@ -80,8 +81,7 @@ class BenchReport:
             v = r.get(value)
             if v is None:
                 continue
-            e = r.get(err, 0.0) if err else None
-            cells[(r["method"], r["split"])] = fmt_pm(v, e, scale, digits) if err else f"{v * scale:.{digits}f}"
+            cells[(r["method"], r["split"])] = fmt_pm(v, r.get(err, 0.0), scale, digits) if err else f"{v * scale:.{digits}f}"
         header = ["method"] + splits
         body = [[m] + [cells.get((m, s), "-") for s in splits] for m in methods]
         return format_table(header, body, title=title or f"{self.benchmark}: {value} (backend: {self.backend})")

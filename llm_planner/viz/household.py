@@ -14,13 +14,18 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
-from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
+from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, ObjectType, Scene
+from llm_planner.domains.household.world.symbolic import GoalItem
 from llm_planner.domains.shapes import Frame2D, Problem, Rect
 from llm_planner.viz.topdown import Arrow, Piece, TopView, rect_of_box
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.sim.check import LayoutCheck
 
 Point = tuple[float, float]
 #: An object that moved less than this (metres) between two snapshots did not move.
@@ -54,7 +59,7 @@ def _walls(scene: Scene, cfg: SimConfig) -> list:
 
 
 # ------------------------------------------------------------------------------ scene check
-def layout_view(check, cfg: SimConfig | None = None, title: str = "") -> TopView:  # noqa: ANN001 - LayoutCheck
+def layout_view(check: LayoutCheck, cfg: SimConfig | None = None, title: str = "") -> TopView:
     """The picture of ``llm-planner scene check``: the layout, approach poses, start, problems."""
     cfg = cfg or load_sim_config()
     scene = check.scene
@@ -90,7 +95,8 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     view = base_view(scene, cfg, title)
     goal_types, destinations = _goal_names(goal)
     open_doors = {j.body for j in geometry.joints if j.is_open}
-    view.furniture = [Piece(p.name, p.rect, p.color, p.label + (" (open)" if p.name in open_doors else ""),
+    view.furniture = [Piece(p.name, p.rect, p.color,
+                            None if p.label is None else p.label + (" (open)" if p.name in open_doors else ""),
                             "goal" if p.name in destinations else p.style) for p in view.furniture]
     before = {b.name: b for b in (start.bodies if start else [])}
     for body in geometry.bodies:
@@ -118,7 +124,7 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     return view
 
 
-def _round(otype) -> bool:  # noqa: ANN001
+def _round(otype: ObjectType | None) -> bool:
     return otype is not None and abs(otype.size[0] - otype.size[1]) < 0.02
 
 
@@ -131,7 +137,7 @@ def _goal_names(goal: Sequence | None) -> tuple[set[str], set[str]]:
     return types, places
 
 
-def _goal_text(item) -> str:  # noqa: ANN001
-    rel, otype, dest, count = ((item.rel, item.obj_type, item.destination, item.count) if hasattr(item, "rel")
+def _goal_text(item: GoalItem | Sequence[Any]) -> str:
+    rel, otype, dest, count = ((item.rel, item.obj_type, item.destination, item.count) if isinstance(item, GoalItem)
                                else tuple(item))
     return f"{count} {otype} {rel} {dest}"

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llm_planner.viz.topdown import DPI, new_figure, write_image
+from llm_planner.viz.topdown import DPI, new_figure, rgb_pixels, write_image
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: Per benchmark: (row key, stderr key or None, axis label, scale) of the panels after the first.
 FIGURES: dict[str, list[tuple[str, str | None, str, float]]] = {
@@ -60,7 +63,7 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "method" in r for r in rows):
         raise ConfigError("benchmark results need 'rows', each with a 'method' (the DESIGN.md format)")
     name = str(data.get("benchmark", "benchmark"))
-    panels = []
+    panels: list[tuple[str, str | None, str, float]] = []
     if any(_finite(r.get("success_rate")) for r in rows):
         panels.append(("success_rate", "stderr", RATE_LABEL.get(name, "success rate (%)"), 100.0))
     panels += [p for p in FIGURES.get(name, []) if any(_finite(r.get(p[0])) for r in rows)]
@@ -85,14 +88,11 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
             ax.set_ylim(0, 105)
         if k == 0:
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-    fig.canvas.draw()
-    import numpy as np
-
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    return write_image(path, rgb)
+    return write_image(path, rgb_pixels(fig))
 
 
-def _bars(ax, rows, splits, methods, colors, key: str, err: str | None, scale: float) -> None:  # noqa: ANN001
+def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], methods: Sequence[str], colors: Sequence[Any],
+          key: str, err: str | None, scale: float) -> None:
     import numpy as np
 
     n = len(methods)
@@ -147,7 +147,7 @@ def _sizes(data: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _colors(n: int) -> list:
+def _colors(n: int) -> list[Any]:
     from matplotlib import colormaps
 
     cmap = colormaps["tab10" if n <= 10 else "tab20"]

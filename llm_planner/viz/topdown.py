@@ -20,10 +20,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.domains.shapes import Frame2D, Point, Problem, Rect, corners
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Polygon
 
 RGB = tuple[float, float, float]
 
@@ -172,14 +178,16 @@ class Picture:
 
 
 # --------------------------------------------------------------------------------- drawing
-def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - matplotlib Axes
+def draw(ax: Axes, view: TopView, detail: str = "full") -> None:
     """Draw ``view`` on ``ax``. ``detail="small"``: no furniture names and smaller text (strip frames)."""
     from matplotlib import patches
 
     small = detail == "small"
     font = 5.0 if small else 8.0
     xmin, ymin, xmax, ymax = view.extent
-    fig_w, fig_h = ax.figure.get_size_inches()
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # the axes of plan_axes are on a figure
+    fig_w, fig_h = figure.get_size_inches()
     box = ax.get_position()  # the drawn scale (a strip frame is far smaller than a plan): labels are placed by it
     inches_per_metre = min(fig_w * box.width / (xmax - xmin), fig_h * box.height / (ymax - ymin))
     ax.set_xlim(xmin, xmax)
@@ -294,7 +302,7 @@ class _Labels:
 _LABEL_OFFSETS = [(0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] * 4
 
 
-def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa: ANN001
+def _draw_piece(ax: Axes, piece: Piece, font: float, zorder: int, names: bool,
                 labels: _Labels | None = None) -> None:
     from matplotlib import patches
 
@@ -302,6 +310,7 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
     edge = {"goal": GOAL_COLOR, "problem": PROBLEM_COLOR}.get(piece.style, (0.15, 0.15, 0.15))
     lw = {"goal": 2.2, "problem": 2.2}.get(piece.style, 0.6)
     r = piece.rect
+    patch: Patch
     if piece.round:
         patch = patches.Circle((r.cx, r.cy), max(r.hx, r.hy), facecolor=face, edgecolor=edge, lw=lw, zorder=zorder,
                                linestyle="--" if piece.style == "faded" else "-")
@@ -325,7 +334,7 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
                                          "edgecolor": "none"})
 
 
-def _draw_problem(ax, problem: Problem, font: float) -> None:  # noqa: ANN001
+def _draw_problem(ax: Axes, problem: Problem, font: float) -> None:
     from matplotlib import patches
 
     for rect in problem.rects:
@@ -341,7 +350,7 @@ def _draw_problem(ax, problem: Problem, font: float) -> None:  # noqa: ANN001
                                                     "edgecolor": PROBLEM_COLOR})
 
 
-def _polygon(rect: Rect, **style):  # noqa: ANN003, ANN202 - matplotlib patch
+def _polygon(rect: Rect, **style: Any) -> Polygon:
     from matplotlib import patches
 
     c = corners(rect)  # (-,-), (-,+), (+,-), (+,+)
@@ -349,7 +358,7 @@ def _polygon(rect: Rect, **style):  # noqa: ANN003, ANN202 - matplotlib patch
 
 
 # ------------------------------------------------------------------------------- files
-def new_figure(width: float, height: float):  # noqa: ANN201 - matplotlib Figure
+def new_figure(width: float, height: float) -> Figure:
     """A figure on the Agg canvas (no pyplot, no display, no global state)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -359,7 +368,17 @@ def new_figure(width: float, height: float):  # noqa: ANN201 - matplotlib Figure
     return fig
 
 
-def plan_axes(fig, view: TopView):  # noqa: ANN001, ANN201
+def rgb_pixels(fig: Figure) -> np.ndarray:
+    """Draw ``fig`` and return its pixels as an (h, w, 3) uint8 array (figures of :func:`new_figure`)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas
+    assert isinstance(canvas, FigureCanvasAgg)  # new_figure puts every figure on the Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def plan_axes(fig: Figure, view: TopView) -> Axes:
     """Axes for the plan, leaving the bottom strip of the figure for the notes."""
     w, h = fig.get_size_inches()
     notes = notes_height(view.notes, w)
@@ -377,8 +396,7 @@ def render_rgb(view: TopView, scale: float = 1.0) -> tuple[np.ndarray, tuple[tup
     fig = new_figure(*view.figure_size(scale))
     ax = plan_axes(fig, view)
     draw(ax, view)
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    rgb = rgb_pixels(fig)
     (x0, y0), (x1, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 1.0)])
     return rgb, ((x1 - x0, y1 - y0), (x0, y0))
 
