@@ -30,7 +30,8 @@ class Simulator(Protocol):
     """The simulator node's world: skills by name, what the sensors report, and the base path the
     last skill drove (map frame; empty when the base did not move), for pictures."""
 
-    last_path: list[tuple[float, float]]
+    @property
+    def last_path(self) -> list[tuple[float, float]]: ...
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]: ...
 

@@ -185,8 +185,8 @@ def render_tables(report: BenchReport) -> str:
     out = [format_table(["Method", "Metric"] + problems, body, title=title)
            + "\n(Time: mean planning time of the successful episodes; '-': no success, i.e. time-out or step limit)"]
     for key, label in (("llm_requests", "LLM requests per episode"), ("mp_calls", "motion-planner calls per episode")):
-        rows = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
-        out.append(format_table(["Method"] + problems, rows, title=f"\n{label} (backend: {report.backend})"))
+        table = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
+        out.append(format_table(["Method"] + problems, table, title=f"\n{label} (backend: {report.backend})"))
     return "\n".join(out)
 
 

@@ -249,6 +249,7 @@ def error_record(job: Job, message: str) -> dict[str, Any]:
 def run_job(job: Job) -> dict[str, Any]:
     """One episode in a worker process; returns its record (never raises: errors are recorded)."""
     from llm_planner.execution import run_episode
+    from llm_planner.methods.llm_mcts.planner import LLMMCTSPlanner
     from llm_planner.planners.base import Task, create
 
     settings = _WORKER
@@ -264,6 +265,7 @@ def run_job(job: Job) -> dict[str, Any]:
         config = {**settings["config"], **dict(job.method.overrides)}
         planner = create(job.method.planner, backend=settings["backend"], config=config,
                          llm_config=llm_config_of(job.method, settings), seed=job.seed * 1000 + job.index)
+        assert isinstance(planner, LLMMCTSPlanner)  # the methods of this benchmark (config/llm_mcts.yaml)
         world = make_world(household, task.placement_seed, settings["pybullet"])
         result = run_episode(planner, Task(task.instruction, task.goal, household, settings["max_steps"]), world)
         record.update(success=bool(result.success), steps=len(result.steps), message=result.message,
@@ -305,7 +307,7 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
         raise ConfigError(f"--latencies '{args.latencies}': give distinct non-negative seconds, e.g. 0,0.2,0.5,1.0")
     if args.serve_latency not in ("0", "", None):
         raise ConfigError("--latencies and --serve-latency exclude each other (the grid sets each server's latency)")
-    served = {}
+    served: dict[float | None, dict[str, Any]] = {}
     for latency in latencies:
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain",
                                     "serve_latency": f"{latency:g}"})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
@@ -59,7 +59,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def parse_method(name: str) -> dict[str, str]:
+class MethodParams(TypedDict):
+    """The SayCanPay planner parameters a benchmark method name stands for."""
+
+    strategy: str
+    score: str
+    can: str
+    variant: str
+
+
+def parse_method(name: str) -> MethodParams:
     """``STRATEGY:SCORE[+oracle_can][@oracle]`` or ``greedy_token[@oracle]`` as planner parameters."""
     from llm_planner.errors import ConfigError
 
@@ -76,7 +85,7 @@ def parse_method(name: str) -> dict[str, str]:
     return {"strategy": strategy, "score": score, "can": can, "variant": variant}
 
 
-def needs_models(parsed: dict[str, str]) -> bool:
+def needs_models(parsed: MethodParams) -> bool:
     return parsed["score"] == "saycanpay" or (parsed["score"] == "saycan" and parsed["can"] == "learned")
 
 

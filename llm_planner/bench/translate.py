@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -188,7 +189,11 @@ def run(args: argparse.Namespace) -> int:
                                                                      "eval_set": str(args.eval_set or "config/translate_eval.yaml")})
     report.episodes = records
     rows = []
-    groups = [(f"{h} ({s})", lambda r, h=h, s=s: r["scene"] == h and r["split"] == s) for s in ("dev", "test") for h in homes]
+
+    def home_split(home: str, split: str) -> Callable[[dict[str, Any]], bool]:
+        return lambda r: r["scene"] == home and r["split"] == split
+
+    groups = [(f"{h} ({s})", home_split(h, s)) for s in ("dev", "test") for h in homes]
     groups += [("all dev", lambda r: r["split"] == "dev"), ("all test (held out)", lambda r: r["split"] == "test"),
                ("all", lambda r: True)]
     for split, selects in groups:

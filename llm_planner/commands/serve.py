@@ -14,10 +14,10 @@ import signal
 from typing import Any
 
 #: Options of the stand-in that mean nothing to a real model: (dest, default) as argparse sets them.
-STAND_IN_ONLY = (("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"),
-                 ("fault_rate", 0.0), ("no_structured_output", False), ("max_n", 0), ("model", None),
-                 ("ignore_n", False), ("greedy", False), ("ignore_structured_output", False),
-                 ("llm_config", None), ("set", []))
+STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
+    ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
+    ("no_structured_output", False), ("max_n", 0), ("model", None), ("ignore_n", False), ("greedy", False),
+    ("ignore_structured_output", False), ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

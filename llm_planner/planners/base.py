@@ -146,8 +146,7 @@ class Planner(ABC):
         return ()
 
 
-PlannerFactory = Callable[..., Planner]
-_REGISTRY: dict[str, PlannerFactory] = {}
+_REGISTRY: dict[str, type[Planner]] = {}
 
 
 def register(name: str) -> Callable[[type[Planner]], type[Planner]]:
