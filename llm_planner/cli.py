@@ -7,9 +7,9 @@ Each sub-command lives in its own module under ``llm_planner/commands/`` and exp
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
+from llm_planner.commands import register_modules
 from llm_planner.errors import LlmPlannerError
 
 #: Sub-command modules, in the order --help lists them.
@@ -30,12 +30,6 @@ COMMAND_MODULES = (
     "train",       # llm-planner train saycanpay         (SayCanPay Can and Pay models)
     "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
 )
-
-
-def register_modules(sub: argparse._SubParsersAction, package: str, names: tuple[str, ...]) -> None:
-    """Import ``package.<name>`` for each name and let it ``register(sub)``."""
-    for name in names:
-        importlib.import_module(f"{package}.{name}").register(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:

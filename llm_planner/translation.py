@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
+
+if TYPE_CHECKING:
+    from llm_planner.clarification import Option, Question
+
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
 OWN_GOAL_CHANNEL = ("pddl",)
@@ -66,3 +70,18 @@ def _levy_karpas_goal(directive: str, household: Household, backend, state: dict
     goal = output.goals[0]
     return Translation(goal=goal, message=f"goal (Levy-Karpas goal channel): {goal_to_text(goal)}",
                        llm_requests=output.requests)
+
+
+def read_answer(household: Household, backend: Any, question: Question, answer: str) -> Option | None:
+    """The option of ``question`` an answer picks (issue 23), read by the scene's directive reader:
+    names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
+    when the answer names no option."""
+    from llm_planner.llm.offline.directive_reading import directive_reader
+    from llm_planner.llm.offline.directive_reading import read_answer as reader_answer
+    from llm_planner.llm.text import WorldInfo
+
+    option = question.read(answer)
+    if option is not None:
+        return option
+    reader = directive_reader(backend.resources, WorldInfo.from_household(household))
+    return reader_answer(reader.parser, question, answer)

@@ -89,9 +89,11 @@ class ScriptedBackend:
         self.answers = list(answers)
         self.prompts: list[str] = []
 
-    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None):
+    def answer(self, kind: str, prompt: str, n: int | None = None, seed: int | None = None):
+        """STaLM's question kind ``task_plans`` (``backend.answer("task_plans", prompt, n, seed)``)."""
         from types import SimpleNamespace
 
+        assert kind == "task_plans", f"the scripted backend answers task plans, not {kind}"
         self.prompts.append(prompt)
         texts = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
         return SimpleNamespace(plans=tuple(texts))

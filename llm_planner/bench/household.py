@@ -125,17 +125,27 @@ class MethodSpec:
         return self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
 
 
+def planner_figures(planner: Any) -> dict[str, Any]:
+    """An episode's cost figures: LLM-MCTS's own (``figures()``), else the :class:`PlannerStats`
+    every planner keeps."""
+    if hasattr(planner, "figures"):
+        return dict(planner.figures())
+    s = planner.stats
+    return {"decisions": s.decisions, "simulations": s.simulations, "llm_requests": s.llm_requests,
+            "llm_requests_total": s.llm_requests, "planning_time_s": s.planning_time_s}
+
+
 def parse_methods(text: str) -> list[MethodSpec]:
     from llm_planner.llm.config import parse_dotted
     from llm_planner.planners.base import available
 
-    known = available("household")
+    known = available("household")  # the shipped methods and any registered ($LLM_PLANNER_METHODS)
     specs = []
     for item in [m.strip() for m in text.split(",") if m.strip()]:
         name, _, rest = item.partition(":")
-        if name not in METHODS:
-            hint = f"; '{name}' is a planner of another benchmark" if name in known else ""
-            raise ConfigError(f"unknown household method '{name}' (methods: {', '.join(METHODS)}){hint}")
+        if name not in METHODS and name not in known:
+            raise ConfigError(f"unknown household method '{name}' (methods: {', '.join(METHODS)}; other household "
+                              f"planners: {', '.join(n for n in known if n not in METHODS) or 'none'})")
         overrides = tuple(sorted(parse_dotted([kv for kv in rest.split(";") if kv]).items())) if rest else ()
         specs.append(MethodSpec(name, overrides))
     if not specs:
@@ -269,7 +279,7 @@ def run_job(job: Job) -> dict[str, Any]:
         world = make_world(household, task.placement_seed, settings["pybullet"])
         result = run_episode(planner, Task(task.instruction, task.goal, household, settings["max_steps"]), world)
         record.update(success=bool(result.success), steps=len(result.steps), message=result.message,
-                      plan=result.plan, unrelated_moves=result.unrelated_moves, **planner.figures())
+                      plan=result.plan, unrelated_moves=result.unrelated_moves, **planner_figures(planner))
     except Exception as exc:  # noqa: BLE001 - a crashed episode is a failed episode, said in the record
         record.update(success=False, steps=0, message=f"error: {type(exc).__name__}: {exc}", error=True)
     finally:

@@ -19,6 +19,13 @@ destination, count) items. Printed per apartment and overall:
 
 Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
 
+With ``--answers`` (issue 23) a scripted person answers every question the reader asks instead of
+refusing (which table, how many, where in the room): it picks the option that leads to the goal the
+entry's ``asked`` names (the gold option), says it by name ("coffee table", "two"), and the answer
+is read with the same reader; the figures then count the refusals settled with one reply and the
+wrong goals after the answers (wrong-goal rate with answers: every accepted goal, first or after an
+answer, that differs from gold).
+
     llm-planner bench translate                       # offline backend
     llm-planner bench translate --serve-style chatty  # the openai backend against llm-planner serve
 """
@@ -52,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="which directives to list after the table (default: wrong goals)")
     p.add_argument("--json", default=None, metavar="FILE",
                    help="write rows and per-directive records (DESIGN.md format); - prints them")
+    p.add_argument("--answers", action="store_true",
+                   help="answer each question the reader asks with the gold option (entries' 'asked' goal), "
+                        "by name, and count the refusals one reply settles (issue 23)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)
     p.set_defaults(func=run)
@@ -64,6 +74,7 @@ class Case:
     gold: frozenset | None       # {(rel, type, destination, count)}; None: a refusal is due
     refuse: str = ""             # why a refusal is due
     split: str = "dev"           # dev: used while writing the offline parser; test: held out
+    asked: frozenset | None = None  # with refuse: the goal meant, reached with one answer to the question
 
 
 def load_cases(path: str | Path | None = None) -> list[Case]:
@@ -92,7 +103,10 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
             split = str(entry.get("split", "dev"))
             if split not in ("dev", "test"):
                 raise ValueError("split must be dev or test")
-            cases.append(Case(scene, directive, gold, str(entry.get("refuse", "")), split))
+            asked = frozenset(_item(part) for part in str(entry["asked"]).split(";")) if "asked" in entry else None
+            if asked is not None and gold is not None:
+                raise ValueError("'asked' goes with refuse (the goal one answer to the question leads to)")
+            cases.append(Case(scene, directive, gold, str(entry.get("refuse", "")), split, asked))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{path}: directive {i + 1} {entry!r}: {exc}") from None
     return cases
@@ -105,8 +119,10 @@ def _item(text: str) -> tuple[str, str, str, int]:
     return rel, obj, dest, int(count)
 
 
-def evaluate(case: Case, household: Any, backend: Any) -> dict[str, Any]:
-    """One directive: the translated goal (or the refusal message) and how it compares to gold."""
+def evaluate(case: Case, household: Any, backend: Any, answers: bool = False) -> dict[str, Any]:
+    """One directive: the translated goal (or the refusal message) and how it compares to gold;
+    with ``answers`` a question is answered with the gold option (:func:`answer_question`)."""
+    from llm_planner.clarification import NeedsAnswer
     from llm_planner.errors import LlmPlannerError
     from llm_planner.llm.goal_support import UnsupportedGoal
     from llm_planner.llm.translate import translate_directive
@@ -122,12 +138,48 @@ def evaluate(case: Case, household: Any, backend: Any) -> dict[str, Any]:
     except LlmPlannerError as exc:
         record.update(goal=None, refused=True, message=str(exc))
         record["outcome"] = "refused_due" if case.gold is None else "missed"
+        if isinstance(exc, NeedsAnswer):
+            record.update(question=exc.question.text, options=list(exc.question.labels))
+            if answers:
+                record.update(answer_question(case, exc.question, household, backend))
         if isinstance(exc, UnsupportedGoal):  # the model's goal, refused by the check against the directive
             model_goal = frozenset((g.rel, g.obj_type, g.destination, g.count) for g in exc.goal)
             record.update(unsupported=exc.kind, model_goal=sorted(model_goal),
                           model_goal_was_gold=model_goal == case.gold)
     record["seconds"] = time.perf_counter() - started
     return record
+
+
+def answer_question(case: Case, question: Any, household: Any, backend: Any) -> dict[str, Any]:
+    """The scripted person of ``--answers``: the option whose directive reads to the gold goal
+    (``asked``, or the gold goal of an answerable entry) said by name, read with the reader, and
+    the goal it leads to: answer_outcome settled (the gold goal), wrong (another goal), unread (the
+    reader did not take the answer), no_gold_option (no option leads there), or no_gold."""
+    from llm_planner.errors import LlmPlannerError
+    from llm_planner.llm.translate import translate_directive
+    from llm_planner.translation import read_answer
+
+    gold = case.asked or case.gold
+    if gold is None:
+        return {"answer_outcome": "no_gold"}
+
+    def goal_of(directive: str) -> frozenset | None:
+        try:
+            result = translate_directive(directive, household, backend)
+        except LlmPlannerError:
+            return None
+        return frozenset((g.rel, g.obj_type, g.destination, g.count) for g in result.goal)
+
+    target = next((o for o in question.options if goal_of(o.directive) == gold), None)
+    if target is None:
+        return {"answer_outcome": "no_gold_option"}
+    said = target.label.split(" (")[0]
+    option = read_answer(household, backend, question, said)
+    if option is None:
+        return {"answer": said, "answer_outcome": "unread"}
+    goal = goal_of(option.directive)
+    return {"answer": said, "answered_goal": sorted(goal) if goal else None,
+            "answer_outcome": "settled" if goal == gold else "wrong"}
 
 
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -148,7 +200,13 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "unsupported_by_parser": sum(r.get("unsupported") == "parser" for r in records),
             "unsupported_by_words": sum(r.get("unsupported") == "lexical" for r in records),
             "unsupported_right_goal": sum(bool(r.get("model_goal_was_gold")) for r in records),
-            "seconds_per_directive": sum(r["seconds"] for r in records) / n if n else float("nan")}
+            "seconds_per_directive": sum(r["seconds"] for r in records) / n if n else float("nan"),
+            # questions instead of refusals (issue 23) and, with --answers, what one reply settled
+            "asked": sum(bool(r.get("question")) for r in records),
+            "settled_by_answer": sum(r.get("answer_outcome") == "settled" for r in records),
+            "wrong_after_answer": sum(r.get("answer_outcome") == "wrong" for r in records),
+            "wrong_goal_rate_with_answers": (wrong + sum(r.get("answer_outcome") == "wrong" for r in records)) / n
+            if n else float("nan")}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     if described.get("server"):  # what the model server honours (probed on first contact)
         print(f"  server: {described['server']}", flush=True)
     households = {h: Household(load_scene(HOMES[h])) for h in homes}
-    records = [evaluate(c, households[c.scene], backend)
+    records = [evaluate(c, households[c.scene], backend, args.answers)
                for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
                             disable=args.no_progress)]
 
@@ -210,6 +268,16 @@ def run(args: argparse.Namespace) -> int:
                         "refusal rate", "s/directive"], rows,
                        title=f"Goal translation of directives as people say them; backend {label}"))
     total = summary(records)
+    print(f"\nQuestions instead of refusals: {total['asked']} of {total['refusals']} refusals ask one "
+          "(which one, how many, where)")
+    if args.answers:
+        unsettled = [r for r in records if r.get("question") and r.get("answer_outcome") != "settled"]
+        print(f"With one answer each (--answers, the gold option said by name): {total['settled_by_answer']} "
+              f"settled to the gold goal, {total['wrong_after_answer']} to another goal; wrong-goal rate with "
+              f"answers {total['wrong_goal_rate_with_answers']:.3f}")
+        for r in unsettled:
+            print(f"    not settled ({r.get('answer_outcome')}): ({r['scene']}) {r['directive']!r} asked "
+                  f"{r['question']!r}" + (f", answered {r['answer']!r}" if r.get("answer") else ""))
     if total["unsupported"]:
         print(f"\nThe check against the directive refused {total['unsupported']} model goal(s) "
               f"({total['unsupported_by_parser']} differing from the offline parser's reading, "

@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="run a benchmark that reproduces a paper's table",
                             description="Benchmarks print a paper-style table (mean ± standard error) "
                             "naming the backend and sizes; --json FILE writes per-episode records.")
-    from llm_planner.cli import register_modules
+    from llm_planner.commands import register_modules
 
     register_modules(parser.add_subparsers(dest="benchmark", metavar="BENCHMARK"), "llm_planner.bench", BENCHMARKS)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)

@@ -1,5 +1,6 @@
 """The language-model layer: one interface for the questions every planner asks (LLM-MCTS world
-model and heuristic policy, goal translation, STaLM task plans, SayCanPay's Say), two backends
+model and heuristic policy, goal translation, SayCanPay's Say) and the question kinds
+methods register (:mod:`llm_planner.llm.questions`, e.g. STaLM's task plans), two backends
 chosen by name (``offline``, the LLM-free stand-in of :mod:`llm_planner.llm.offline`, and
 ``openai`` for any OpenAI-compatible server), Sentence-BERT grounding, the empirical policy
 estimate, K-shot retrieval and a disk cache of answers. It imports no method and no backend.
@@ -24,7 +25,6 @@ from llm_planner.llm.base import (
     LanguageModel,
     PolicyQuery,
     PositionSamples,
-    TaskPlans,
     Usage,
 )
 from llm_planner.llm.config import LLMConfig, load_llm_config
@@ -42,7 +42,7 @@ from llm_planner.llm.translate import TranslationResult, translate_directive
 
 __all__ = [
     "ActionSamples", "AnswerInfo", "Candidates", "FallbackBackend", "GoalTuples", "LLMConfig", "LanguageModel",
-    "PolicyQuery", "PositionSamples", "TaskPlans", "TranslationResult", "Usage", "WorldInfo", "action_to_text",
+    "PolicyQuery", "PositionSamples", "TranslationResult", "Usage", "WorldInfo", "action_to_text",
     "empirical_policy", "goal_to_text", "load_llm_config", "make_backend", "name_to_text", "observation_to_text",
     "say_candidates", "text_to_action", "translate_directive",
 ]

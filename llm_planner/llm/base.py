@@ -7,9 +7,12 @@ object_positions       M sampled answers "where is a <type> usually?" (world-mod
 next_actions           M sampled next actions given goal, observation, history, K shots    LLM-MCTS §2.3
 translate              directive -> formal goal tuples (REL, object, destination, count)   LLM-MCTS §2.2,
                                                                                            Levy-Karpas
-task_plans             N whole task plans for one prompt, in one request                   STaLM §3.3
 candidate_actions      top-m next actions with probabilities ("Say")                        SayCanPay §5
 =====================  =================================================================  ==============
+
+Every other question is a kind a method registers (:mod:`llm_planner.llm.questions`), asked with
+``backend.answer(kind, question, n, seed)`` whatever the backend (STaLM's ``task_plans``, ...):
+the layer knows no method.
 
 Answers are small frozen dataclasses that carry :class:`AnswerInfo`: which backend answered (an
 ``openai`` failure answered by the ``offline`` backend says so in ``info.fallback``), whether it
@@ -128,14 +131,6 @@ class GoalTuples:
 
 
 @dataclass(frozen=True)
-class TaskPlans:
-    """N task plans (the model's text, one per sample) for one STaLM prompt."""
-
-    plans: tuple[str, ...]
-    info: AnswerInfo
-
-
-@dataclass(frozen=True)
 class Candidates:
     """Top-m admissible actions with probabilities summing to at most 1, best first (SayCanPay Say)."""
 
@@ -183,9 +178,13 @@ class LanguageModel(ABC):
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         """The directive as formal goal tuples (LLM-MCTS §2.2 "Goal", App. F listing 3)."""
 
-    @abstractmethod
-    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
-        """N task plans for one STaLM prompt (STaLM §3.3, Figure 3), in one request where possible."""
+    def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+        """The answer to a question of a kind a method registered (:mod:`llm_planner.llm.questions`):
+        this backend's answerer of the kind; LLMError when no method registered it or it has no
+        answerer for this backend."""
+        from llm_planner.llm.questions import get
+
+        return get(kind).answerer(self.name)(self, question, n, seed)
 
     def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
         """Top-m admissible next actions with probabilities (SayCanPay §5, "Say"): ``candidates.samples``
@@ -226,6 +225,14 @@ class LanguageModel(ABC):
 
     def _info(self, cached: bool = False, requests: int = 0) -> AnswerInfo:
         return AnswerInfo(backend=self.name, model=self.model, cached=cached, requests=requests)
+
+    def counting(self) -> Any:
+        """Context manager for a registered kind's answerer: count one question and its wall time."""
+        return self._question()
+
+    def answer_info(self, cached: bool = False, requests: int = 0) -> AnswerInfo:
+        """The :class:`AnswerInfo` of an answer of this backend, for a registered kind's answerer."""
+        return self._info(cached, requests)
 
     def describe(self) -> dict[str, Any]:
         """What benchmarks print and store about the backend (never secrets)."""

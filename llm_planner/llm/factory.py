@@ -14,7 +14,6 @@ from llm_planner.llm.base import (
     LanguageModel,
     PolicyQuery,
     PositionSamples,
-    TaskPlans,
     Usage,
     with_fallback_note,
 )
@@ -85,8 +84,8 @@ class FallbackBackend(LanguageModel):
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         return self._call("translate", world, directive)
 
-    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
-        return self._call("task_plans", prompt, n=n, seed=seed)
+    def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+        return self._call("answer", kind, question, n=n, seed=seed)
 
     def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
         return self._call("candidate_actions", query, m=m)

@@ -69,7 +69,6 @@ from llm_planner.llm.base import (
     LanguageModel,
     PolicyQuery,
     PositionSamples,
-    TaskPlans,
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
@@ -266,6 +265,11 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         params.update(extra)
         return params
 
+    def budget(self, section: str, **extra: Any) -> dict[str, Any]:
+        """Sampling and answer budget of a question kind (its section of config/llm.yaml), for the
+        ``openai`` answerers methods register (:mod:`llm_planner.llm.questions`)."""
+        return self._params(section, **extra)
+
     # --------------------------------------------------------------- questions
     def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:
@@ -376,21 +380,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         with self._question():
             items, reply = self.ask("translate", prompt, 1, self._params("translate"), parse)
         return GoalTuples(tuple(items), reply.texts[0] if reply.texts else "", self._info(reply.cached, reply.requests))
-
-    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
-        opts = self.config.section("task_plans")
-        n = int(n or opts["samples"])
-
-        def parse(texts: list[str]) -> list[str]:
-            plans = [t for t in texts if t.strip()]
-            if not plans:
-                raise UnusableAnswer("returned only empty task plans")
-            return plans
-
-        with self._question():
-            plans, reply = self.ask("task_plans", prompt, n, self._params("task_plans"), parse,
-                                    {"seed": 0 if seed is None else seed})
-        return TaskPlans(tuple(plans), self._info(reply.cached, reply.requests))
 
     def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
         (texts, _done), reply = self._policy_samples(query, n, k, "candidates", 0)

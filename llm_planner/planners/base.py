@@ -161,33 +161,35 @@ def register(name: str) -> Callable[[type[Planner]], type[Planner]]:
 
 
 def available(domain: str | None = None) -> list[str]:
-    """Registered planner names, optionally only those of one domain (household or gtamp)."""
-    _load_builtin_planners()
+    """Registered planner names, optionally only those of one domain (household or gtamp); loads
+    that domain's planner modules (every domain's without one)."""
+    _load_planners(domain)
     return sorted(name for name, cls in _REGISTRY.items() if domain is None or cls.domain == domain)
 
 
 def create(name: str, **params: Any) -> Planner:
-    """Instantiate a registered planner; unknown names raise ConfigError listing the known ones."""
-    _load_builtin_planners()
+    """Instantiate a registered planner; unknown names raise ConfigError listing the known ones.
+    A name not registered yet loads the worlds' planner modules one world at a time until it is."""
+    if name not in _REGISTRY:
+        from llm_planner.plugins import worlds
+
+        for world in worlds():
+            _load_planners(world)
+            if name in _REGISTRY:
+                break
     if name not in _REGISTRY:
         raise ConfigError(f"unknown planner '{name}' (available: {', '.join(sorted(_REGISTRY))})")
     return _REGISTRY[name](**params)
 
 
-def _load_builtin_planners() -> None:
-    """Import the method modules so their ``@register`` decorators run."""
-    import importlib
+def _load_planners(domain: str | None = None) -> None:
+    """Import the method modules of a domain (all domains: None) so their ``@register`` decorators
+    run. Which modules: ``planner_modules`` in ``config/methods.yaml`` and ``$LLM_PLANNER_METHODS``
+    (:mod:`llm_planner.plugins`), imported on first use, so a node of one world never loads the
+    other world's methods."""
+    from llm_planner.plugins import load_group, worlds
 
-    for module in BUILTIN_PLANNER_MODULES:
-        importlib.import_module(module)
-
-
-#: The modules whose import registers the shipped planners, one per method (imported on first use,
-#: so a node of one world never loads the other world's methods before it asks for them).
-BUILTIN_PLANNER_MODULES = (
-    "llm_planner.methods.classical",
-    "llm_planner.methods.llm_mcts",
-    "llm_planner.methods.stalm.planner",
-    "llm_planner.methods.levy_karpas.planner",
-    "llm_planner.methods.saycanpay.planner",
-)
+    if domain and domain not in worlds():
+        return  # a world without planner modules has no planners
+    for world in ([domain] if domain else worlds()):
+        load_group("planner_modules", world)

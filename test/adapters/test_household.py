@@ -51,3 +51,18 @@ def test_the_llm_backend_parameter_reaches_every_planner_and_the_translation():
     for name in ("llm_mcts", "l_policy", "pddl", "saycanpay"):
         planner = domain.make_planner(name)
         assert planner.params["backend"] is lm, name
+
+
+def test_the_household_world_loads_its_own_planners_only():
+    """Planners load lazily per world (config/methods.yaml): the household adapter's planners and an
+    LLM-MCTS planner import no G-TAMP method (STaLM and its PyBullet baselines)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom llm_planner.adapters import get_domain\nfrom llm_planner.planners.base import create\n"
+            "names = get_domain('household').planner_names()\ncreate('llm_mcts')\n"
+            "print(','.join(names))\nprint(','.join(m for m in sys.modules if m.startswith('llm_planner.methods.stalm')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True).stdout
+    names, stalm = out.split("\n")[-3:-1]  # the two lines printed last
+    assert "llm_mcts" in names.split(",") and "stalm" not in names.split(",")
+    assert stalm == "", f"the household world imported {stalm}"

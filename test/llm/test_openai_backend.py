@@ -244,7 +244,7 @@ def test_policy_prompt_has_k_shots_from_d_and_policy_grounds_samples(openai_back
 def test_task_plans_in_one_request(openai_backend, fake_openai, http):
     fake_openai.default = lambda req: http.Reply(body=http.completion(
         [f"## Plan ##\nplan = [('pick', 'salter')] # {i}" for i in range(req["n"])]))
-    answer = openai_backend().task_plans("## Task Instruction ## ...", n=5)
+    answer = openai_backend().answer("task_plans", "## Task Instruction ## ...", n=5)
     assert len(answer.plans) == 5 and len(fake_openai.requests) == 1
     assert fake_openai.requests[0]["json"]["temperature"] == 1.0
 

@@ -11,11 +11,12 @@ next_actions      the retrieval policy over the expert data set D (retrieval_pol
                   instructions, nearest matching expert situations, adapted to the current
                   objects; M samples drawn among the candidate places where one must search.
 translate         the rules-plus-embeddings goal parser (goal_parser.py).
-task_plans        ``llm_planner.llm.offline.tamp.plans_from_prompt`` (a classical planner over
-                  the predicate abstraction of STaLM's prompt).
 candidate_actions the retrieval policy's proposals, grounded onto the admissible actions, with
                   the probabilities of the §2.3 empirical distribution (SayCanPay's Say).
 ================  ===========================================================================
+
+A question of a kind a method registered (``answer(kind, ...)``, e.g. STaLM's ``task_plans``) is
+answered by the ``offline`` answerer the method registered (:mod:`llm_planner.llm.questions`).
 
 It never reads a scene's ``places`` distributions or a placement: it sees rooms, furniture and
 object names (WorldInfo), the directive, the robot's observations and actions, and D. It is
@@ -35,7 +36,6 @@ from llm_planner.llm.base import (
     LanguageModel,
     PolicyQuery,
     PositionSamples,
-    TaskPlans,
 )
 from llm_planner.llm.offline.commonsense import scene_knowledge
 from llm_planner.llm.offline.goal_parser import goal_parser
@@ -112,17 +112,6 @@ class OfflineBackend(LanguageModel):
         tuples = tuple((i.rel, i.obj_type, i.destination, i.count) for i in items)
         raw = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in tuples)
         return GoalTuples(tuples, raw, self._info())
-
-    # ----------------------------------------------------------------- STaLM plans
-    def task_plans(self, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
-        n = int(n or self.config.get("task_plans.samples"))
-        from llm_planner.llm.offline.tamp import plans_from_prompt
-
-        with self._question():
-            plans = plans_from_prompt(prompt, n, 0 if seed is None else seed)
-        if not plans:
-            raise LLMError("the offline task planner found no plan for the prompt")
-        return TaskPlans(tuple(plans), self._info())
 
 
 def _draw_places(weights: dict[str, float], rng: random.Random) -> list[str]:

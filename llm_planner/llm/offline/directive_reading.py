@@ -25,6 +25,7 @@ from llm_planner.llm.phrasing import normalize
 from llm_planner.llm.text import WorldInfo, name_to_text
 
 if TYPE_CHECKING:
+    from llm_planner.clarification import Option, Question
     from llm_planner.llm.resources import Resources
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,;&]")
@@ -62,7 +63,7 @@ class DirectiveReader:
     def read(self, directive: str) -> DirectiveReading:
         """The parser's goal (or why it refuses) and the objects and places the words name."""
         try:
-            items = self.parser.parse(directive)
+            items = self.parser.parse(directive, ask=False)  # counts as said; the check compares them
             parsed = tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in items)
             error = ""
         except GoalError as exc:
@@ -163,3 +164,27 @@ def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene, built once per backend resources and scene."""
     return resources.shared(("directive_reader", world.fingerprint()),
                             lambda: DirectiveReader(goal_parser(resources, world)))
+
+
+def read_answer(parser: GoalParser, question: Question, answer: str) -> Option | None:
+    """The option an answer to ``question`` picks, read as directives are (issue 23): first what the
+    question itself reads (an option's name or room, "the second one", "two", "yes"); then the
+    answer grounded with the parser's lexicons and Sentence-BERT ("the dining table" is the kitchen
+    table, "the wineglass" the wine glass). None when it names no option, or another thing."""
+    from llm_planner.clarification import CONFIRM, COUNT, clean_answer
+
+    option = question.read(answer)
+    if option is not None or question.kind in (COUNT, CONFIRM):
+        return option
+    phrase = clean_answer(answer)
+    if not phrase or len(phrase.split()) > 6:
+        return None
+    by_value = {o.value: o for o in question.options}
+    for ground in (parser.ground_place, lambda p: parser.ground_type(p)[0]):
+        try:
+            name = ground(phrase)
+        except GoalError:
+            continue
+        if name in by_value:
+            return by_value[name]
+    return None

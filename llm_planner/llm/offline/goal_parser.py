@@ -24,7 +24,11 @@ cosine over the scene's names, accepted only when clearly the closest (``offline
 config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a kitchen and a
 bathroom cabinet is refused, not guessed).
 
-Where it cannot read a directive it raises GoalError saying why, never a guess: a count it cannot
+Where one answer would settle a directive (which of several tables or glasses, how many when the
+apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it
+raises ``NeedsAnswer`` (a GoalError whose message is the refusal) with the question, its options and
+each option's directive as if said clearly (``llm_planner.clarification``, issue 23). Where it cannot
+read a directive it raises GoalError saying why, never a guess: a count it cannot
 tell, a word after the object it does not understand, a pronoun without an object before it, a
 negation or exception ("everything except the apple"), a question, a room as destination, and
 a directive in another language (the offline backend reads English; a configured model reads more).
@@ -38,6 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
 from llm_planner.errors import GoalError
 from llm_planner.llm.grounding import Grounder, same_kind
@@ -81,7 +86,7 @@ _GOES_TO = re.compile(r"\s+(?:needs?|has|have|ought|wants?)\s+to\s+(?:be|go|end\
 #: Words that may follow the object without changing the goal ("keep the milk cold in the fridge").
 _AFTER_OBJECT = {"too", "again", "also", "as", "well", "back", "away", "up", "down", "over", "out", "there", "here",
                  "cold", "cool", "warm", "hot", "clean", "safe", "fresh", "please", "for", "me", "us", "now", "first",
-                 "later", "then", "carefully", "gently", "quickly"}
+                 "later", "then", "carefully", "gently", "quickly", "somewhere", "anywhere"}
 _SOURCE = re.compile(r"\s+(?:from|off|out\s+of)\s+.*$")
 _NEGATION = re.compile(r"\b(?:don'?t|do\s+not|never|except|but\s+not|other\s+than|apart\s+from|without|instead\s+of|"
                        r"no\s+longer|nothing|none)\b")
@@ -95,6 +100,24 @@ _FOREIGN = {"le", "la", "les", "dans", "une", "des", "du", "sur", "et", "mets", 
             "ein", "eine", "und", "auf", "bitte", "stell", "stelle", "leg", "lege", "kühlschrank", "il", "lo", "gli",
             "sulla", "sul", "nel", "nella", "metti", "per", "di", "della", "uma", "um", "na", "coloque", "geladeira",
             "zet", "het", "een", "op", "koelkast", "alsjeblieft"}
+
+
+class _Unclear(GoalError):
+    """Raised inside the parser where one answer settles the directive: the phrase said (empty: a
+    place that was not said), the options as (label, scene name or count, names, replacement) and
+    the question; :meth:`GoalParser.parse` rewrites the directive per option (NeedsAnswer)."""
+
+    def __init__(self, message: str, kind: str, said: str, options: list[tuple[str, str, tuple[str, ...], str]],
+                 question: str) -> None:
+        super().__init__(message)
+        self.kind, self.said, self.options, self.question = kind, said, options, question
+
+
+#: The relation words that may stand before a place phrase, longest first (replaced with the place).
+_PLACE_PREFIX = (r"(?:\b(?:on top of|inside of|back into|back inside|back in|back onto|back on|back to|over to|"
+                 r"inside|into|onto|upon|within|in|on|to|at|by|beside)\s+)?(?:(?:the|my|our|your|a|an)\s+)?")
+#: Most options a question lists (the closest or likeliest first).
+_MAX_OPTIONS = 5
 
 
 @dataclass(frozen=True)
@@ -194,7 +217,40 @@ class GoalParser:
         return {w: tuple(sorted(fs, key=order.get)) for w, fs in groups.items()}
 
     # ------------------------------------------------------------------ parse
-    def parse(self, directive: str) -> list[ParsedItem]:
+    def parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
+        """The goal items of a directive; GoalError saying why not, NeedsAnswer where one answer
+        settles it. ``ask=False`` reads as before questions existed (the check of a model's goal
+        against the directive): counts above what the apartment has are read as said."""
+        try:
+            return self._parse(directive, ask)
+        except _Unclear as unclear:
+            if not ask:
+                raise GoalError(str(unclear)) from None
+            raise self._needs_answer(directive, unclear) from None
+
+    def _needs_answer(self, directive: str, unclear: _Unclear) -> GoalError:
+        """The question of an unclear directive: each option's directive is the directive with the
+        option in place of what was said, kept when it reads (or asks a further question)."""
+        text = normalize(directive)
+        options = []
+        for label, value, names, replacement in unclear.options:
+            rewritten = _rewrite(text, unclear.kind, unclear.said, replacement)
+            if not rewritten or rewritten == text:
+                continue
+            try:
+                self._parse(rewritten)
+            except _Unclear:
+                pass  # a further question once this one is answered
+            except GoalError:
+                continue
+            options.append(Option(label, value, names, rewritten))
+        if not options:
+            return GoalError(str(unclear))
+        listed = " or ".join(o.label for o in options)
+        question = f"{unclear.question}: {listed}?" if unclear.question else f"{listed}?"
+        return NeedsAnswer(Question(question, tuple(options), unclear.kind, str(unclear), directive))
+
+    def _parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
         check_english(directive)
         text = normalize(directive)
         if not text:
@@ -224,8 +280,13 @@ class GoalParser:
             source = next((c for c in clauses[i + 1:] if c.dest), None) or \
                 next((c for c in reversed(clauses[:i]) if c.dest), None)
             if source is None:
-                raise GoalError(f"say where to put the {clause.obj or 'object'} (e.g. 'inside the fridge' or "
-                                f"'on the kitchen table')")
+                message = (f"say where to put the {clause.obj or 'object'} (e.g. 'inside the fridge' or "
+                           f"'on the kitchen table')")
+                places = self._likely_places(clause.obj) if clause.obj and len(clauses) == 1 else []
+                if places:
+                    raise _Unclear(message, PLACE, "", [self._place_option(f) for f in places],
+                                   f"where should the {clause.obj} go")
+                raise GoalError(message)
             clauses[i] = dataclasses.replace(clause, rel=source.rel, dest=source.dest)
         items: dict[tuple[str, str, str], int] = {}
         for clause in clauses:
@@ -235,6 +296,14 @@ class GoalParser:
             destination = self.ground_place(clause.dest)
             rel = _REL_OF.get(clause.rel, "") or self.world.relation(destination)
             count = self._count(clause, obj_type, is_plural)
+            have = self.world.count(obj_type)
+            if ask and 1 <= have < count and clause.count is not None and not clause.pairs:
+                type_text = name_to_text(obj_type)
+                raise _Unclear(f"the goal needs {count} {obj_type}(s) but the scene has {have}", COUNT, clause.obj,
+                               [(number_word(n), str(n), (number_word(n), str(n)), str(n))
+                                for n in range(1, min(have, _MAX_OPTIONS) + 1)],
+                               f"this apartment has {have} {plural(type_text) if have > 1 else type_text}, not "
+                               f"{count}: how many should go {rel} the {name_to_text(destination)}")
             key = (rel, obj_type, destination)
             items[key] = items.get(key, 0) + count
         return [ParsedItem(r, o, d, c) for (r, o, d), c in items.items()]
@@ -360,6 +429,13 @@ class GoalParser:
         if phrase in PRONOUNS:
             raise GoalError(f"cannot tell what '{phrase}' is; name the object, e.g. 'put the mug on the desk'")
         match = self._clear_match(phrase, self.types, self.object_match)
+        named = self.type_words.get(plural(phrase))
+        if match is not None and named is not None and named[0] != match and same_kind(phrase, match):
+            # "the glass": a wine glass, or the glasses? (a word whose plural names another type)
+            both = (match, named[0])
+            raise _Unclear(f"this apartment has no '{phrase}'; it may be {' or '.join(name_to_text(t) for t in both)}",
+                           WHICH, phrase, [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in both],
+                           f"which {phrase}")
         if match is None:
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}")
@@ -371,6 +447,15 @@ class GoalParser:
         return match, phrase.endswith("s") and not text.endswith("s")
 
     def ground_place(self, phrase: str) -> str:
+        """The furniture a place phrase names; _Unclear (a GoalError) where one answer settles it."""
+        try:
+            return self._ground_place(phrase)
+        except _Unclear as unclear:
+            if unclear.kind == PLACE and not unclear.said:
+                unclear.said = phrase
+            raise
+
+    def _ground_place(self, phrase: str) -> str:
         if phrase in self.place_words:
             return self.place_words[phrase]
         one = singular(phrase)
@@ -385,16 +470,49 @@ class GoalParser:
         chosen = self._one_of_kind(phrase)
         if chosen is not None:
             return chosen
-        if phrase in (name_to_text(r) for r in self.world.rooms):
-            raise GoalError(f"'{phrase}' is a room; say on or in which furniture to put it "
-                            f"(e.g. {self._closest(phrase, self.furniture)})")
+        rooms = {name_to_text(r): r for r in self.world.rooms}
+        if phrase in rooms:
+            message = (f"'{phrase}' is a room; say on or in which furniture to put it "
+                       f"(e.g. {self._closest(phrase, self.furniture)})")
+            inside = [f for f in self.furniture if self.world.furniture_room.get(f) == rooms[phrase]]
+            if inside:
+                raise _Unclear(message, PLACE, "", [self._place_option(f, room=False) for f in inside],
+                               f"where in the {phrase}")
+            raise GoalError(message)
         if phrase in _VAGUE_PLACE or not phrase:
             raise GoalError(f"say where to put it: on or in which furniture (e.g. {', '.join(self.furniture[:3])})")
         match = self._clear_match(phrase, self.furniture, self.place_match, heads=True)
         if match is None:
-            raise GoalError(f"this apartment has no '{phrase}' to put things in or on; the closest are "
-                            f"{self._closest(phrase, self.furniture)}")
+            message = (f"this apartment has no '{phrase}' to put things in or on; the closest are "
+                       f"{self._closest(phrase, self.furniture)}")
+            if len(phrase.split()) <= 3 and phrase not in PRONOUNS:
+                closest = [m.name for m in self.grounder.rank_names(phrase, self.furniture)[:3]]
+                raise _Unclear(message, PLACE, "", [self._place_option(f) for f in closest],
+                               f"this apartment has no {phrase}; which place do you mean")
+            raise GoalError(message)
         return match
+
+    def _place_option(self, furniture: str, room: bool = True) -> tuple[str, str, tuple[str, ...], str]:
+        """(label, name, names, replacement) of a furniture option."""
+        text = name_to_text(furniture)
+        prep = "in" if furniture in self.world.containers else "on"
+        label = self._where(furniture) if room else text
+        return label, furniture, (text, furniture), f"{prep} the {text}"
+
+    def _likely_places(self, obj_phrase: str) -> list[str]:
+        """The scene furniture where the commonsense file keeps an object, likeliest first."""
+        try:
+            obj_type, _ = self.ground_type(obj_phrase)
+        except GoalError:
+            return []
+        entry = self.commonsense.alias_index().get(name_to_text(obj_type))
+        weights = self.commonsense.objects.get(entry, {}) if entry else {}
+        found: list[str] = []
+        for place, _w in sorted(weights.items(), key=lambda kv: -kv[1]):
+            furniture = self.place_words.get(place)
+            if furniture and furniture not in found:
+                found.append(furniture)
+        return found[:_MAX_OPTIONS]
 
     def _one_of_kind(self, phrase: str) -> str | None:
         """Furniture named by its kind ("the nightstand", "the bedside table") and, when the scene
@@ -428,7 +546,16 @@ class GoalParser:
         listed = " or ".join(self._where(f) for f in (chosen or members))
         if not chosen:
             raise GoalError(f"this apartment has no {core} {' '.join(said)}; its {plural(core)}: {listed}")
-        raise GoalError(f"which {core}: {listed}? say it, e.g. {self._how_to_say(core, chosen)}")
+        rooms = [self.world.furniture_room.get(f) for f in chosen]
+        options = []
+        for f, room in zip(chosen, rooms, strict=True):
+            label, name, names, replacement = self._place_option(f)
+            extra = (name_to_text(room),) if room and rooms.count(room) == 1 else ()
+            number = _number_of(f)
+            extra += (f"{core} {number}", f"number {number}") if number is not None else ()
+            options.append((label, name, names + extra, replacement))
+        raise _Unclear(f"which {core}: {listed}? say it, e.g. {self._how_to_say(core, chosen)}", PLACE, "", options,
+                       f"which {core}")
 
     def _how_to_say(self, core: str, chosen: list[str]) -> str:
         """Two ways to name the first of several furniture of one kind: its name, and its room, number,
@@ -573,6 +700,30 @@ def _clean_place(phrase: str) -> str:
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
              "5th": 5}
 _ORDINALS_TEXT = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+
+
+def _rewrite(text: str, kind: str, said: str, replacement: str) -> str:
+    """The normalized directive ``text`` with ``replacement`` for what was said: a place phrase with
+    its relation word ("on the table" -> "on the coffee table"; none said: appended), an object's
+    name ("glass" -> "wine glass"), or the count said before an object ("three apples" -> "2 apples")."""
+    if kind == PLACE:
+        if not said:
+            return f"{text} {replacement}"
+        match = re.search(_PLACE_PREFIX + re.escape(said) + r"\b", text)
+        return f"{text[:match.start()]}{replacement}{text[match.end():]}" if match else ""
+    if kind == WHICH:
+        match = re.search(r"\b" + re.escape(said) + r"\b", text)
+        return f"{text[:match.start()]}{replacement}{text[match.end():]}" if match else ""
+    if kind == COUNT:
+        words = text.split()
+        said_words = said.split()
+        for i in range(len(words) - len(said_words), -1, -1):
+            if words[i:i + len(said_words)] == said_words:
+                for j in range(i - 1, max(-1, i - 4), -1):
+                    if words[j].isdigit() or words[j] in COUNT_WORDS:
+                        return " ".join([*words[:j], replacement, *words[j + 1:]])
+                return ""
+    return ""
 
 
 def _number_of(furniture: str) -> int | None:

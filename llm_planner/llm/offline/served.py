@@ -15,14 +15,15 @@ policy         "Goal / Completed actions / Current        ``OfflineBackend.next_
                observation / Next action(s):"             retrieval policy; it is also SayCanPay's
                (``llm/prompts/policy.txt``)               Say question)
 translate      "... Formal goal:" (``translate.txt``)      the offline goal parser
-task_plans     STaLM's PDDL prompt (``stalm/prompt.py``)    ``tamp.plans_from_prompt``
-nl2pddl        Levy-Karpas' "Directive:" prompt            the goal parser (goal); the steps the
-               (``levy_karpas/openai_channels.py``)       directive spells out (template)
 random         "a random whole number between A and B"    a number drawn with the request's seed
                (the client's first-contact probe,         (the same one when the server is greedy)
                ``llm/server_profile.py``)
 unknown        anything else                              a polite "I do not understand"
 =============  =========================================  ====================================
+
+Every other question is a kind a method registered with its recogniser and served answer
+(:class:`llm_planner.llm.questions.ServedKind`: STaLM's ``task_plans``, Levy-Karpas'
+``nl2pddl``, ...); :func:`classify` tries the registered recognisers in their order.
 
 Each answer is a list of samples in a neutral form (:class:`Sample`: the question kind and its
 content as data); ``llm_planner.llm.offline.styles`` writes them as text in an answer style.
@@ -38,32 +39,23 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register, served_kinds
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
 
-KINDS = ("world_model", "policy", "translate", "task_plans", "nl2pddl", "random", "unknown")
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One sampled answer as data. ``data`` by kind:
-
-    * world_model: ``{"object": str, "positions": [["inside"|"on", place text], ...]}``
-    * policy: ``{"goal": str, "next_actions": [action text, ..., "done"], "situation": str}``
-    * translate: ``{"directive": str, "goal": [[REL, object, destination, count], ...], "problem": str}``
-    * task_plans: ``{"text": plan text in the seed's format, "challenges": [str], "plan": [[op, arg, ...]],
-      "note": str}``
-    * nl2pddl: ``{"goal": formal goal or "none", "template": template or "none"}``
-    * random: ``{"number": int}``
-    * unknown: ``{"text": str}``
-    """
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
+#: The served stand-in's own question kinds (methods register others). A :class:`Sample`'s ``data`` by kind:
+#:
+#: * world_model: ``{"object": str, "positions": [["inside"|"on", place text], ...]}``
+#: * policy: ``{"goal": str, "next_actions": [action text, ..., "done"], "situation": str}``
+#: * translate: ``{"directive": str, "goal": [[REL, object, destination, count], ...], "problem": str}``
+#: * random: ``{"number": int}``
+#: * unknown: ``{"text": str}``
+KINDS = ("world_model", "policy", "translate", "random", "unknown")
+__all__ = ["KINDS", "Sample", "ServedModel", "UnreadablePrompt", "classify", "policy_world", "prompt_line",
+           "prompt_names", "read_actions", "read_observation"]
 
 
 class UnreadablePrompt(LlmPlannerError):
@@ -77,7 +69,6 @@ _POLICY = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nCompleted actions:\s*(?P<comple
                      r"Current observation:\s*(?P<observation>[^\n]*)\nNext actions?:\s*$", re.IGNORECASE)
 _TRANSLATE = re.compile(r"Goal:\s*(?P<directive>[^\n]*)\nFormal goal:\s*$", re.IGNORECASE)
 _RANDOM = re.compile(r"random whole number between (?P<low>\d+) and (?P<high>\d+)", re.IGNORECASE)
-_NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
 
 
 def prompt_of(messages: Sequence[Any]) -> str:
@@ -94,21 +85,22 @@ def prompt_of(messages: Sequence[Any]) -> str:
 
 
 def classify(prompt: str) -> str:
-    """Which question a prompt asks (one of :data:`KINDS`)."""
-    text = prompt.rstrip()
-    if "(:goal" in text and ("Domain Description" in text or "(:objects" in text):
-        return "task_plans"
-    if _WORLD_MODEL.search(text):
-        return "world_model"
-    if _POLICY.search(text):
-        return "policy"
-    if _TRANSLATE.search(text):
-        return "translate"
-    if text.startswith("Translate a household robot's directive") and _NL2PDDL.search(text):
-        return "nl2pddl"
-    if _RANDOM.search(text) and len(text) < 200:
-        return "random"
+    """Which question a prompt asks: the first registered kind whose recogniser takes it (a method's
+    kinds and :data:`KINDS`), else ``unknown``."""
+    for kind in served_kinds():
+        if kind.served is not None and kind.served.recognise(prompt):
+            return kind.name
     return "unknown"
+
+
+def prompt_line(prompt: str, label: str) -> str:
+    """The value of the first ``label: value.`` line (for the served answers of registered kinds)."""
+    return _line(prompt, label)
+
+
+def prompt_names(value: str) -> list[str]:
+    """``fridge, kitchen table`` -> ``["fridge", "kitchen_table"]``."""
+    return _names(value)
 
 
 def _line(prompt: str, label: str) -> str:
@@ -255,7 +247,12 @@ class ServedModel:
         kind = classify(prompt)
         try:
             with self._lock:
-                samples = getattr(self, f"_{kind}")(prompt, n, seed)
+                if kind == "unknown":
+                    samples = self._unknown(prompt, n, seed)
+                else:
+                    served = next(k.served for k in served_kinds() if k.name == kind)
+                    assert served is not None
+                    samples = served.answer(self, prompt, n, seed)
         except UnreadablePrompt as exc:
             samples = [Sample("unknown", {"text": f"I cannot answer this: {exc}."})] * n
         except LlmPlannerError as exc:  # the offline components have no answer
@@ -315,42 +312,6 @@ class ServedModel:
         goal = [[rel.upper(), obj, dest, count] for rel, obj, dest, count in items]
         return [Sample("translate", {"directive": directive, "goal": goal, "problem": ""})] * n
 
-    # -- STaLM task plans (seed 003 §3.3)
-    def _task_plans(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
-
-        texts = self.backend.task_plans(prompt, n=n, seed=seed).plans
-        samples = []
-        for text in texts:
-            challenges = re.findall(r"^\d+\.\s*(.+)$", text.split("## Plan ##")[0], re.MULTILINE)
-            section, _ = plan_section(text)
-            steps = [list(t) for t in scan_tuples(section) if isinstance(t, list)]
-            note = " ".join(re.findall(r"^#\s*(.+)$", text.split("## Plan ##")[-1], re.MULTILINE))
-            samples.append(Sample("task_plans", {"text": text, "challenges": challenges, "plan": steps, "note": note}))
-        return samples
-
-    # -- Levy-Karpas phase I (seed 001)
-    def _nl2pddl(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        from llm_planner.errors import GoalError
-
-        rooms = _names(_line(prompt, "Rooms"))
-        containers = _names(_line(prompt, "Containers"))
-        surfaces = _names(_line(prompt, "Surfaces"))
-        types = _names(_line(prompt, "Object types"))
-        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
-                          {f"{t}_1": t for t in types})
-        directive = _NL2PDDL.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
-        steps, goal_text, stepwise = read_steps(directive, world)
-        goal = "none"
-        if goal_text:
-            try:
-                items = self.backend.translate(world, goal_text).items
-                goal = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in items)
-            except GoalError:
-                goal = "none"
-        template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)
-        return [Sample("nl2pddl", {"goal": goal, "template": template})] * n
-
     # -- a number at random (what a sampling model varies and a greedy one repeats)
     def _random(self, prompt: str, n: int, seed: int) -> list[Sample]:
         import random as _random
@@ -365,73 +326,6 @@ class ServedModel:
         return [Sample("unknown", {"text": "I am not sure what you are asking. Could you rephrase the question?"})] * n
 
 
-_WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|proceed(?:ing)?|move|make\s+your\s+way|"
-                   r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
-_GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
-                   r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
-_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
-                  r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
-_OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
-_PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"
-                  r"(?P<rel>inside|into|in|onto|on\s+top\s+of|on)\s+(?:the\s+)?(?P<y>.+)$")
-_BRING = re.compile(r"^(?:bring|carry|take|move|deliver)\s+.+\s+(?:to|into|onto|in|on)\s+.+$")
-
-
-def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
-    """(template steps, the goal part of the directive, whether it is all steps) of a Levy-Karpas
-    directive: clauses that walk, grab, open, close or put become steps over the prompt's kinds
-    ("it" is the last object or container named); "bring/carry X to Y" clauses are the goal. A
-    directive of goal clauses only has no steps (its goal is the whole directive)."""
-    from llm_planner.methods.levy_karpas.clauses import split_clauses
-
-    kinds = {name_to_text(k): k for k in (*world.rooms, *world.furniture, *world.object_types)}
-    objects = {name_to_text(t): t for t in world.object_types}
-    steps: list[str] = []
-    goals: list[str] = []
-    last_object = last_container = None
-    puts = []
-    for clause in split_clauses(directive):
-        clause = re.sub(r"^(?:then|after that|and|first|finally|next)\s+", "", clause)
-        clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
-        if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
-                kinds.get(m.group("to") or m.group("to2")):
-            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})", f"walk({kinds[m.group('to') or m.group('to2')]})"]
-        elif (m := _OPEN_CLOSE.match(clause)):
-            target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
-            if target:
-                steps.append(f"{'open' if m.group('verb') == 'open' else 'close'}({target})")
-                last_container = target
-        elif (m := _PUT.match(clause)):
-            obj = objects.get(m.group("x")) or (last_object if m.group("x") in ("it", "them") else None)
-            dest = kinds.get(m.group("y"))
-            if obj and dest:
-                rel = "putin" if dest in world.containers else "puton"
-                steps.append(f"{rel}({obj}, {dest})")
-                puts.append(clause)
-        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1)) or clause.startswith(("bring", "carry")):
-            goals.append(clause)
-        elif (m := _GRAB.match(clause)):
-            obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)
-            if obj:
-                steps.append(f"grab({obj})")
-                last_object = obj
-        elif (m := _WALK.match(clause)):
-            target = kinds.get(m.group("x"))
-            if target:
-                steps.append(f"walk({target})")
-                if target in world.containers:
-                    last_container = target
-                if target in world.object_types:
-                    last_object = target
-    stepwise = any(s.startswith(("grab(", "open(", "close(")) for s in steps)
-    if not stepwise:  # put clauses without grab/open/close state the goal
-        steps = [s for s in steps if not s.startswith(("putin(", "puton("))]
-        goals += puts
-    if not steps:  # a goal only
-        return [], directive, False
-    return steps, " and ".join(goals), stepwise and not goals
-
-
 def _situation(observation: Observation) -> str:
     """A sentence about the robot's situation (what a thinking model would note first)."""
     where = f"The robot is in the {name_to_text(observation.room)}"
@@ -440,3 +334,24 @@ def _situation(observation: Observation) -> str:
     where += f", holding the {name_to_text(observation.holding)}." if observation.holding else ", with an empty hand."
     seen = sorted(name_to_text(o) for _r, o, _f in observation.relations)
     return where + (f" It sees the {', the '.join(seen[:4])}." if seen else " It sees no object it needs yet.")
+
+
+def _register_own_kinds() -> None:
+    """Register the served stand-in's own question kinds (:data:`KINDS` but ``unknown``)."""
+    from llm_planner.llm.offline.styles import WRITERS
+
+    recognisers = {
+        "world_model": lambda p: bool(_WORLD_MODEL.search(p.rstrip())),
+        "policy": lambda p: bool(_POLICY.search(p.rstrip())),
+        "translate": lambda p: bool(_TRANSLATE.search(p.rstrip())),
+        "random": lambda p: bool(_RANDOM.search(p.rstrip())) and len(p.rstrip()) < 200,
+    }
+    for order, (kind, recognise) in enumerate(recognisers.items()):
+        plain, chatty, markdown, as_json, reasoning = WRITERS[kind]
+        answer = getattr(ServedModel, f"_{kind}")
+        register(QuestionKind(kind, {}, ServedKind(recognise, answer, plain, chatty, markdown, as_json, reasoning,
+                                                   order=10 * (order + 1) if kind != "random" else 90),
+                              source="llm-planner serve"))
+
+
+_register_own_kinds()

@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from llm_planner.llm.offline.served import Sample
+from llm_planner.llm.questions import Sample, get
 
 STYLES = ("plain", "chatty", "markdown", "json", "thinking", "mixed")
 _CONCRETE = STYLES[:-1]
@@ -30,63 +30,72 @@ _CONCRETE = STYLES[:-1]
 
 def render(sample: Sample, style: str, rng: random.Random) -> str:
     """The text of one sample in ``style``: plain, thinking and json are the same for every question;
-    chatty and markdown are written per question (``_WRITERS``)."""
+    chatty and markdown are written per question (its :class:`~llm_planner.llm.questions.ServedKind`)."""
     if style == "mixed":
         style = rng.choice(_CONCRETE)
     if sample.kind == "unknown":
         return str(sample.data.get("text", ""))
-    plain_text, chatty, markdown = _WRITERS[sample.kind]
+    served = get(sample.kind).served
+    assert served is not None, f"the question kind {sample.kind} has no served answer"
     d = sample.data
     if style == "plain":
-        return plain_text(d)
+        return served.plain(d)
     if style == "thinking":
-        return f"<think>\n{reasoning(sample)}\n</think>\n\n{plain_text(d)}"
+        return f"<think>\n{reasoning(sample)}\n</think>\n\n{served.plain(d)}"
     if style == "json":
         data = structured(sample)
         text = json.dumps(data, indent=2 if rng.random() < 0.5 else None)
         return f"```json\n{text}\n```" if rng.random() < 0.7 else text
-    return (chatty if style == "chatty" else markdown)(d, rng)
+    return (served.chatty if style == "chatty" else served.markdown)(d, rng)
 
 
 def structured(sample: Sample) -> dict[str, Any] | None:
     """The answer as the JSON object of its schema (``llm_planner.llm.answers.SCHEMAS``); None for
     a question without one."""
-    d = sample.data
-    if sample.kind == "world_model":
-        return {"positions": [{"relation": rel, "place": place} for rel, place in d["positions"]]}
-    if sample.kind == "policy":
-        return {"next_actions": list(d["next_actions"])}
-    if sample.kind == "translate":
-        return {"goal": [{"relation": r, "object": o, "destination": t, "count": c} for r, o, t, c in d["goal"]],
-                "problem": d["problem"]}
-    if sample.kind == "task_plans":
-        return {"challenges": list(d["challenges"]), "plan": [list(s) for s in d["plan"]]}
-    if sample.kind == "nl2pddl":
-        return {"goal": d["goal"], "template": d["template"]}
-    if sample.kind == "random":
-        return {"number": d["number"]}
-    return None
+    if sample.kind == "unknown":
+        return None
+    served = get(sample.kind).served
+    return served.structured(sample.data) if served is not None and served.structured is not None else None
 
 
 def reasoning(sample: Sample) -> str:
     """A short chain of thought for the thinking style (and ``reasoning_content`` of structured answers)."""
-    d = sample.data
-    if sample.kind == "world_model":
-        places = " or ".join(f"{rel} the {place}" for rel, place in d["positions"]) or "nowhere I can tell"
-        return (f"The user asks where a {d['object']} is usually kept. Thinking about a typical home, "
-                f"a {d['object']} is most often found {places}. I should answer in the requested format.")
-    if sample.kind == "policy":
-        return (f"Goal: {d['goal']}. {d['situation']} The next step should be: {d['next_actions'][0]}. "
-                "I will answer with the action only, in the format of the examples.")
-    if sample.kind == "translate":
-        if d["problem"]:
-            return f"The request is '{d['directive']}'. I cannot map it: {d['problem']}."
-        return (f"The request is '{d['directive']}'. I need a tuple per object kind with the relation, the "
-                f"destination from the lists and the count. That gives {_formal(d['goal'])}.")
-    if sample.kind == "task_plans":
-        return ("Let me look at the initial state and the occlusions first. " + " ".join(d["challenges"][:3])
-                + " Then I write the plan in the requested tuple format.")
+    served = None if sample.kind == "unknown" else get(sample.kind).served
+    if served is not None and served.reasoning is not None:
+        return served.reasoning(sample.data)
     return "I will answer in the requested format."
+
+
+# ------------------------------------------------------------------------------ the built-in questions
+def _positions_json(d: dict[str, Any]) -> dict[str, Any]:
+    return {"positions": [{"relation": rel, "place": place} for rel, place in d["positions"]]}
+
+
+def _positions_reasoning(d: dict[str, Any]) -> str:
+    places = " or ".join(f"{rel} the {place}" for rel, place in d["positions"]) or "nowhere I can tell"
+    return (f"The user asks where a {d['object']} is usually kept. Thinking about a typical home, "
+            f"a {d['object']} is most often found {places}. I should answer in the requested format.")
+
+
+def _actions_json(d: dict[str, Any]) -> dict[str, Any]:
+    return {"next_actions": list(d["next_actions"])}
+
+
+def _actions_reasoning(d: dict[str, Any]) -> str:
+    return (f"Goal: {d['goal']}. {d['situation']} The next step should be: {d['next_actions'][0]}. "
+            "I will answer with the action only, in the format of the examples.")
+
+
+def _goal_json(d: dict[str, Any]) -> dict[str, Any]:
+    return {"goal": [{"relation": r, "object": o, "destination": t, "count": c} for r, o, t, c in d["goal"]],
+            "problem": d["problem"]}
+
+
+def _goal_reasoning(d: dict[str, Any]) -> str:
+    if d["problem"]:
+        return f"The request is '{d['directive']}'. I cannot map it: {d['problem']}."
+    return (f"The request is '{d['directive']}'. I need a tuple per object kind with the relation, the "
+            f"destination from the lists and the count. That gives {_formal(d['goal'])}.")
 
 
 def _title(text: str) -> str:
@@ -160,44 +169,14 @@ def _goal_chatty(d: dict[str, Any], rng: random.Random) -> str:
             "Each tuple gives the relation, the object, where it goes and how many.")
 
 
-# ------------------------------------------------------------------------------ STaLM plans
-def _plan_list(d: dict[str, Any]) -> str:
-    steps = "plan = [" + ",\n        ".join("(" + ", ".join(repr(x) for x in s) + ")" for s in d["plan"]) + "]"
-    return f"# {d['note']}\n{steps}" if d["note"] else steps
-
-
-def _plan_markdown(d: dict[str, Any], rng: random.Random) -> str:
-    challenges = "\n".join(f"- {c}" for c in d["challenges"]) or "- none"
-    return f"### Possible challenges\n\n{challenges}\n\n### Plan\n\n```python\n{_plan_list(d)}\n```"
-
-
-def _plan_chatty(d: dict[str, Any], rng: random.Random) -> str:
-    challenges = " ".join(d["challenges"]) or "Nothing seems to be in the way."
-    return (f"Sure! Let's think about this step by step.\n\n{challenges}\n\nHere's the plan:\n\n```python\n"
-            f"{_plan_list(d)}\n```\n\nThis plan clears what is in the way first and then achieves every goal.")
-
-
-# ------------------------------------------------------------------------------ Levy-Karpas
-def _goal_template_plain(d: dict[str, Any]) -> str:
-    return f"Goal: {d['goal']}\nTemplate: {d['template']}"
-
-
-def _goal_template_markdown(d: dict[str, Any], rng: random.Random) -> str:
-    return f"**Goal:** {d['goal']}\n**Template:** {d['template']}"
-
-
-def _goal_template_chatty(d: dict[str, Any], rng: random.Random) -> str:
-    return f"Sure! Here is the translation:\n\n{_goal_template_plain(d)}\n\nLet me know if you need anything else."
-
-
 _Writer = Callable[[dict[str, Any], random.Random], str]
-#: Per question: (plain text, chatty, markdown).
-_WRITERS: dict[str, tuple[Callable[[dict[str, Any]], str], _Writer, _Writer]] = {
-    "world_model": (_positions_plain, _positions_chatty, _positions_markdown),
-    "policy": (_actions_plain, _actions_chatty, _actions_markdown),
-    "translate": (_goal_plain, _goal_chatty, _goal_markdown),
-    "task_plans": (lambda d: d["text"], _plan_chatty, _plan_markdown),
-    "nl2pddl": (_goal_template_plain, _goal_template_chatty, _goal_template_markdown),
+#: The served stand-in's own questions (``llm_planner.llm.offline.served`` registers them): per kind
+#: (plain text, chatty, markdown, JSON of its schema, reasoning).
+WRITERS: dict[str, tuple[Callable[[dict[str, Any]], str], _Writer, _Writer, Callable[[dict[str, Any]], dict[str, Any]],
+                         Callable[[dict[str, Any]], str] | None]] = {
+    "world_model": (_positions_plain, _positions_chatty, _positions_markdown, _positions_json, _positions_reasoning),
+    "policy": (_actions_plain, _actions_chatty, _actions_markdown, _actions_json, _actions_reasoning),
+    "translate": (_goal_plain, _goal_chatty, _goal_markdown, _goal_json, _goal_reasoning),
     "random": (lambda d: str(d["number"]), lambda d, rng: f"Sure! Here is a random number: {d['number']}.",
-               lambda d, rng: f"**{d['number']}**"),
+               lambda d, rng: f"**{d['number']}**", lambda d: {"number": d["number"]}, None),
 }

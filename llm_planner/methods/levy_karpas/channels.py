@@ -1,7 +1,7 @@
 """Phase I of Levy & Karpas (seed 001, Figure 1): two channels translate a directive (optionally with
 the state) into ranked goals and ranked plan templates. This module holds what they return and which
 channels a backend gets: the ``openai`` backend asks the model (:mod:`.openai_channels`); any
-other backend gets the offline stand-in (:mod:`llm_planner.llm.offline.levy_karpas`), imported by
+other backend gets the offline stand-in (:mod:`llm_planner.methods.levy_karpas.offline_channels`), imported by
 name on first use so the method never imports the offline backend.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Channels(Protocol):
 #: backend name -> (module, function building the channels of one scene); other backends: "offline".
 CHANNELS: dict[str, tuple[str, str]] = {
     "openai": ("llm_planner.methods.levy_karpas.openai_channels", "make_channels"),
-    "offline": ("llm_planner.llm.offline.levy_karpas", "make_channels"),
+    "offline": ("llm_planner.methods.levy_karpas.offline_channels", "make_channels"),
 }
 
 

@@ -1,5 +1,5 @@
 """Where STaLM's task plans come from: the project's LLM layer (``llm_planner.llm``), asked
-``task_plans(prompt, n)`` -- one request for N plans (seed §3.3, QueryLLM).
+the question kind ``task_plans`` (:mod:`.questions`) -- one request for N plans (seed §3.3, QueryLLM).
 
 :class:`PlanSource` adds the accounting the G-TAMP benchmark reports (requests, seconds) and a
 per-call seed, so an episode is reproducible and two calls with the same prompt may differ.
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.errors import LLMError
+from llm_planner.methods.stalm.questions import KIND
 
 
 @dataclass
@@ -37,7 +38,7 @@ class PlanSource:
         started = time.perf_counter()
         self.requests += 1
         try:
-            answer = self.backend.task_plans(prompt, n=n, seed=self.seed * 100003 + self.requests)
+            answer = self.backend.answer(KIND, prompt, n=n, seed=self.seed * 100003 + self.requests)
             return [str(t) for t in answer.plans]
         except LLMError as exc:
             self.failures += 1

@@ -92,9 +92,9 @@ def test_injected_instructions_cannot_leave_the_admissible_set(offline, seen, se
         assert action in admissible
 
 
-def test_task_plans_delegate_to_offline_tamp(offline):
+def test_task_plans_are_answered_by_the_offline_answerer_stalm_registered(offline):
     try:
-        plans = offline.task_plans("## Task Instruction ##\n## Goal ##\n", n=2)
+        plans = offline.answer("task_plans", "## Task Instruction ##\n## Goal ##\n", n=2)
     except LLMError:
         return  # a prompt without a problem may have no plan; the error is the contract
     assert all(isinstance(p, str) for p in plans.plans)

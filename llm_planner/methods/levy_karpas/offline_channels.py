@@ -6,7 +6,7 @@ The seed fine-tunes T5/GPT-2 on the training split. Without a generative model, 
 channels are a small trained model plus rules, on Sentence-BERT features (the LLM layer's shared
 embedder):
 
-* :class:`~llm_planner.llm.offline.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the training split: k nearest
+* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the training split: k nearest
   neighbours over embeddings of clauses whose scene names are masked ("pick up the OBJECT from the
   FURNITURE"); it gives each clause a distribution over ``walk grab open close put bring`` and
   says when a clause resembles no training clause (an action the domain does not have).
@@ -42,11 +42,11 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalI
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.offline.clause_classifier import ClauseClassifier, trained_classifier
 from llm_planner.llm.offline.goal_parser import GoalParser, goal_parser
 from llm_planner.llm.offline.quantities import NUMBERS
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
+from llm_planner.methods.levy_karpas.clause_classifier import ClauseClassifier, trained_classifier
 from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
 

@@ -6,7 +6,7 @@ from llm_planner.methods.stalm.plan_parser import Vocabulary, parse_plan
 from llm_planner.domains.gtamp.predicates import Literals
 from llm_planner.domains.gtamp.problems import load_problem
 from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt, replanning_prompt, saycan_prompt
-from llm_planner.llm.offline.tamp import plans_from_prompt, read_prompt
+from llm_planner.methods.stalm.offline_plans import plans_from_prompt, read_prompt
 
 act = TaskAction.of
 P2 = load_problem("P2")

@@ -1,0 +1,120 @@
+"""Question kinds: what a method asks a language model, registered by the method that asks it.
+
+The language-model layer knows no method. A method registers each kind of question it asks with
+:func:`register` (at import of its ``questions`` module): how each backend answers it
+(``answerers``: backend name -> ``answerer(backend, question, n, seed)``; the ``offline`` one is
+the method's LLM-free stand-in, the ``openai`` one builds the prompt, asks the model through
+:meth:`OpenAIBackend.ask <llm_planner.llm.openai_backend.OpenAIBackend.ask>` and reads the
+answer), and how the served stand-in ``llm-planner serve`` recognises the question's prompt,
+answers it and writes the answer in each style (:class:`ServedKind`).
+
+    backend.answer("task_plans", prompt, n=5, seed=0)   # any backend, FallbackBackend included
+
+looks the kind up here (:meth:`LanguageModel.answer <llm_planner.llm.base.LanguageModel.answer>`),
+and the served model (:mod:`llm_planner.llm.offline.served`) tries the registered recognisers.
+
+Which modules register kinds is configuration, not code: ``question_modules`` in
+``config/methods.yaml``, plus the modules named in ``$LLM_PLANNER_METHODS`` (a method outside the
+package); :func:`load_registered` imports them (``llm_planner.plugins``).
+"""
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_planner.errors import LLMError
+
+#: ``answerer(backend, question, n, seed) -> answer``: one backend's answer to one question.
+Answerer = Callable[[Any, Any, "int | None", "int | None"], Any]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled answer of the served stand-in as data: the question kind and its content (the
+    fields a kind's writers read; see :mod:`llm_planner.llm.offline.served`)."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ServedKind:
+    """How ``llm-planner serve`` handles one kind: it recognises the prompt, answers it from the
+    prompt alone with the offline backend (``answer(served_model, prompt, n, seed)`` -> ``n``
+    :class:`Sample` s), and writes a sample as plain text, chatty, markdown, the JSON of the
+    question's schema and a thinking preamble (``llm_planner.llm.offline.styles``)."""
+
+    recognise: Callable[[str], bool]
+    answer: Callable[[Any, str, int, int], list[Sample]]
+    plain: Callable[[dict[str, Any]], str]
+    chatty: Callable[[dict[str, Any], random.Random], str]
+    markdown: Callable[[dict[str, Any], random.Random], str]
+    structured: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    reasoning: Callable[[dict[str, Any]], str] | None = None
+    #: recognisers are tried lowest first (a specific prompt before a general one)
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    """One kind of question (see the module docstring)."""
+
+    name: str
+    answerers: Mapping[str, Answerer] = field(default_factory=dict)
+    served: ServedKind | None = None
+    #: the paper section the question comes from, for messages and listings
+    source: str = ""
+
+    def answerer(self, backend: str) -> Answerer:
+        """The answerer for a backend by name; LLMError naming the backends that can answer."""
+        if backend not in self.answerers:
+            raise LLMError(f"the {backend} backend cannot answer '{self.name}' questions ({self.source or 'no source'}); "
+                           f"backends that can: {', '.join(sorted(self.answerers)) or 'none'}")
+        return self.answerers[backend]
+
+
+_KINDS: dict[str, QuestionKind] = {}
+_LOCK = threading.Lock()
+
+
+def register(kind: QuestionKind) -> QuestionKind:
+    """Register (or replace) a question kind; returns it."""
+    with _LOCK:
+        _KINDS[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> QuestionKind:
+    """A registered kind; LLMError naming the registered ones and how to register one."""
+    kind = _KINDS.get(name)
+    if kind is None:
+        load_registered()
+        kind = _KINDS.get(name)
+    if kind is None:
+        raise LLMError(f"no method registered the question kind '{name}' (registered: {', '.join(sorted(_KINDS)) or 'none'}); "
+                       "import the method's questions module, list it under question_modules in config/methods.yaml "
+                       "or name it in $LLM_PLANNER_METHODS")
+    return kind
+
+
+def registered() -> list[QuestionKind]:
+    """Every registered kind, in the order of registration."""
+    with _LOCK:
+        return list(_KINDS.values())
+
+
+def served_kinds() -> list[QuestionKind]:
+    """The kinds the served stand-in recognises, in the order their recognisers are tried."""
+    load_registered()
+    return sorted((k for k in registered() if k.served is not None), key=lambda k: k.served.order)  # type: ignore[union-attr]
+
+
+def load_registered() -> None:
+    """Import the modules that register question kinds (``config/methods.yaml`` and
+    ``$LLM_PLANNER_METHODS``), once per process."""
+    from llm_planner.plugins import load_group
+
+    load_group("question_modules")
