@@ -55,8 +55,9 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
     config = config or load_config()
     budget = spec.time_budget_s if budget_s is None else budget_s
     started = time.perf_counter()
-    planner: GTampPlanner = create(registry_name(method), backend=backend, seed=seed, config=config,  # type: ignore[assignment]
-                                   plan_source=plan_source, clock=clock)
+    planner = create(registry_name(method), backend=backend, seed=seed, config=config, plan_source=plan_source,
+                     clock=clock)
+    assert isinstance(planner, GTampPlanner)  # registry_name names a G-TAMP planner
     sim = GTampSim(spec)
     try:
         result = run_episode(planner, GTampTask(spec, time_budget_s=budget), GTampSimWorld(sim))

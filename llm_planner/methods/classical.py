@@ -7,11 +7,11 @@ state, says so in its description, and replans from the current full state when 
 from __future__ import annotations
 
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
-from llm_planner.planners.base import Decision, Planner, Task, register
+from llm_planner.planners.base import Decision, HouseholdPlanner, Task, register
 
 
 @register("classical")
-class ClassicalPlanner(Planner):
+class ClassicalPlanner(HouseholdPlanner):
     needs_full_state = True
 
     def __init__(self, timeout_s: float = 60.0, max_replans: int = 3, **params) -> None:

@@ -61,8 +61,8 @@ from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties
 from llm_planner.planners.base import (
     BELIEF_PLACES,
     Decision,
+    HouseholdPlanner,
     ObjectBelief,
-    Planner,
     Task,
     goal_object_beliefs,
     register,
@@ -82,7 +82,7 @@ def observed_state(household: Household, observation: Observation, opened: set[s
 
 # ------------------------------------------------------------------------------- planners
 @register("llm_mcts")
-class LLMMCTSPlanner(Planner):
+class LLMMCTSPlanner(HouseholdPlanner):
     """LLM-MCTS: LLM prior belief + PUCT guided by the LLM policy (seed 000, Algorithm 1)."""
 
     #: b(s0) from the language model (App. C.2); False: uniform over containers and surfaces.

@@ -31,7 +31,7 @@ from typing import Any
 
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
 from llm_planner.errors import LlmPlannerError
-from llm_planner.planners.base import Decision, Planner, Task, register
+from llm_planner.planners.base import Decision, HouseholdPlanner, Task, register
 
 _MODELS: dict[str, Any] = {}
 
@@ -55,7 +55,7 @@ def load_models(directory: Path, done_step: bool = False):
 
 
 @register("saycanpay")
-class SayCanPayPlanner(Planner):
+class SayCanPayPlanner(HouseholdPlanner):
     needs_full_state = True
     default_variant: str | None = None  # None: config/saycanpay.yaml (paper)
 
