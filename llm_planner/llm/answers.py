@@ -200,16 +200,16 @@ def read_positions(text: str) -> list[tuple[str, str]]:
     if data is not None:
         entries = _first_key(data, ("positions", "possible_positions", "answer", "places", "locations"))
         entries = data if isinstance(data, list) and entries is None else entries
-        out = []
+        found: list[tuple[str, str]] = []
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict):
                 rel = str(_first_key(entry, ("relation", "rel")) or "").lower()
                 place = str(_first_key(entry, ("place", "furniture", "location", "destination")) or "")
                 if place:
-                    out.append((rel, place.strip().lower()))
+                    found.append((rel, place.strip().lower()))
             elif isinstance(entry, str):
-                out.extend(read_positions(entry))
-        return out
+                found.extend(read_positions(entry))
+        return found
     out: list[tuple[str, str]] = []
     for line in plain_lines(_own_answer(text)):
         line = re.sub(r"^(?:answer|possible positions?(?: of [^:]+)?)\s*:\s*", "", line, flags=re.IGNORECASE)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +125,9 @@ def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = Non
     return primary
 
 
-def backend_class(name: str) -> type[LanguageModel]:
-    """The class of a backend by name, imported on first use (the interface never imports a backend)."""
+def backend_class(name: str) -> Callable[..., LanguageModel]:
+    """The class of a backend by name, imported on first use (the interface never imports a backend);
+    a remote backend's constructor also takes the answer cache."""
     if name not in BACKEND_CLASSES:
         raise LLMError(f"unknown LLM backend '{name}' (known: {', '.join(BACKEND_CLASSES)})")
     module, cls = BACKEND_CLASSES[name]

@@ -162,10 +162,10 @@ def resolve_model(spec: str, settings: LocalModelSettings) -> ModelSource:
         return ModelSource(path.stem, path.resolve(), "gguf")
     if path.is_dir() and (path / "config.json").is_file():
         return ModelSource(path.resolve().name, path.resolve(), "folder")
-    known = ", ".join(sorted(settings.known_models))
+    names = ", ".join(sorted(settings.known_models))
     what = ("is not a .gguf file" if path.is_file() else "has no config.json (not a transformers model folder)"
             if path.is_dir() else "does not exist")
-    raise ConfigError(f"--local-model {spec!r}: {what}; give a known model ({known}), a GGUF file or a "
+    raise ConfigError(f"--local-model {spec!r}: {what}; give a known model ({names}), a GGUF file or a "
                       "transformers model folder")
 
 
@@ -342,6 +342,8 @@ class LocalModelServer(ServedClientConfig):
     """``transformers serve`` with a local model, as a context manager: ``base_url`` and
     ``model_name`` once the model has answered a first chat request; ``timings`` says how long each
     stage took (prepare_s, load_s, first_answer_s, start_s) and ``prepared`` how the folder came to be."""
+
+    base_url: str
 
     def __init__(self, model: str = "smollm2", port: int = 0, settings: LocalModelSettings | None = None,
                  start_timeout_s: float | None = None, log_path: str | os.PathLike | None = None,

@@ -48,7 +48,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
@@ -86,6 +86,10 @@ from llm_planner.llm.server_profile import (
     server_profile,
 )
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 T = TypeVar("T")
 
@@ -126,7 +130,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         self.probe_settings = ProbeSettings.from_config(opts)
         self.limiter: AdaptiveLimiter = limiter_for(self.base_url, self._model, LimiterSettings.from_config(opts))
         self._profile: ServerProfile | None = None
-        self._client = None
+        self._client: openai.OpenAI | None = None
         self.sleep: Callable[[float], None] = time.sleep
 
     @property
@@ -185,7 +189,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                            "(openai.api_key_env in config/llm.yaml names it)")
         return "no-key"  # local OpenAI-compatible servers usually ignore the key
 
-    def client(self):  # noqa: ANN201 - openai.OpenAI
+    def client(self) -> openai.OpenAI:
         if self._client is None:
             try:
                 import openai
@@ -220,7 +224,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
 
     def _ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
              cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
-        messages = [{"role": "user", "content": prompt}]
+        messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": prompt}]
         key_params = {"kind": kind, "n": n, **params, **(cache_extra or {})}
         key = cache_key(self.name, self.model, messages, key_params)
         if self.cache is not None:
@@ -257,7 +261,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
     def _params(self, section: str, **extra: Any) -> dict[str, Any]:
         """Sampling and the answer budget of a question kind (its section of config/llm.yaml)."""
         opts = self.config.section(section)
-        params = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
+        params: dict[str, Any] = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
         if "top_p" in opts:
             params["top_p"] = float(opts["top_p"])
         if opts.get("stop"):
@@ -367,7 +371,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 continue
             named = next((a for a in admissible if grounder.names_action(text, a, world, min_name)), None)
             kept[text] = action_to_text(named) if named else None
-        return [kept[t] for t in texts if kept[t]]
+        return [k for k in (kept[t] for t in texts) if k]
 
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         from llm_planner.llm.prompts import translate_prompt

@@ -79,7 +79,7 @@ def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, w
         raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
                         "other things: name one of them")
     several = kind_duplicates(text, world) if world is not None else []
-    if several:
+    if several and world is not None:
         listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
         raise GoalError(f"which {text}: {listed}? say which one")
     return ranked[0].name

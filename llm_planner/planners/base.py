@@ -142,9 +142,8 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
     def decide(self, observation: ObsT, full_state: StateT | None = None) -> Decision[ActionT]:
         """Choose the next action."""
 
-    def record(self, action: ActionT, success: bool, reason: str, observation: ObsT) -> None:  # noqa: B027
+    def record(self, action: ActionT, success: bool, reason: str, observation: ObsT) -> None:
         """Take in the outcome of the last action and the observation after it (belief update)."""
-        # (B027: deliberately empty, not abstract: a planner that keeps no belief has nothing to update)
 
     def preview(self) -> list[ActionT]:
         """The actions the planner currently intends to take, in order (may be empty)."""

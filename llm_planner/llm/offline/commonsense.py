@@ -204,16 +204,17 @@ class SceneKnowledge:
                              for f in by_place[stand])
                 continue
             kind, room = cs.places[place]
-            best, best_score = None, -1.0
+            match: str | None = None
+            match_score = -1.0
             for j, f in enumerate(furniture):
                 if (f in self.world.containers) != (kind == CONTAINER):
                     continue
                 score = float(sims[i, j]) + bonus.get((room, self.world.furniture_room.get(f, "")), 0.0)
-                if score > best_score:
-                    best, best_score = f, score
-            if best is not None and best_score >= self.kind_match:
-                links.append(PlaceLink(place, best, 1.0, f"stands in for '{place}' (cosine {best_score:.2f})",
-                                       best_score, True))
+                if score > match_score:
+                    match, match_score = f, score
+            if match is not None and match_score >= self.kind_match:
+                links.append(PlaceLink(place, match, 1.0, f"stands in for '{place}' (cosine {match_score:.2f})",
+                                       match_score, True))
         return links
 
     def _best_per_place(self) -> dict[str, str]:

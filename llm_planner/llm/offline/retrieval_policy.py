@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -100,7 +100,7 @@ def abstract_steps(trajectory: Trajectory, index: int) -> list[ExpertStep]:
             fetching = grab_at is not None and i <= grab_at
             if fetching and source is None:
                 continue
-            phase, place = (FETCH, source) if fetching else (DELIVER, dest)
+            phase, place = (FETCH, source) if fetching and source is not None else (DELIVER, dest)
             roles = _roles(actions[i], obj, source, dest, world)
             if roles is None:
                 continue
@@ -199,7 +199,7 @@ class RetrievalPolicy:
         self.place_match = place_match
         self.steps = [s for k, t in enumerate(self.trajectories) for s in abstract_steps(t, k)]
         self._by_trajectory: dict[int, list[ExpertStep]] = {}
-        self._by_situation: dict[Situation, Counter] = {}
+        self._by_situation: dict[Situation, Counter[tuple[str, tuple[str, ...]]]] = {}
         for s in self.steps:
             self._by_trajectory.setdefault(s.trajectory, []).append(s)
             self._by_situation.setdefault(s.situation, Counter())[(s.verb, s.roles)] += 1
@@ -254,19 +254,20 @@ class RetrievalPolicy:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        votes: Counter = Counter()
+        votes: dict[tuple[str, tuple[str, ...]], float] = {}  # weighted votes, in the order first seen
         for i, w in neighbours:
             for s in self._by_trajectory.get(i, []):
                 if s.situation == situation:
-                    votes[(s.verb, s.roles)] += max(w, 1e-3)
+                    votes[(s.verb, s.roles)] = votes.get((s.verb, s.roles), 0.0) + max(w, 1e-3)
         if not votes:
             best = min((known.distance(situation) for known in self._by_situation), default=100)
             if best >= 100:
                 raise LLMError("the expert data set D has no step like the current situation")
             for known, counts in self._by_situation.items():
                 if known.distance(situation) == best:
-                    votes.update(counts)
-        action = votes.most_common(1)[0][0]
+                    for verb_roles, count in counts.items():
+                        votes[verb_roles] = votes.get(verb_roles, 0.0) + count
+        action = max(votes, key=votes.__getitem__)  # the first of the most voted
         if len(self._memo) > 100_000:
             self._memo.clear()
         self._memo[key] = action
@@ -295,7 +296,7 @@ class RetrievalPolicy:
         it before crossing the flat; without this the samples send the robot back and forth."""
         furniture = set(world.furniture)
         excluded = know.searched | {item.destination}
-        weights: Counter = Counter()
+        weights: defaultdict[str, float] = defaultdict(float)
         for pool in (neighbours, [(k, 1.0) for k in range(len(self.trajectories))]):
             votes = {(k, s.source): w for k, w in pool for s in self._by_trajectory.get(k, [])
                      if s.obj_type == item.obj_type and s.source}  # one vote per expert and object moved

@@ -166,8 +166,9 @@ class ModelServer(_ClientConfig):
         if fault in ("429", "500", "timeout", "garbage-body"):
             self.stats_.count("faults", fault.split("-")[0])
             return self._fault_reply(fault)
-        seed = body.get("seed") if isinstance(body.get("seed"), int) else 0
-        if kind == "random" and not isinstance(body.get("seed"), int):
+        given_seed = body.get("seed")
+        seed = given_seed if isinstance(given_seed, int) else 0
+        if kind == "random" and not isinstance(given_seed, int):
             seed = self.draw("getrandbits", 32)  # a sampling model's answer to "a random number" varies
         started = time.perf_counter()
         self._acquire()
@@ -369,6 +370,8 @@ def _handler_class(server: ModelServer) -> type:
 class ServeProcess(_ClientConfig):
     """``llm-planner serve`` in its own process (a context manager): ``base_url`` once it listens,
     ``stats()`` over HTTP, stopped with SIGINT (it prints its statistics) and killed if it lingers."""
+
+    base_url: str
 
     def __init__(self, args: Sequence[str] = (), start_timeout_s: float = 120.0, env: dict[str, str] | None = None) -> None:
         self.args = list(args)

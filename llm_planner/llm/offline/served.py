@@ -132,7 +132,9 @@ def _counted_types(value: str) -> dict[str, str]:
 def policy_world(prompt: str) -> WorldInfo:
     """The apartment as the policy prompt names it (rooms, furniture with kind and room, objects)."""
     rooms = _names(_line(prompt, "Rooms in the house"))
-    containers, surfaces, room_of = [], [], {}
+    containers: list[str] = []
+    surfaces: list[str] = []
+    room_of: dict[str, str] = {}
     for name, kind, room in _FURNITURE.findall(_line(prompt, "Furniture in the house")):
         furniture = text_to_name(name)
         (containers if kind == "container" else surfaces).append(furniture)
