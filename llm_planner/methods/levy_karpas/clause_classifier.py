@@ -64,7 +64,7 @@ class ClauseClassifier:
         if not clauses:
             raise LLMError("the clause classifier needs training clauses (the data set's train split)")
         texts = [self.mask(c.text, w) for c, w in zip(clauses, worlds, strict=True)]
-        unique = {}
+        unique: dict[tuple[str, str], None] = {}  # (masked text, label) in first-seen order
         for text, clause in zip(texts, clauses, strict=True):
             unique.setdefault((text, clause.label), None)
         self.labels = [lab for _t, lab in unique]
@@ -79,7 +79,7 @@ class ClauseClassifier:
         if not texts:
             return []
         sims = self.similarity([self.mask(t, world) for t in texts])
-        out = []
+        out: list[dict[str, float]] = []
         for row in sims:
             order = np.argsort(-row)[: self.k]
             if row[order[0]] < self.unknown_similarity:

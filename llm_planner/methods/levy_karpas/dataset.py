@@ -189,8 +189,8 @@ class _Renderer:
         if len(goal) != 1 or goal[0].count != 1 or self.rng.random() >= self.p_ref:
             return None
         item = goal[0]
-        places = sorted({self.h.location(state, o) for o in self.h.objects if self.h.object_type[o] == item.obj_type}
-                        - {None, item.destination})
+        places = sorted({p for o in self.h.objects if self.h.object_type[o] == item.obj_type
+                         if (p := self.h.location(state, o)) is not None} - {item.destination})
         self.rng.shuffle(places)
         for place in places:
             word = self.category_ref(item.obj_type, state, place)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Union
 
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.symbolic import VERBS, Goal, GoalItem, Household, State
@@ -43,7 +42,7 @@ KIND_TYPE = "argkind"
 FROM, TO = "?step_from", "?step_to"
 MAX_ARGS = 2
 
-SExpr = Union[str, list]
+SExpr = str | list
 
 
 # ------------------------------------------------------------------------ s-expressions

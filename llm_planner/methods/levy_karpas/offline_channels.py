@@ -89,6 +89,10 @@ class Context:
     holding: str | None = None
 
 
+#: One reading of a clause: its template steps, their probability and the context after them.
+Reading = tuple[tuple[TemplateStep, ...], float, Context]
+
+
 @dataclass(frozen=True)
 class Hypothesis:
     steps: tuple[TemplateStep, ...] = ()
@@ -187,7 +191,7 @@ class OfflineChannels:
         clauses; step clauses: the others (a directive with goal clauses gives a partial template)."""
         clauses = split_clauses(directive)
         labels = [self._with_destination(c, p) for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
-        top = [max(p, key=p.get) if p else UNKNOWN for p in labels]
+        top = [max(p, key=p.__getitem__) if p else UNKNOWN for p in labels]
         stepwise = any(t in ("grab", "open", "close") for t in top)
         goal_idx = [i for i, t in enumerate(top) if t == "bring" or (t == "put" and not stepwise)]
         step_idx = [i for i, t in enumerate(top) if i not in goal_idx]
@@ -196,7 +200,7 @@ class OfflineChannels:
     def _with_destination(self, clause: str, probs: dict[str, float]) -> dict[str, float]:
         """Rule over the classifier: a clause that puts an object *in/on* a piece of furniture is not
         a grab ("set the cup from the cabinet in the dishwasher"); its grab share goes to put."""
-        if not probs or max(probs, key=probs.get) != "grab":
+        if not probs or max(probs, key=probs.__getitem__) != "grab":
             return probs
         body = _SOURCE.sub("", " " + _drop_verb(clause)).strip()
         match = _PUT.match(body)
@@ -281,7 +285,8 @@ class OfflineChannels:
             if self.h.count_satisfied(state, item) >= item.count:
                 logp += penalty
             source = slots[k].source if k < len(slots) else ""
-            place = (self.names.rank(source, "furniture") or [(None, 0.0)])[0][0] if source else None
+            ranked = self.names.rank(source, "furniture") if source else []
+            place = ranked[0][0] if ranked else None
             if place and not self._type_at(state, item.obj_type, place):
                 logp += penalty
         return logp
@@ -345,17 +350,17 @@ class OfflineChannels:
         return _normalise([(n, p * (w if n in self.h.furniture_room and self.h.furniture_room[n] != ctx.room else 1.0))
                            for n, p in cands], self.names.top)
 
-    def _walk(self, clause: str, ctx: Context, state: State | None):
+    def _walk(self, clause: str, ctx: Context, state: State | None) -> list[Reading]:
         via = _VIA.search(clause)
         to = _TO.search(clause)
         target = to.group("to") if to else _drop_verb(clause)
         if via and not to and clause.startswith(("walk through", "go through", "pass through")):
             target = ""
-        out = []
-        via_cands = self.names.rank(via.group("via"), "room") if via else [(None, 1.0)]
+        out: list[Reading] = []
+        via_cands: Sequence[tuple[str | None, float]] = self.names.rank(via.group("via"), "room") if via else [(None, 1.0)]
         for room, p_via in via_cands:
             c1 = replace(ctx, room=room, near=None) if room else ctx
-            steps1 = (TemplateStep("walk", (room,)),) if room else ()
+            steps1: tuple[TemplateStep, ...] = (TemplateStep("walk", (room,)),) if room else ()
             if not target:
                 out.append((steps1, p_via, c1))
                 continue
@@ -379,14 +384,15 @@ class OfflineChannels:
             near = here[0] if here else None
         return replace(ctx, near=near, last_obj=name, room=self.h.furniture_room[near] if near else ctx.room)
 
-    def _grab(self, clause: str, ctx: Context, state: State | None):
+    def _grab(self, clause: str, ctx: Context, state: State | None) -> list[Reading]:
         body = _drop_verb(clause)
         match = _GRAB_SOURCE.match(body)
         obj, source = (match.group("obj"), match.group("src")) if match else (body, "")
         if _strip(obj) in PRONOUNS and ctx.last_obj:
             cands = [(ctx.last_obj, 1.0)]
         else:
-            place = (self.names.rank(source, "furniture") or [(None, 0)])[0][0] if source else ctx.near
+            ranked = self.names.rank(source, "furniture") if source else []
+            place = (ranked[0][0] if ranked else None) if source else ctx.near
             if state is not None and place:
                 w = float(self.opts["state_mismatch_weight"])
                 cands = _normalise([(t, p * (1.0 if self._type_at(state, t, place) else w))
@@ -395,7 +401,7 @@ class OfflineChannels:
                 cands = self.names.rank(obj, "object")
         return [((TemplateStep("grab", (t,)),), p, replace(ctx, holding=t, last_obj=t)) for t, p in cands]
 
-    def _put(self, clause: str, ctx: Context):
+    def _put(self, clause: str, ctx: Context) -> list[Reading]:
         body = _drop_verb(clause)
         match = _PUT.match(body)
         if match is None:
@@ -407,7 +413,7 @@ class OfflineChannels:
         else:
             objs = self.names.rank(obj, "object")
         dests = self._room_weighted(self.names.rank(dest, "furniture", wide=True), ctx)
-        out = []
+        out: list[Reading] = []
         for t, po in objs:
             for f, pf in dests:
                 verb = "putin" if self.h.is_container[f] else "puton"

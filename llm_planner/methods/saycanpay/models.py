@@ -21,11 +21,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 
 TRAIN_HINT = "train them with: llm-planner train saycanpay"
 
@@ -98,13 +101,13 @@ class TrainSettings:
     can_bce_weight: float = 1.0
 
 
-def _module(n_features: int, hidden: int):
+def _module(n_features: int, hidden: int) -> torch.nn.Sequential:
     import torch
 
     return torch.nn.Sequential(torch.nn.Linear(n_features, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
 
 
-def _to_head(module) -> Head:
+def _to_head(module: torch.nn.Sequential) -> Head:
     first, last = module[0], module[2]
     return Head(first.weight.detach().numpy().T.copy(), first.bias.detach().numpy().copy(),
                 last.weight.detach().numpy().T.copy(), last.bias.detach().numpy().copy())

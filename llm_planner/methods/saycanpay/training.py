@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from llm_planner.domains.household.world.expert import Trajectory
-from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.symbolic import Action, Household
+from llm_planner.llm.embeddings import Embedder
 from llm_planner.methods.saycanpay.features import FEATURE_VERSION, N_FEATURES, Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, Example, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models, TrainSettings, train_can, train_pay
@@ -75,7 +76,8 @@ def training_examples(trajectories: Sequence[Trajectory], households: Mapping[st
     return data
 
 
-def _other_action(trajectories: Sequence[Trajectory], usable: Sequence[int], k: int, not_this, rng: random.Random):
+def _other_action(trajectories: Sequence[Trajectory], usable: Sequence[int], k: int, not_this: Action,
+                  rng: random.Random) -> Action:
     """An action of another trajectory (another o_0 and goal), different from ``not_this``."""
     mine = trajectories[k].task
     for _ in range(100):
@@ -139,7 +141,7 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
     return Models(can, pay, meta), metrics
 
 
-def train_models(config: Mapping[str, Any], embedder, trajectories: Sequence[Trajectory] | None = None,
+def train_models(config: Mapping[str, Any], embedder: Embedder, trajectories: Sequence[Trajectory] | None = None,
                  progress: Progress | None = None) -> tuple[Models, dict[str, Any]]:
     """Build the expert data (unless given), the §6 examples, and fit Can and Pay."""
     from llm_planner.domains.household.world.expert import build_dataset

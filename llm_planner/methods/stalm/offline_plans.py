@@ -96,7 +96,9 @@ def _quoted_tuples(text: str) -> list[Act]:
 
 def read_prompt(prompt: str) -> Abstraction:
     """Parse the prompt's objects, init, goal, history and failed-plan feedback."""
-    objects, regions, doors = [], [], []
+    objects: list[str] = []
+    regions: list[str] = []
+    doors: list[str] = []
     for line in _section(prompt, "(:objects", (")",)).splitlines():
         m = re.match(r"\s*([\w\-]+)\s*-\s*(\w+)", line)
         if m:
@@ -257,7 +259,8 @@ def search(model: AbstractModel, rng: random.Random, max_expansions: int = MAX_E
     """Weighted A* with random tie-breaking; None when the abstraction has no plan."""
     start = model.initial()
     counter = itertools.count()
-    frontier = [(WEIGHT * model.h(start), rng.random(), next(counter), start, ())]
+    frontier: list[tuple[float, float, int, AState, tuple[Act, ...]]] = [
+        (WEIGHT * model.h(start), rng.random(), next(counter), start, ())]
     seen = {start: 0}
     expansions = 0
     while frontier and expansions < max_expansions:
