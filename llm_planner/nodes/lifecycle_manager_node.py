@@ -19,6 +19,7 @@ from typing import Any
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.client import Client
 from rclpy.node import Node
 
 from llm_planner.config import default_params_file, read_params_file
@@ -42,7 +43,7 @@ class LifecycleManager(Node):
         self.params = {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
         self.params["shutdown_timeout_s"] = read_params_file()["shutdown_timeout_s"]
         group = ReentrantCallbackGroup()
-        self.clients_ = {name: (self.create_client(GetState, f"{name}/get_state", callback_group=group),
+        self.clients_: dict[str, tuple[Client[Any, Any], Client[Any, Any]]] = {name: (self.create_client(GetState, f"{name}/get_state", callback_group=group),
                                 self.create_client(ChangeState, f"{name}/change_state", callback_group=group))
                          for name in self.params["node_names"]}
         self.brought_up: set[str] = set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
@@ -29,6 +29,9 @@ from llm_planner.ros.conversions import geometry_to_msg, markers_to_msg
 from llm_planner.ros.managed_node import OK, ManagedNode
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, run_node
 
+if TYPE_CHECKING:
+    from llm_planner.adapters.base import Simulator
+
 
 class SimulatorNode(ManagedNode):
     """Lifecycle: configure builds the world (PyBullet), activate publishes and serves skills,
@@ -36,7 +39,7 @@ class SimulatorNode(ManagedNode):
 
     def __init__(self) -> None:
         super().__init__("simulator")
-        self.sim = None
+        self.sim: Simulator | None = None
         self.lock = threading.Lock()  # PyBullet is not thread-safe: one skill or snapshot at a time
         self.group = MutuallyExclusiveCallbackGroup()
         self.skills: deque[float] = deque(maxlen=1000)  # monotonic times of the last skills (step rate)
@@ -78,6 +81,7 @@ class SimulatorNode(ManagedNode):
         """Publish the geometry (and, at start and after a skill, the markers); the geometry's stamp."""
         with self.lock:
             stamp = self.get_clock().now().to_msg()
+            assert self.sim is not None  # configured before it publishes
             geometry = self.sim.geometry()
             self.geometry_pub.publish(geometry_to_msg(geometry, stamp))
         self.published.append(time.monotonic())
@@ -90,6 +94,7 @@ class SimulatorNode(ManagedNode):
             response.success, response.reason = False, self.inactive_message()
             return response
         with self.lock:
+            assert self.sim is not None  # active, so configured
             response.success, response.reason = self.sim.execute_skill(request.action, list(request.args))
             response.path = [Point(x=float(x), y=float(y)) for x, y in self.sim.last_path]
         self.skills.append(time.monotonic())
@@ -103,16 +108,17 @@ class SimulatorNode(ManagedNode):
 
     def on_render(self, request: RenderSnapshot.Request, response: RenderSnapshot.Response) -> RenderSnapshot.Response:
         view = request.view or "top"
+        render = getattr(self.sim, "render_png", None)  # a world that can be drawn (the household)
         if not self.active:
             response.success, response.message = False, self.inactive_message()
-        elif not hasattr(self.sim, "render_png"):
+        elif render is None:
             response.success, response.message = False, "this world cannot be rendered"
         elif view not in ("top", "perspective") or not request.path:
             response.success, response.message = False, "give a PNG path and a view of top or perspective"
         else:
             try:
                 with self.lock:
-                    response.success, response.message = True, self.sim.render_png(request.path, view)
+                    response.success, response.message = True, render(request.path, view)
             except (OSError, ValueError) as exc:
                 response.success, response.message = False, f"could not render: {exc}"
         return response

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import rclpy
 from llm_planner_interfaces.msg import TaskStatus
@@ -35,9 +35,19 @@ GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
 #: requests beyond the tenth while the server is busy and their callers wait forever
 #: (../shared/notes/ros2-from-pypi.md); 1000 queued requests are never dropped.
 SERVICE_QOS = QoSProfile(depth=1000, history=QoSHistoryPolicy.KEEP_LAST, reliability=QoSReliabilityPolicy.RELIABLE)
+
+
+class ActionQos(TypedDict):
+    """The QoS keywords of an action server or client."""
+
+    goal_service_qos_profile: QoSProfile
+    result_service_qos_profile: QoSProfile
+    cancel_service_qos_profile: QoSProfile
+
+
 #: The keyword arguments that give an ActionServer or ActionClient deep, reliable service queues.
-ACTION_QOS = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profile": SERVICE_QOS,
-              "cancel_service_qos_profile": SERVICE_QOS}
+ACTION_QOS: ActionQos = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profile": SERVICE_QOS,
+                         "cancel_service_qos_profile": SERVICE_QOS}
 STATUS_QOS = QoSProfile(depth=100, reliability=QoSReliabilityPolicy.RELIABLE)
 
 

@@ -44,10 +44,10 @@ def descriptor(param: Param, role: str, domain: str) -> ParameterDescriptor:
     constraints = f"one of {', '.join(choices)}" if choices else param.accepts
     desc = ParameterDescriptor(name=param.name, type=_TYPES[param.kind], description=param.description + note,
                                additional_constraints=constraints, read_only=not live)
-    if param.kind is float and param.low is not None:
+    if param.kind is float and param.low is not None and param.high is not None:
         desc.floating_point_range = [FloatingPointRange(from_value=float(param.low), to_value=float(param.high),
                                                         step=0.0)]
-    elif param.kind is int and param.low is not None:
+    elif param.kind is int and param.low is not None and param.high is not None:
         desc.integer_range = [IntegerRange(from_value=int(param.low), to_value=int(param.high), step=0)]
     return desc
 

@@ -15,6 +15,7 @@ from typing import Any
 from llm_planner_interfaces.msg import PerceivedState
 from llm_planner_interfaces.srv import RobotSkill
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.client import Client
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
@@ -98,7 +99,7 @@ class RosRobotLink:
     def __init__(self, node: Node, domain: Domain) -> None:
         self.node = node
         self.params = domain.params
-        self.skill_client = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
+        self.skill_client: Client[Any, Any] = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
                                                callback_group=ReentrantCallbackGroup())
         self.skill_service = node.resolve_service_name("robot/skill")
         self.simulator: str | None = None  # the node seen serving robot/skill
@@ -138,6 +139,7 @@ class RosRobotLink:
                                       f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
                                       f"{presence(self.node, self.simulator)}")
         response = future.result()
+        assert response is not None  # the call is done (a failed call raised)
         self.last_path, self.last_stamp_ns = [(p.x, p.y) for p in response.path], time_to_ns(response.stamp)
         return bool(response.success), response.reason, self.last_stamp_ns
 
