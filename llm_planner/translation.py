@@ -19,6 +19,7 @@ from llm_planner.errors import GoalError
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
+    from llm_planner.llm.base import LanguageModel
 
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
@@ -56,7 +57,8 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
     return translate
 
 
-def _levy_karpas_goal(directive: str, household: Household, backend, state: dict) -> Translation:
+def _levy_karpas_goal(directive: str, household: Household, backend: str | LanguageModel | None,
+                      state: dict) -> Translation:
     from llm_planner.llm.text import goal_to_text
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 

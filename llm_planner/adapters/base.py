@@ -119,7 +119,7 @@ class Domain(ABC):
     def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:
         """The planner's task for a grounded goal (step limit from ``max_steps``)."""
 
-    def close_planner(self, planner: Planner) -> None:
+    def close_planner(self, planner: Planner) -> None:  # noqa: B027 - optional: most planners hold nothing
         """Release what a planner holds (a G-TAMP planner's collision world)."""
 
     # ---------------------------------------------------------------- directives and goals

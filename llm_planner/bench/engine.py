@@ -380,7 +380,7 @@ class RayRequestGate:
         except GetTimeoutError:
             self.slots.cancel.remote(token)  # the slot, if it comes, goes straight back
             raise LLMError(f"no slot for an LLM request within gate_wait_s={self.wait_s:g} s (config/ray.yaml): "
-                           f"the cluster-wide --llm-max-in-flight limit is held by others; raise it or the wait")
+                           f"the cluster-wide --llm-max-in-flight limit is held by others; raise it or the wait") from None
         try:
             yield
         finally:

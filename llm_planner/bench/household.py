@@ -361,7 +361,7 @@ def _run(args: argparse.Namespace) -> int:
         llm_overrides = served[None]
     if args.latencies:
         methods = [MethodSpec(m.planner, m.overrides, latency) for latency in served for m in methods]
-    for home, scene in homes:
+    for _home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):

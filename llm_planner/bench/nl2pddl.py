@@ -15,10 +15,13 @@ import argparse
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Household
 
 INPUTS = ("directive", "directive+state")
 INPUT_LABEL = {"directive": "D", "directive+state": "D+S"}
@@ -68,7 +71,7 @@ def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
     _WORKER["households"] = {}
 
 
-def _household(scene: str):
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 

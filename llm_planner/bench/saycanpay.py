@@ -22,10 +22,14 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.domains.household.world.tasks import HouseholdTask
 
 STRATEGIES = ("greedy_action", "beam_action")
 SCORES = ("say", "saycan", "saycanpay")
@@ -106,7 +110,7 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
                                     done_step=done_step) if need_models else None
 
 
-def _household(scene: str):
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
@@ -146,7 +150,7 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------ aggregation
-def tasks_of(config: dict[str, Any], split: str, n: int | None):
+def tasks_of(config: dict[str, Any], split: str, n: int | None) -> list[HouseholdTask]:
     from llm_planner.domains.household.world.tasks import generate_tasks
 
     spec = config["benchmark"][split]

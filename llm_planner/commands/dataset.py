@@ -7,6 +7,11 @@ and writes JSON Lines. ``--check-pddl K`` compares K expert plans with Fast Down
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.expert import Trajectory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_pybullet(scene_name: str, trajectories, k: int) -> int:
+def _check_pybullet(scene_name: str, trajectories: Sequence[Trajectory], k: int) -> int:
     """Replay an evenly spread sample of ``k`` trajectories on the PyBullet robot; print the outcome."""
     import time
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.methods.saycanpay.formats import Example
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +53,7 @@ def run_saycanpay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(config: dict, k: int, model_input) -> None:
+def _show(config: dict, k: int, model_input: Callable[[Example], str]) -> None:
     """A few training inputs in the seed's text format, with their Can/Pay targets."""
     from llm_planner.domains.household.world.expert import build_dataset
     from llm_planner.domains.household.world.scene import load_scene

@@ -69,7 +69,7 @@ def layout_view(check: LayoutCheck, cfg: SimConfig | None = None, title: str = "
     culprits = {f.where.split(".")[1] for f in errors if f.where.startswith("furniture.")}
     view.furniture = [Piece(p.name, p.rect, p.color, p.label, "problem" if p.name in culprits else p.style)
                       for p in view.furniture]
-    view.approaches = [(n, l.approach) for n, l in check.layouts.items()]
+    view.approaches = [(n, lay.approach) for n, lay in check.layouts.items()]
     view.robot_start = check.robot_start
     view.robot_radius = check.drive_radius
     for k, finding in enumerate(errors, 1):

@@ -218,7 +218,7 @@ def draw(ax: Axes, view: TopView, detail: str = "full") -> None:
                                 "linestyle": (0, (3, 2))})
     for piece in sorted(view.objects, key=lambda p: p.style != "goal"):
         _draw_piece(ax, piece, font * 0.9, zorder=6, names=not small or piece.style == "goal", labels=labels)
-    for name, pose in view.approaches:
+    for _name, pose in view.approaches:
         ax.annotate("", xy=(pose.x + 0.22 * math.cos(pose.yaw), pose.y + 0.22 * math.sin(pose.yaw)),
                     xytext=(pose.x, pose.y), zorder=6, arrowprops={"arrowstyle": "-|>", "color": APPROACH_COLOR,
                                                                   "lw": 0.8, "mutation_scale": 7})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from llm_planner.domains.bullet import pybullet as p
@@ -263,13 +263,14 @@ class GTampModel:
         hits = sweep_hits(self.world, path, (), self._obstacles(state, exclude), carried)
         return sorted(self.world.name_of[b] for b in hits)
 
-    def ik_at(self, base: Pose2D, pos, orn) -> tuple[float, ...] | None:
+    def ik_at(self, base: Pose2D, pos: Sequence[float], orn: Sequence[float]) -> tuple[float, ...] | None:
         """An IK solution for the tool pose with the base at ``base`` (counted as a motion-planner call)."""
         self.counters.ik_calls += 1
         self.world.set_base(base)
         return self.world.ik(pos, orn)
 
-    def _arm_hits(self, state: GState, base: Pose2D, arm, obstacles, carried: Carried | None = None) -> list[str]:
+    def _arm_hits(self, state: GState, base: Pose2D, arm: Sequence[Sequence[float]], obstacles: Sequence[int],
+                  carried: Carried | None = None) -> list[str]:
         self.world.set_state(state)
         hits = sweep_hits(self.world, [base], arm, obstacles, carried)
         return sorted(self.world.name_of[b] for b in hits)

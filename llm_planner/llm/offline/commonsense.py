@@ -239,15 +239,15 @@ class SceneKnowledge:
         if not links:
             return ("resembles no place of the commonsense file: only the floor probability for every object "
                     "(the robot still searches it, last)")
-        own = [l for l in links if not l.stand_in]
-        stand = [l for l in links if l.stand_in]
+        own = [link for link in links if not link.stand_in]
+        stand = [link for link in links if link.stand_in]
         parts = []
         if own:
-            parts.append(" + ".join(f"'{l.place}'" + (f" x{l.factor:.2f}" if l.factor < 1 else "") for l in own)
+            parts.append(" + ".join(f"'{link.place}'" + (f" x{link.factor:.2f}" if link.factor < 1 else "") for link in own)
                          + f" ({own[0].how})")
         if stand:
-            parts.append("also stands in for " + ", ".join(f"'{l.place}'" for l in stand) + " (none in this apartment)")
-        mismatch = [l.place for l in own if self.commonsense.places[l.place][0] != kind]
+            parts.append("also stands in for " + ", ".join(f"'{link.place}'" for link in stand) + " (none in this apartment)")
+        mismatch = [link.place for link in own if self.commonsense.places[link.place][0] != kind]
         tail = f"; objects go {'inside' if kind == 'container' else 'on'} it (a {kind} here" + (
             f", the file says {self.commonsense.places[mismatch[0]][0]})" if mismatch else ")")
         return "; ".join(parts) + tail

@@ -22,7 +22,6 @@ import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 import numpy as np
 
@@ -53,7 +52,7 @@ from llm_planner.errors import SceneError
 
 Point = tuple[float, float]
 #: A shape drawn in red on the picture of a problem: a footprint, or a point (x, y).
-Mark = Union[Rect, Point]
+Mark = Rect | Point
 
 ERROR = "error"
 NOTE = "note"
@@ -339,7 +338,7 @@ def _approach_finding(failure: ApproachFailure) -> Finding:
 
 
 def _grid_obstacles(layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall]) -> dict[str, Rect]:
-    out = {f"furniture.{n}": l.footprint for n, l in layouts.items()}
+    out = {f"furniture.{n}": lay.footprint for n, lay in layouts.items()}
     out.update({w.name: w.rect for w in walls})
     return out
 
@@ -370,7 +369,7 @@ def keep_distance(cfg: SimConfig) -> float:
 def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: SimConfig,
                   failures: Mapping[str, ApproachFailure]) -> None:
     scene, planner = check.scene, BasePlanner(check.grid)
-    approaches = [(l.approach.x, l.approach.y) for l in check.layouts.values()]
+    approaches = [(lay.approach.x, lay.approach.y) for lay in check.layouts.values()]
     keep = keep_distance(cfg)
     start_room = scene.robot_room
     start = room_spot(planner, scene, start_room, approaches, keep, None)

@@ -313,7 +313,7 @@ class ApproachFailure:
 
 def obstacles_of(layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall], cfg: SimConfig) -> list[Obstacle]:
     """Every furniture footprint and wall piece as a named obstacle."""
-    out = [Obstacle(f"furniture.{n}", l.footprint, l.top) for n, l in layouts.items()]
+    out = [Obstacle(f"furniture.{n}", lay.footprint, lay.top) for n, lay in layouts.items()]
     return out + [Obstacle(describe_wall(w), w.rect, cfg.world.wall_height) for w in walls]
 
 

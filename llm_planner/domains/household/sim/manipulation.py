@@ -21,6 +21,7 @@ from llm_planner.domains.household.sim.placement import (
 )
 from llm_planner.domains.household.sim.robot import ArmPose
 from llm_planner.domains.household.sim.skills import Held, PlacementError, SkillFailed, Vec3
+from llm_planner.domains.household.world.scene import ObjectType
 
 
 def _interp(a: ArmPose, b: ArmPose, steps: float) -> list[ArmPose]:
@@ -229,8 +230,8 @@ class ManipulationMixin(SimHost):
                 out.append((aabb(p.getAABB(body, -1, physicsClientId=self.client)), yaw_of(orn)))
         return out
 
-    def _spots(self, layout: FurnitureLayout, otype, rng: random.Random, random_first: bool,
-               lowers: list[tuple[tuple[Vec3, Vec3], float]]):
+    def _spots(self, layout: FurnitureLayout, otype: ObjectType, rng: random.Random, random_first: bool,
+               lowers: list[tuple[tuple[Vec3, Vec3], float]]) -> Iterator[tuple[Spot, tuple[Vec3, Vec3] | None]]:
         """Candidate spots with the AABB of the object each would sit on (None: on the level
         itself): free spots of the level first, then on top of other objects."""
         round_ = is_round(otype, self.cfg)

@@ -269,7 +269,7 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             raise SkillFailed(f"{furniture} is closed")
         with self._undo_on_failure([obj]):
             failure = None
-            for attempt, (spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
+            for attempt, (_spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
                 if attempt >= self.cfg.placement.put_attempts:
                     break
                 checkpoint = self._Undo(self, [obj])

@@ -31,6 +31,7 @@ from math import factorial
 from pathlib import Path
 from typing import Any
 
+from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import HouseholdTask
 from llm_planner.errors import ConfigError, PlanningError
@@ -178,7 +179,8 @@ def _run(household: Household, state: State, moves: Iterable[Move], close: bool)
     return plan
 
 
-def _best_exhaustive(household, state, items, choices, close) -> list[Action]:
+def _best_exhaustive(household: Household, state: State, items: list[tuple[str, int, list[str]]],
+                     choices: list[list[tuple[str, ...]]], close: bool) -> list[Action]:
     best: list[Action] | None = None
     for picked in product(*choices):
         moves = [(o, dest) for (dest, _, _), objs in zip(items, picked, strict=True) for o in objs]
@@ -195,7 +197,7 @@ def _best_exhaustive(household, state, items, choices, close) -> list[Action]:
     return best
 
 
-def _greedy(household, state, items, close) -> list[Action]:
+def _greedy(household: Household, state: State, items: list[tuple[str, int, list[str]]], close: bool) -> list[Action]:
     """Cheapest next subtask first, until every item has its objects."""
     remaining = {k: short for k, (_, short, _) in enumerate(items)}
     used: set[str] = set()
@@ -361,7 +363,7 @@ def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simpl
 _WORKER: dict[str, Household] = {}
 
 
-def _init_worker(scene) -> None:
+def _init_worker(scene: Scene) -> None:
     _WORKER["household"] = Household(scene)
 
 
