@@ -45,15 +45,20 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
 from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+    from llm_planner.domains.skill import SkillOutcome
+    from llm_planner.execution import World
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
@@ -193,7 +198,7 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
 
 
 @lru_cache(maxsize=8)
-def _household(scene: str):  # noqa: ANN202 - Household
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
@@ -207,7 +212,7 @@ def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = N
     return tuple(generate_tasks(_household(scene).scene, suite, n, seed, tasks_file))
 
 
-def make_world(household, placement_seed: int, pybullet: bool):  # noqa: ANN001, ANN201
+def make_world(household: Household, placement_seed: int, pybullet: bool) -> World:
     """The world of one episode: the symbolic model, or PyBullet with perception (``--pybullet``)."""
     if not pybullet:
         from llm_planner.execution import SymbolicWorld
@@ -221,7 +226,7 @@ class PyBulletWorld:
     skills move the robot; observations and the goal check come from geometry through
     ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
 
-    def __init__(self, household, placement_seed: int) -> None:  # noqa: ANN001
+    def __init__(self, household: Household, placement_seed: int) -> None:
         from llm_planner.domains.household.sim.perception import perceive, perceive_full
         from llm_planner.domains.household.sim.world import HouseholdSim
 
@@ -230,19 +235,19 @@ class PyBulletWorld:
         scene = household.scene
         self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
 
-    def execute(self, action):  # noqa: ANN001, ANN201
+    def execute(self, action: Action) -> SkillOutcome:
         from llm_planner.domains.skill import SkillOutcome
 
         result = self.sim.execute(action)
         return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
 
-    def observe(self):  # noqa: ANN201
+    def observe(self) -> Observation:
         return self._perceive(self.household.scene, self.sim.geometry())
 
-    def full_state(self):  # noqa: ANN201
+    def full_state(self) -> State:
         return self._perceive_full(self.household.scene, self.sim.geometry(), self.household)
 
-    def goal_reached(self, goal) -> bool:  # noqa: ANN001
+    def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.full_state(), goal)
 
     def close(self) -> None:
@@ -459,7 +464,7 @@ def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: ar
     return "\n".join(out)
 
 
-def _profiled(work, path: str) -> list[dict[str, Any]]:  # noqa: ANN001 - a callable
+def _profiled(work: Callable[[], list[dict[str, Any]]], path: str) -> list[dict[str, Any]]:
     """``work()`` under cProfile; prints the top functions by own and by cumulative time."""
     import cProfile
     import io

@@ -2,11 +2,12 @@
 (mean +- standard error over seeds), the cost of a decision (App. E), and the latency grid."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from llm_planner.bench.household import MethodSpec
+    from llm_planner.bench.report import BenchReport
 
 #: Labels of the seed's tables for the methods (Tables 1 and 2).
 PAPER_NAMES = {
@@ -16,7 +17,8 @@ PAPER_NAMES = {
 }
 
 
-def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, seeds) -> None:  # noqa: ANN001
+def fill_rows(report: BenchReport, records: list[dict[str, Any]], homes: Sequence[tuple[str, str]],
+              methods: Sequence[MethodSpec], suites: Sequence[str], seeds: Iterable[int]) -> None:
     """One row per (home, method, suite): success mean ± stderr over seeds, and cost figures."""
     from llm_planner.bench.report import mean_stderr
 
@@ -66,7 +68,8 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def format_report(report, homes, methods, suites, sims: int, wall: float) -> str:  # noqa: ANN001
+def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods: Sequence[MethodSpec],
+                  suites: Sequence[str], sims: int, wall: float) -> str:
     from llm_planner.bench.report import format_table
 
     out = []
@@ -98,7 +101,7 @@ def format_report(report, homes, methods, suites, sims: int, wall: float) -> str
     return "\n".join(out)
 
 
-def success_table(report, home: str, title: str) -> str:  # noqa: ANN001 - BenchReport
+def success_table(report: BenchReport, home: str, title: str) -> str:
     """Methods x suites success (mean ± stderr over seeds, Tables 1/2), and per method the objects
     its episodes grabbed that no goal names (issue 27: a robot must not shuffle someone's things)."""
     from llm_planner.bench.report import fmt_pm, format_table
@@ -113,7 +116,7 @@ def success_table(report, home: str, title: str) -> str:  # noqa: ANN001 - Bench
     return format_table(["method", *suites, "unrelated moves"], body, title=title)
 
 
-def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001
+def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str],
                          in_flight: dict[MethodSpec, int]) -> str:
     """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
     per decision; then, per latency, each concurrent method's wall time over the sequential one's."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
@@ -228,7 +229,7 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
 
 
 # ---------------------------------------------------------------------------- training
-def train_on_first_use(config: dict[str, Any], directory, progress: bool = True) -> None:  # noqa: ANN001 - Path
+def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool = True) -> None:
     """Train the Can and Pay models (seed 004, §6) with ``config["training"]`` and save them in
     ``directory``, with progress bars: what ``llm-planner train saycanpay`` does, done on first use."""
     import sys

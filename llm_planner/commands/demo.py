@@ -14,6 +14,10 @@ otherwise.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner_interfaces.msg import TaskStatus
 
 DEFAULT_DIRECTIVE = "put one fork inside the dishwasher"
 
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     record, no_record = None, ""
     try:
         with PlannerClient("llm_planner_demo") as client:
-            def show_status(msg) -> None:  # noqa: ANN001 - TaskStatus; the steps come as feedback
+            def show_status(msg: TaskStatus) -> None:  # the steps come as feedback
                 if not msg.step:
                     print("[status] " + format_status(msg, details=False), flush=True)
 

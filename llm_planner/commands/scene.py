@@ -24,6 +24,10 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -117,7 +121,7 @@ def _is_gtamp(path: Path) -> bool:
 
 
 # ----------------------------------------------------------------------- commonsense notes
-def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
+def prior_notes(scene: Scene) -> list[str]:
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
     from llm_planner.llm.factory import make_backend

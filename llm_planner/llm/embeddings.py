@@ -14,11 +14,15 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.cache import open_sqlite
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -27,7 +31,7 @@ _MODEL = None
 _MODEL_LOCK = threading.Lock()
 
 
-def load_sentence_model():  # noqa: ANN201 - sentence_transformers.SentenceTransformer
+def load_sentence_model() -> SentenceTransformer:
     """The process-wide SentenceTransformer (loaded on first use, offline, on the CPU)."""
     global _MODEL
     with _MODEL_LOCK:

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm_planner.domains.gtamp.domain import ProblemSpec, object_rect, region_rect
+from llm_planner.domains.gtamp.domain import ProblemSpec, Shape, object_rect, region_rect
 from llm_planner.domains.gtamp.problems import load_problem
 from llm_planner.domains.shapes import Problem, Rect, corners, point_rect_distance, rects_overlap
 from llm_planner.errors import GoalError, SceneError
@@ -95,7 +95,7 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
     return check
 
 
-def _outline(shape, rect: Rect) -> list[tuple[float, float]]:  # noqa: ANN001
+def _outline(shape: Shape, rect: Rect) -> list[tuple[float, float]]:
     if shape.kind == "box":
         return corners(rect)
     r = shape.size[0]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 
-from llm_planner.domains.household.world.symbolic import INSIDE
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
     ActionSamples,
@@ -77,7 +77,7 @@ class OfflineBackend(LanguageModel):
         return PositionSamples(obj_type, tuple(s for s in samples if s), tuple(raw), self._info())
 
     # --------------------------------------------------------------------- policy
-    def _goal(self, query: PolicyQuery):  # noqa: ANN202 - Goal
+    def _goal(self, query: PolicyQuery) -> Goal:
         if query.goal:
             return query.goal
         try:

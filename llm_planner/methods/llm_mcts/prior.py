@@ -28,13 +28,16 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
 from llm_planner.llm.text import WorldInfo
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 FORMAT_VERSION = 1
 
@@ -336,7 +339,7 @@ class PriorEvaluation:
     mean_true_probability: float
 
 
-def evaluate_prior(prior: PriorBelief, scene, seeds: Sequence[int], k: int = 3) -> PriorEvaluation:  # noqa: ANN001
+def evaluate_prior(prior: PriorBelief, scene: Scene, seeds: Sequence[int], k: int = 3) -> PriorEvaluation:
     """EVALUATION ONLY (reads the scene's hidden placement distribution): the share of sampled
     object instances whose true place is the prior's most probable place (top1) or among its k
     most probable places (top3 for k=3), over placements drawn with ``scene.sample_placement``."""

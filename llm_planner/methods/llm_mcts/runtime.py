@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from llm_planner.domains.household.world.symbolic import Action, Household
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
@@ -115,7 +115,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         return prior
 
 
-def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 - Goal
+def likely_actions(household: Household, goal: Goal) -> list[Action]:
     """The ground actions an episode of ``goal`` can meet: every walk to a room or furniture, every
     open and close, and the walks, grabs and puts of the goal's objects (the planners walk to and
     grab no other object: ``Household.legal_actions(state, objects)``)."""
@@ -131,7 +131,7 @@ def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 
     return actions
 
 
-def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
+def warm_up_actions(runtime: LLMRuntime, household: Household, goal: Goal = ()) -> None:
     """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
     sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
     many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing).

@@ -47,7 +47,7 @@ from llm_planner.domains.household.sim.layout import (
 )
 from llm_planner.domains.household.sim.navigation import BasePlanner, OccupancyGrid, build_grid, distance_field
 from llm_planner.domains.household.sim.perception import room_at
-from llm_planner.domains.household.world.scene import Doorway, Scene
+from llm_planner.domains.household.world.scene import Doorway, ObjectType, Scene
 from llm_planner.errors import SceneError
 
 Point = tuple[float, float]
@@ -147,7 +147,7 @@ def largest_carried(scene: Scene, cfg: SimConfig) -> str | None:
         return None
     r0 = r.arm.retracted_length
 
-    def extent(t) -> float:  # noqa: ANN001
+    def extent(t: ObjectType) -> float:
         a, b = sorted((t.size[0] / 2.0, t.size[1] / 2.0))
         return math.hypot(r0 + a, b)
 
