@@ -116,6 +116,13 @@ class Question:
             return self.options[int(words[1]) - 1]
         return self._by_name(text)
 
+    def declined(self, answer: str) -> bool:
+        """Whether the answer is a plain no to a question without a "no" option ("did you mean the
+        remote control?" "no"): the task ends refused at once instead of asking again."""
+        text = clean_answer(answer)
+        return bool(text) and (text in _NO or text.split()[0] in ("no", "nope", "nah")) and \
+            all(o.value != NO for o in self.options) and self.read(answer) is None
+
     def _by_name(self, text: str) -> Option | None:
         """The option whose longest name the answer says (as whole words); None on a tie."""
         padded = f" {text} "

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
     "status",      # llm-planner status                  (watch /task_status)
     "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
+    "answer",      # llm-planner answer TEXT [--task ID] (answer the asking task's question: answer_task)
     "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
     "translate",   # llm-planner translate "DIRECTIVE"   (goal translation)
     "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)

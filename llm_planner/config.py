@@ -19,6 +19,8 @@ from llm_planner.paths import config_dir
 
 BACKENDS = ("offline", "openai")
 FALLBACKS = ("offline", "none")
+#: require_approval: ask before the robot moves (issue 23)
+APPROVALS = ("none", "goal", "plan")
 #: The four node programs of the graph (``<role>_node``), in the order a lifecycle manager starts them.
 ROLES = ("simulator", "perception", "executor", "planner")
 
@@ -99,6 +101,14 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           live=("planner",)),
     Param("planning_workers", int, _positive, "an integer > 0",
           "planner node threads for translations and plan-only requests", 1, 256),
+    Param("clarify_timeout_s", float, lambda v: v >= 0, "a number of seconds >= 0",
+          "a task that asks (which table, how many, May I ...?) waits this long for the answer on directive, "
+          "answer_task or the CLI, then ends refused with the question in its message; 0 = never ask (refuse at "
+          "once)", 0.0, _S, live=("planner",)),
+    Param("require_approval", str, lambda v: v in APPROVALS, f"one of {', '.join(APPROVALS)}",
+          "ask 'May I ...?' before the robot moves: none; goal (the goal read from the directive); plan (the goal "
+          "and, for planners that plan whole, the plan); 'no' cancels with nothing moved",
+          choices=APPROVALS, live=("planner",)),
     Param("task_records", int, _positive, "an integer > 0",
           "the executor keeps the steps and geometry of this many last tasks (task_record)", 1, 100000),
     Param("diagnostics_rate_hz", float, _positive, "a rate in Hz > 0",

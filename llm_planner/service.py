@@ -41,11 +41,16 @@ class PlanTaskResult:
     llm_requests: int = 0
     planning_time_s: float = 0.0
     executed: list[str] = field(default_factory=list)
+    question: str = ""  # a question left unanswered (issue 23): plan-only calls, a task refused after clarify_timeout_s
+    options: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"success": self.success, "message": self.message, "goal": self.goal, "plan": self.plan,
-                "task_id": self.task_id, "llm_requests": self.llm_requests,
-                "planning_time_s": round(self.planning_time_s, 4), "executed": self.executed}
+        out = {"success": self.success, "message": self.message, "goal": self.goal, "plan": self.plan,
+               "task_id": self.task_id, "llm_requests": self.llm_requests,
+               "planning_time_s": round(self.planning_time_s, 4), "executed": self.executed}
+        if self.question:
+            out.update(question=self.question, options=self.options)
+        return out
 
 
 @dataclass(frozen=True)

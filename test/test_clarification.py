@@ -100,3 +100,19 @@ def test_approval_reads_yes_and_no():
     assert [q.read(a).value for a in ("yes", "Yes please.", "sure", "go ahead", "no", "No, don't.", "nope")] == \
         [YES, YES, YES, YES, NO, NO, NO]
     assert q.read("the fridge") is None
+
+
+def test_a_garbled_name_is_proposed_back_and_yes_takes_it(seen, backend):
+    """Speech drops and garbles words: "ultimately alt control" for "remote control"."""
+    q = _question("put the ultimately alt control on the sofa", seen, backend).question
+    assert q.text == "this apartment has no ultimately alt control; did you mean the remote control?"
+    option = read_answer(seen, backend, q, "yes")
+    assert _goal(option.directive, seen, backend) == {("on", "remote_control", "sofa", 1)}
+    assert q.declined("no") and not q.declined("the remote control") and not q.declined("nonsense")
+
+
+def test_a_thing_the_apartment_lacks_is_never_proposed_as_another_thing(backend):
+    flat = Household(load_scene("examples/long_flat"))
+    with pytest.raises(GoalError) as info:  # the flat has a game controller and no remote control
+        translate_directive("put the remote control on the couch", flat, backend)
+    assert not isinstance(info.value, NeedsAnswer) and "the closest objects are game_controller" in str(info.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from statistics import median
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -56,6 +57,12 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         "policy_visits_per_decision": total("policy_visits") / decisions,
         "policy_queries_per_decision": total("policy_queries") / decisions,
         "seconds_per_decision": seconds / decisions,
+        "median_seconds_per_decision": float(median([d for r in records for d in r.get("decision_seconds") or []]
+                                                    or [0.0])),
+        "http_requests_per_decision": total("http_requests") / decisions,
+        "prompt_tokens_per_decision": total("prompt_tokens") / decisions,
+        "completion_tokens_per_decision": total("completion_tokens") / decisions,
+        "decisions_out_of_time": int(total("out_of_time")),
         "llm_seconds_per_decision": wait / decisions,
         "search_seconds_per_decision": (search - wait) / decisions,
         "waves_per_decision": total("waves") / decisions,
@@ -80,20 +87,27 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
                  f"mean ± stderr over {n_seeds} seeds x {n_eps} episodes; backend {report.backend}; "
                  f"N={sims} simulations; unrelated moves: objects grabbed that no goal names, over all episodes")
         out.append("\n" + success_table(report, home, title))
+    served = any(r.get("http_requests") for r in report.episodes)  # a model server was asked: its costs too
     header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
-              "s/decision", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
+              "s/decision", "median s/dec", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
+    if served:
+        header += ["HTTP req/dec", "prompt tok/dec", "answer tok/dec", "decisions out of time"]
     body = []
     for spec in methods:
         cell = [r for r in report.episodes if r["method"] == spec.label]
         if not cell:
             continue
         f = cost_figures(cell)
-        body.append([spec.label, PAPER_NAMES.get(spec.planner, ""), f["decisions"],
-                     f"{f['llm_requests_per_decision']:.1f}", f"{f['policy_visits_per_decision']:.1f}",
-                     f"{f['policy_queries_per_decision']:.1f}", f"{f['seconds_per_decision']:.3f}",
-                     f"{f['llm_seconds_per_decision']:.3f}",
-                     f"{f['simulations_per_second']:.0f}" if f["simulations_per_second"] else "-",
-                     f"{f['simulations_per_second_without_llm']:.0f}" if f["simulations_per_second_without_llm"] else "-"])
+        row = [spec.label, PAPER_NAMES.get(spec.planner, ""), f["decisions"],
+               f"{f['llm_requests_per_decision']:.1f}", f"{f['policy_visits_per_decision']:.1f}",
+               f"{f['policy_queries_per_decision']:.1f}", f"{f['seconds_per_decision']:.3f}",
+               f"{f['median_seconds_per_decision']:.3f}", f"{f['llm_seconds_per_decision']:.3f}",
+               f"{f['simulations_per_second']:.0f}" if f["simulations_per_second"] else "-",
+               f"{f['simulations_per_second_without_llm']:.0f}" if f["simulations_per_second_without_llm"] else "-"]
+        if served:
+            row += [f"{f['http_requests_per_decision']:.1f}", f"{f['prompt_tokens_per_decision']:.0f}",
+                    f"{f['completion_tokens_per_decision']:.0f}", f["decisions_out_of_time"]]
+        body.append(row)
     out.append("\n" + format_table(header, body, title=(
         f"Cost per decision (all apartments and suites; backend {report.backend}; paper, App. E: GPT3.5-MCTS "
         f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))

@@ -10,6 +10,10 @@ report: before.png and after.png (labelled plans: rooms, furniture, the goal's o
 and the path it drove), strip.png and strip.gif (one frame per step) and report.md (the steps
 with their LLM requests and belief). Exit code 0 when the goal was reached, 1 with the reason
 otherwise.
+
+With --approve the planner asks "May I put one fork inside the dishwasher?" before the robot moves
+(require_approval: goal); the question, and any "which one?" a directive raises, is answered on
+the terminal or with --answer TEXT (issue 23).
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from llm_planner_interfaces.msg import TaskStatus
 
 DEFAULT_DIRECTIVE = "put one fork inside the dishwasher"
@@ -33,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--logs", default="runs/demo", help="directory for the nodes' logs and the report "
                    "(a folder per run: LOGS/YYYYmmdd-HHMMSS/report/)")
     p.add_argument("--no-gif", action="store_true", help="no animated GIF in the report")
+    p.add_argument("--approve", action="store_true", help="ask 'May I ...?' before the robot moves "
+                   "(require_approval: goal); answer yes or no on the terminal or with --answer")
+    p.add_argument("--answer", action="append", default=None, metavar="TEXT",
+                   help="the answer to a question the task asks (repeatable, in order); else the terminal")
     p.set_defaults(func=run)
 
 
@@ -40,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from llm_planner.commands.plan import print_result
+    from llm_planner.commands.plan import Answerer, print_result
     from llm_planner.errors import LlmPlannerError
     from llm_planner.ros.client import PlannerClient, format_feedback, format_status
     from llm_planner.ros.launch_files import resolve_launch_file
@@ -48,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
     arguments = {"params_file": str(Path(args.params_file).resolve())} if args.params_file else {}
     log_dir = Path(args.logs) / time.strftime("%Y%m%d-%H%M%S")
+    if args.approve:
+        arguments["params_file"] = str(_with_approval(args.params_file, log_dir))
     runner = GraphRunner(resolve_launch_file("llm_planner"), arguments, log_dir=log_dir)
     print(f"[demo] starting simulator, perception, executor and planner nodes (logs: {log_dir})", flush=True)
     started = time.monotonic()
@@ -65,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
                                       f"see the logs in {log_dir}")
             print(f"[demo] system up in {time.monotonic() - started:.1f} s; directive: {args.directive!r}", flush=True)
             result = client.run(args.directive, args.planner, args.timeout,
-                                on_feedback=lambda fields: print(format_feedback(fields), flush=True))
+                                on_feedback=lambda fields: print(format_feedback(fields), flush=True),
+                                on_question=Answerer(args.answer))
             try:
                 record = client.task_record(result["task_id"])
             except LlmPlannerError as exc:  # refused or failed before the robot moved
@@ -89,3 +102,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"no report: {no_record}")
     print(f"\nresult: {'SUCCESS' if result['success'] else 'FAILURE'} - {result['message']}")
     return 0 if result["success"] else 1
+
+
+def _with_approval(params_file: str | None, log_dir: Path) -> Path:
+    """A copy of the parameter file (default config/llm_planner.yaml) with require_approval: goal."""
+    from pathlib import Path
+
+    import yaml
+
+    from llm_planner.config import read_params_file
+    from llm_planner.paths import config_dir
+
+    params = {**read_params_file(Path(params_file) if params_file else config_dir() / "llm_planner.yaml"),
+              "require_approval": "goal"}
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / "params_approve.yaml"
+    path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
+    return path

@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")
+    p.add_argument("--answer", action="append", default=None, metavar="TEXT",
+                   help="with --execute: the answer to the task's question (which table? how many? May I ...?), "
+                        "repeatable for several questions in order; without it a question is read from the terminal")
     p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the planner node to appear")
     add_graph_options(p)
     p.set_defaults(func=run)
@@ -39,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     with PlannerClient("llm_planner_plan_cli", args.namespace, args.server_timeout) as client:
         if args.execute:
             show = None if args.json else lambda fields: print(format_feedback(fields), flush=True)
-            result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait)
+            result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait,
+                                on_question=Answerer(args.answer, quiet=args.json))
         else:
             result = client.plan(args.directive, args.planner, args.timeout, wait_s=args.wait)
     if args.json:
@@ -51,10 +55,36 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result["success"] else 1
 
 
+class Answerer:
+    """Answers a task's questions: the ``--answer`` texts in order, then the terminal (stdin); None
+    (no answer: the task ends refused after clarify_timeout_s) when stdin is closed."""
+
+    def __init__(self, answers: list[str] | None, quiet: bool = False) -> None:
+        self.answers = list(answers or [])
+        self.quiet = quiet
+
+    def __call__(self, question: dict) -> str | None:
+        import sys
+
+        if self.answers:
+            text = self.answers.pop(0)
+            if not self.quiet:
+                print(f"question: {question['question']}\nanswer:   {text}", flush=True)
+            return text
+        options = " | ".join(question.get("options") or [])
+        try:
+            return input(f"{question['question']}\n" + (f"  ({options})\n" if options else "") + "> ").strip() or None
+        except EOFError:
+            print("(no answer: stdin is closed)", file=sys.stderr, flush=True)
+            return None
+
+
 def print_result(result: dict, executed: bool = True) -> None:
     """The result; ``executed=False`` leaves out the executed steps (printed already as feedback)."""
     print(f"success: {result['success']}" + (f" ({result['status']})" if "status" in result else ""))
     print(f"message: {result['message']}")
+    if result.get("question"):
+        print(f"question: {result['question']} (answers: {' | '.join(result.get('options') or [])})")
     if result.get("goal"):
         print("goal:    " + ", ".join(f"({', '.join(str(x) for x in item)})" for item in result["goal"]))
     if result.get("plan"):

@@ -25,11 +25,13 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.ros.client import PlannerClient, format_status
 
     done = threading.Event()
-    outcome = {"ok": True}
+    outcome = {"ok": True, "task": ""}
 
     def on_status(msg) -> None:
         print(format_status(msg), flush=True)
-        if msg.state in FINAL_STATES and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
+        if not outcome["task"] and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
+            outcome["task"] = msg.task_id  # the task of this directive (an answered question rewrites it)
+        if msg.state in FINAL_STATES and msg.task_id and msg.task_id == outcome["task"]:
             outcome["ok"] = msg.state == "succeeded"
             done.set()
 

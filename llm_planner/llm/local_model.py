@@ -75,6 +75,7 @@ class KnownModel:
     package: str
     file: str
     install: str
+    client: Mapping[str, Any] = field(default_factory=dict)  # config/llm.yaml sections fitted to this model
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def load_local_model_settings(path: str | os.PathLike | None = None,
         if isinstance(data[key], bool) or not isinstance(data[key], (int, float)) or data[key] <= 0:
             raise ConfigError(f"{source}: {key} = {data[key]!r} must be a number of seconds > 0")
     try:
-        known = {name: KnownModel(str(m["package"]), str(m["file"]), str(m.get("install", "")))
+        known = {name: KnownModel(str(m["package"]), str(m["file"]), str(m.get("install", "")),
+                                  dict(m.get("client") or {}))
                  for name, m in dict(data["known_models"]).items()}
         server = dict(data["server"])
         return LocalModelSettings(
@@ -367,6 +369,15 @@ class LocalModelServer(ServedClientConfig):
         self.timings: dict[str, float] = {}
         self.log: collections.deque[str] = collections.deque(maxlen=self.settings.log_lines)
         self._reader: threading.Thread | None = None
+
+    def client_config(self) -> dict[str, Any]:
+        """The server's address and, for a model known by name, the sections of ``config/llm.yaml``
+        fitted to it (``known_models.<name>.client``: answer budgets, prompt examples)."""
+        config = super().client_config()
+        known = self.settings.known_models.get(self.spec)
+        for section, values in (known.client if known else {}).items():
+            config[section] = {**config.get(section, {}), **dict(values)}
+        return config
 
     # -- life cycle
     def start(self) -> LocalModelServer:

@@ -8,7 +8,10 @@
   aborted at once, its result message naming the running task.
 - ``cancel_task`` (CancelTask): cancel the running task by id (or whatever runs).
 - ``directive`` (std_msgs/String): a voice frontend's directive, executed with the default planner;
-  progress on ``task_status``.
+  progress on ``task_status``. While a task asks a question (state ``asking``), what comes on
+  ``directive`` is its answer.
+- ``answer_task`` (AnswerTask): answer the asking task's question (issue 23): "the coffee table",
+  "two", "the second one", "yes".
 
 A lifecycle node (:mod:`llm_planner.ros.managed_node`): while not active every request is answered
 success=false with the command that activates it.
@@ -19,7 +22,7 @@ import threading
 from typing import Any
 
 from llm_planner_interfaces.action import ExecuteDirective
-from llm_planner_interfaces.srv import CancelTask, PlanTask
+from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
@@ -51,6 +54,8 @@ class PlannerNode(ManagedNode):
         ActionServer(self, ExecuteDirective, "execute_directive", self.on_execute_directive,
                      cancel_callback=self.on_cancel_goal, callback_group=group, **ACTION_QOS)
         self.create_subscription(String, "directive", self.on_directive, 10, callback_group=group)
+        self.create_service(AnswerTask, "answer_task", self.on_answer_task, qos_profile=SERVICE_QOS,
+                            callback_group=group)
 
     def configure(self) -> None:
         if self.runner is None:
@@ -126,10 +131,28 @@ class PlannerNode(ManagedNode):
         response.success, response.message = self.runner.cancel(request.task_id.strip())
         return response
 
+    async def on_answer_task(self, request: AnswerTask.Request, response: AnswerTask.Response) -> AnswerTask.Response:
+        if self.runner is None or not self.active:
+            response.success, response.message = False, self.inactive_message()
+            return response
+        reply, why_not = self.runner.desk.deliver(request.text, request.task_id.strip(),
+                                                  reply_timeout_s=self.params["node_timeout_s"])
+        if reply is None:
+            response.success, response.message = False, why_not
+            return response
+        response.success, response.message = await reply
+        return response
+
     async def on_directive(self, msg: String) -> None:
         if not self.active:
             self.get_logger().warning(f"directive {msg.data[:80]!r} ignored: {self.inactive_message()}")
             return
+        if self.runner.desk.asking() is not None:  # a voice frontend's next words answer the question
+            _reply, why_not = self.runner.desk.deliver(msg.data)
+            if not why_not:
+                self.get_logger().info(f"directive {msg.data[:80]!r} taken as the answer of task "
+                                       f"{self.runner.desk.asking_task() or 'asking'}")
+                return
         result, _ = await self.runner.execute(PlanTaskRequest(msg.data, execute=True))
         if result.success:  # one severity per call site (rclpy)
             self.get_logger().info(f"directive {msg.data[:80]!r}: {result.message}")

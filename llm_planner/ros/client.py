@@ -8,6 +8,10 @@ nav2_simple_commander's BasicNavigator): it hides node, executor, goal and futur
             print(client.feedback())                     # step, action, outcome, observation
         print(client.result())                           # the /plan_task fields, and "status"
 
+A task that asks before it goes on (issue 23: "which table: kitchen table or coffee table?", or "May
+I ...?" with ``require_approval``) is in state ``asking``: :meth:`PlannerClient.question` returns the
+question and its options, :meth:`PlannerClient.answer` sends the answer (``answer_task``).
+
 Every wait is bounded: a server that leaves the ROS graph for ``server_timeout_s`` makes the call
 give up with an LlmPlannerError that says so (DDS notices a killed process after its lease, about
 20 s with Fast DDS's defaults, so the bound is that plus ``server_timeout_s``).
@@ -25,7 +29,7 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import CancelTask, PlanTask, RenderSnapshot
+from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask, RenderSnapshot
 from llm_planner_interfaces.srv import TaskRecord as TaskRecordSrv
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
@@ -60,6 +64,7 @@ class PlannerClient:
         self.executor.add_node(self.node)
         self.plan_client = self.node.create_client(PlanTask, "plan_task", qos_profile=SERVICE_QOS)
         self.cancel_client = self.node.create_client(CancelTask, "cancel_task", qos_profile=SERVICE_QOS)
+        self.answer_client = self.node.create_client(AnswerTask, "answer_task", qos_profile=SERVICE_QOS)
         self.action_client = ActionClient(self.node, ExecuteDirective, "execute_directive", **ACTION_QOS)
         self._goal: Any = None
         self._result_future: Any = None
@@ -240,14 +245,19 @@ class PlannerClient:
             self.executor.spin_once(timeout_sec=0.05)
 
     def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
-            on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> dict[str, Any]:
+            on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0,
+            on_question: Callable[[dict[str, Any]], str | None] | None = None) -> dict[str, Any]:
         """Execute and wait for the result; Ctrl-C cancels the goal and returns the result once the
         robot has stopped (status ``canceled``); a second Ctrl-C while it stops is a
         KeyboardInterrupt. Off the main thread, where no signal arrives, a KeyboardInterrupt does
-        the same."""
+        the same. ``on_question`` gets each question the task asks (:meth:`question`) and returns
+        the answer to send, or None to send none (the task then ends refused after
+        ``clarify_timeout_s``)."""
         with _sigint_sets() as interrupted:
             try:
                 self.execute(directive, planner, timeout_s, on_feedback, wait_s)
+                if on_question is not None:
+                    self._answer_questions(on_question, interrupted)
                 return self.result(stop=interrupted)
             except LlmPlannerError:
                 if not interrupted.is_set() or self._result_future is None:
@@ -258,6 +268,21 @@ class PlannerClient:
         self.cancel()
         return self.result(timeout_s=self.server_timeout_s * 3)
 
+    def _answer_questions(self, on_question: Callable[[dict[str, Any]], str | None], stop: threading.Event) -> None:
+        """Until the goal ends: hand each new question (each ``asking`` feedback) to ``on_question``
+        and send its answer."""
+        seen = 0
+        while not self._result_future.done() and not stop.is_set():
+            self.spin_for(0.1)
+            asking = [f for f in self._feedback if f["state"] == "asking"]
+            if len(asking) > seen and not self._result_future.done():
+                seen = len(asking)
+                text = on_question(self.question() or {"task_id": asking[-1]["task_id"],
+                                                       "question": asking[-1]["question"],
+                                                       "options": list(asking[-1]["options"])})
+                if text is not None and not self._result_future.done():
+                    self.answer(text, asking[-1]["task_id"])
+
     def cancel_task(self, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
         """``cancel_task``: stop the running task (by id, or whatever runs); (done, message)."""
         if not self.cancel_client.service_is_ready() and not self._wait_for(self.cancel_client.service_is_ready,
@@ -266,6 +291,32 @@ class PlannerClient:
         future = self.cancel_client.call_async(CancelTask.Request(task_id=task_id))
         if not self._wait_served(future, self.cancel_client.service_is_ready, self._name("cancel_task"), wait_s):
             raise LlmPlannerError(f"{self._name('cancel_task')} did not answer within {wait_s:g} s")
+        return bool(future.result().success), future.result().message
+
+    # ------------------------------------------------------------------ questions (issue 23)
+    def question(self, spin_s: float = 0.0) -> dict[str, Any] | None:
+        """The question the running goal asks (state ``asking``): ``{"task_id", "question",
+        "options"}``, or None when it asks nothing now (after spinning ``spin_s``)."""
+        if spin_s > 0:
+            self.spin_for(spin_s)
+        latest = self.feedback()
+        if latest is None or latest["state"] != "asking" or (self._result_future is not None
+                                                             and self._result_future.done()):
+            return None
+        return {"task_id": latest["task_id"], "question": latest["question"], "options": list(latest["options"])}
+
+    def answer(self, text: str, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
+        """Answer the asking task's question (``answer_task``; empty ``task_id``: whichever task asks):
+        (taken, how it was read or why not). A reply that answers nothing is asked once more."""
+        what = self._name("answer_task")
+        if not self.answer_client.service_is_ready() and not self._wait_for(self.answer_client.service_is_ready,
+                                                                            wait_s):
+            raise LlmPlannerError(f"{what} is not available: is the planner node running?")
+        if not task_id and self._goal is not None and self.question() is not None:
+            task_id = self.question()["task_id"]
+        future = self.answer_client.call_async(AnswerTask.Request(task_id=task_id, text=text))
+        if not self._wait_served(future, self.answer_client.service_is_ready, what, wait_s):
+            raise LlmPlannerError(f"{what} did not answer within {wait_s:g} s")
         return bool(future.result().success), future.result().message
 
     # ------------------------------------------------------------------ task records (executor)
@@ -356,6 +407,10 @@ def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
     goal's objects are (one line per object) when it keeps a belief."""
     if fields["state"] == "planning":
         return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
+    if fields["state"] == "asking":
+        options = fields.get("options") or []
+        return f"[{fields['task_id']}] asking: {fields.get('question', '')}" + \
+            (f"\n    answers: {' | '.join(options)}" if options and details else "")
     lines = [f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"]
     if details:
         if fields["observation"]:

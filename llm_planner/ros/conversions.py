@@ -119,6 +119,9 @@ def fill_result(msg: Any, result: PlanTaskResult) -> Any:
     msg.llm_requests = int(result.llm_requests)
     msg.planning_time_s = float(result.planning_time_s)
     msg.executed = list(result.executed)
+    if hasattr(msg, "question"):  # appended fields (issue 23): the question a refusal leaves open
+        msg.question = result.question
+        msg.options = list(result.options)
     return msg
 
 
@@ -133,6 +136,8 @@ def result_to_dict(msg: Any) -> dict[str, Any]:
            "planning_time_s": float(msg.planning_time_s)}
     if msg.executed:
         out["executed"] = list(msg.executed)
+    if getattr(msg, "question", ""):
+        out["question"], out["options"] = msg.question, list(msg.options)
     return out
 
 
@@ -162,12 +167,14 @@ def feedback_to_dict(msg: Any) -> dict[str, Any]:
     belief as :class:`~llm_planner.planners.base.ObjectBelief` s."""
     fields = {name: getattr(msg, name) for name in FEEDBACK_FIELDS}
     fields["belief"] = belief_from_msg(msg.belief)
+    fields["question"], fields["options"] = getattr(msg, "question", ""), list(getattr(msg, "options", ()))
     return fields
 
 
 def feedback_from_dict(cls: Any, fields: dict[str, Any]) -> Any:
     """An ExecuteTask or ExecuteDirective feedback message (``cls``) from :func:`feedback_to_dict` fields."""
-    return cls(**{**fields, "belief": belief_to_msg(fields.get("belief", ()))})
+    known = cls.get_fields_and_field_types()  # ExecuteTask's feedback has no question (asked by the planner)
+    return cls(**{k: v for k, v in {**fields, "belief": belief_to_msg(fields.get("belief", ()))}.items() if k in known})
 
 
 # ------------------------------------------------------------------------ task records

@@ -97,10 +97,11 @@ class StatusPublisher:
 
     def __call__(self, task_id: str, directive: str, state: str, step: int = 0, action: str = "",
                  result: str = "", message: str = "", llm_requests: int = 0, decision_llm_requests: int = 0,
-                 belief: Sequence[ObjectBelief] = ()) -> None:
+                 belief: Sequence[ObjectBelief] = (), question: str = "", options: Sequence[str] = ()) -> None:
         msg = TaskStatus(task_id=task_id, directive=directive[:200], state=state, step=step, action=action,
                          result=result, message=message, llm_requests=llm_requests,
-                         decision_llm_requests=decision_llm_requests, belief=belief_to_msg(belief))
+                         decision_llm_requests=decision_llm_requests, belief=belief_to_msg(belief),
+                         question=question, options=list(options))
         msg.header.stamp = self.node.get_clock().now().to_msg()
         self.pub.publish(msg)
 

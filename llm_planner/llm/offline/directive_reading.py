@@ -22,7 +22,7 @@ from llm_planner.llm.goal_support import DirectiveReading, Mention
 from llm_planner.llm.offline.goal_parser import _NEGATION, _QUESTION, VERBS, GoalParser, check_english, goal_parser
 from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, DEFINITE, VAGUE_COUNTS, quantity
 from llm_planner.llm.phrasing import normalize
-from llm_planner.llm.text import WorldInfo, name_to_text
+from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
@@ -46,8 +46,6 @@ _FUNCTION_WORDS = {
     "let", "make", "sure", "end", "belongs", "belong", "somewhere", "anywhere", "wherever",
 } | set(DEFINITE) | set(COUNT_WORDS) | set(ALL_WORDS) | set(VAGUE_COUNTS)
 _QUANTITY_WORDS = {"of", "couple", "pair", "pairs", "both", *DEFINITE, *COUNT_WORDS, *ALL_WORDS, *VAGUE_COUNTS}
-#: Nouns counted in pairs as the offline parser counts them ("a pair of glasses" is one glasses).
-_PAIR_NOUNS = ("glasses", "pants", "trousers", "jeans", "scissors", "shoes", "socks", "slippers")
 
 
 class DirectiveReader:
@@ -137,7 +135,7 @@ class DirectiveReader:
     def _count(self, obj_type: str, said: int | None, is_plural: bool, pairs: bool, every: bool) -> int:
         """The count the words say, as the offline parser counts (``GoalParser._count``)."""
         text = name_to_text(obj_type)
-        pair_noun = text in _PAIR_NOUNS or text.split()[-1] in _PAIR_NOUNS
+        pair_noun = is_pair_noun(text)
         if every or (said is None and is_plural and not pair_noun):
             return self.world.count(obj_type)
         count = 1 if said is None else said

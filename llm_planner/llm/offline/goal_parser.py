@@ -36,6 +36,7 @@ a directive in another language (the offline backend reads English; a configured
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -52,13 +53,12 @@ from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
 from llm_planner.llm.phrasing import normalize
-from llm_planner.llm.text import WorldInfo, name_to_text, plural, singular
+from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text, plural, singular
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
 
 
-_PAIR_NOUNS = ("glasses", "pants", "trousers", "jeans", "scissors", "shoes", "socks", "slippers")
 PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")
 VERBS = (
     "put", "place", "move", "bring", "take", "store", "set", "leave", "carry", "get", "drop", "stash",
@@ -153,6 +153,9 @@ class GoalParser:
         self.place_match = float(thresholds["place_match"])
         self.new_word_match = float(thresholds["new_word_match"])
         self.margin = float(thresholds["margin"])
+        proposals = [thresholds.get(k) for k in ("propose_match", "propose_margin", "propose_spelling")]
+        self.propose_match, self.propose_margin, self.propose_spelling = (
+            (float(proposals[0]), float(proposals[1]), float(proposals[2])) if None not in proposals else (None, 0.0, 1.0))
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
@@ -247,7 +250,10 @@ class GoalParser:
         if not options:
             return GoalError(str(unclear))
         listed = " or ".join(o.label for o in options)
-        question = f"{unclear.question}: {listed}?" if unclear.question else f"{listed}?"
+        if unclear.question.endswith("did you mean"):
+            question = f"{unclear.question} the {listed}?"
+        else:
+            question = f"{unclear.question}: {listed}?" if unclear.question else f"{listed}?"
         return NeedsAnswer(Question(question, tuple(options), unclear.kind, str(unclear), directive))
 
     def _parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
@@ -310,7 +316,7 @@ class GoalParser:
 
     def _count(self, clause: _Clause, obj_type: str, is_plural: bool) -> int:
         type_text = name_to_text(obj_type)
-        pair_noun = type_text in _PAIR_NOUNS or type_text.split()[-1] in _PAIR_NOUNS
+        pair_noun = is_pair_noun(type_text)
         if clause.every or (clause.count is None and is_plural and not pair_noun):
             count = self.world.count(obj_type)
             if count < 1:
@@ -437,14 +443,39 @@ class GoalParser:
                            WHICH, phrase, [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in both],
                            f"which {phrase}")
         if match is None:
-            raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
-                            f"{self._closest(phrase, self.types)}")
+            message = f"this apartment has no '{phrase}'; the closest objects are {self._closest(phrase, self.types)}"
+            proposed = self._proposal(phrase)
+            if proposed is not None:
+                text = name_to_text(proposed)
+                raise _Unclear(message, WHICH, phrase, [(text, proposed, (text, proposed), text)],
+                               f"this apartment has no {phrase}; did you mean")
+            raise GoalError(message)
         if not same_kind(phrase, match):  # never swap one thing for another
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}, which are other things: name one of them "
                             "to move it")
         text = name_to_text(match)
         return match, phrase.endswith("s") and not text.endswith("s")
+
+    def _proposal(self, phrase: str) -> str | None:
+        """The one object type to propose for a name the apartment lacks (issue 23: speech garbles
+        "remote control" into "ultimately alt control"): clearly the closest by Sentence-BERT
+        (``propose_match``, ``propose_margin``) and the same kind of thing or spelled alike
+        (``propose_spelling``); never asked for another kind of thing that merely sounds related."""
+        if self.propose_match is None or not phrase or len(phrase.split()) > 5:
+            return None
+        index = self.commonsense.alias_index()
+        if phrase in index or singular(phrase) in index:
+            return None  # a thing the commonsense file knows, which this apartment lacks: not another thing
+        ranked = self.grounder.rank_names(phrase, self.types)
+        if not ranked or ranked[0].score < self.propose_match:
+            return None
+        if len(ranked) > 1 and ranked[0].score - ranked[1].score < self.propose_margin:
+            return None
+        best = ranked[0].name
+        letters = lambda s: "".join(ch for ch in s if ch.isalpha())  # noqa: E731
+        spelled = difflib.SequenceMatcher(None, letters(phrase), letters(name_to_text(best))).ratio()
+        return best if same_kind(phrase, best) or spelled >= self.propose_spelling else None
 
     def ground_place(self, phrase: str) -> str:
         """The furniture a place phrase names; _Unclear (a GoalError) where one answer settles it."""

@@ -12,6 +12,9 @@ stand in known rooms (the scene), so they need no belief.
   takes it as ``{object type: {furniture: probability}}`` and gives every instance of a type the
   type's vector. :meth:`Belief.uniform` is the ``uct`` / ``uniform_prior`` belief (§3.1 "We use
   uniform distribution as the initial belief"), :meth:`Belief.point` the ``fully_observable`` one.
+  The floor mass is shared by room (:func:`floor_by_room`, ``room_floor_weight`` of
+  ``config/llm_mcts.yaml``; 0 restores App. C.2's even floor): when the named places are seen
+  empty, the object is looked for first in the rooms the answers put it in.
 * Update after each real observation (App. C.2, last paragraph): "if the object is inside the
   current observation ... the other entries ... will be masked out by zero, and the entry of the
   relationships in observation will be replaced by the value of one. However, if a relationship is
@@ -31,7 +34,7 @@ states per numpy call.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -69,11 +72,17 @@ class Belief:
     # ----------------------------------------------------------------- priors
     @classmethod
     def from_prior(cls, household: Household, table: Mapping[str, Mapping[str, float]],
-                   floor: float = DEFAULT_FLOOR) -> Belief:
+                   floor: float = DEFAULT_FLOOR, named: Mapping[str, Collection[str]] | None = None,
+                   room_floor_weight: float = 0.0) -> Belief:
         """App. C.2 prior: each instance gets its type's vector; entries the table lacks get ``floor``.
 
         ``table`` maps an object type to ``{furniture: probability or count}``; a type missing from
-        the table gets the floor everywhere (uniform: the model said nothing about it)."""
+        the table gets the floor everywhere (uniform: the model said nothing about it).
+
+        With ``named`` (object type -> the places the model's answers named) and
+        ``room_floor_weight`` k > 0, the floor mass of a type is shared by room instead of evenly
+        (:func:`floor_by_room`): the answers' places keep exactly the probability App. C.2 gives
+        them, and what is left goes mostly to the other furniture of the rooms they stand in."""
         furniture = tuple(household.furniture)
         col = {f: j for j, f in enumerate(furniture)}
         rows = np.zeros((len(household.objects), len(furniture)))
@@ -90,6 +99,9 @@ class Belief:
             if total > 0:
                 row = row / total
             row[row == 0.0] = floor
+            if room_floor_weight > 0.0 and named is not None and named.get(obj_type):
+                row = floor_by_room(row, [col[p] for p in named[obj_type] if p in col],
+                                    [household.furniture_room[f] for f in furniture], room_floor_weight)
             per_type[obj_type] = row
         for i, obj in enumerate(household.objects):
             rows[i] = per_type[household.object_type[obj]]
@@ -225,6 +237,38 @@ class Belief:
         if hh.furniture_room[furniture] != self.room:
             return False
         return not hh.is_container[furniture] or furniture in self.opened
+
+
+def floor_by_room(row: np.ndarray, named_cols: Sequence[int], rooms: Sequence[str], weight: float) -> np.ndarray:
+    """One prior row with its floor mass shared by room (the ``room_floor_weight`` of
+    ``config/llm_mcts.yaml``).
+
+    App. C.2 gives every place the model did not name the same floor (1e-3) "to ensure that the
+    model will not eliminate other possibilities when the commonsense model is wrong"; once the
+    named places are seen without the object (App. C.2's update zeroes them), that floor is the
+    whole belief and it is uniform over the apartment, so the search for a carrot that is not in
+    the fridge leaves the kitchen as readily as it opens the larder beside the fridge. §2.2 keeps
+    the belief as an object-centric graph in which furniture stands inside rooms ("fridge is inside
+    kitchen"); this reads the model's answers at that room level too: an unnamed place gets
+    ``1 + weight * m`` shares of the floor mass, where ``m`` is the share of the named probability in
+    its room. The named places keep their probabilities and the floor keeps its total (``n_unnamed
+    * floor`` before normalisation), so sampled worlds change only where they drew a floor entry;
+    ``weight`` 0 is App. C.2's even floor."""
+    row = np.asarray(row, dtype=np.float64).copy()
+    named = np.zeros(len(row), dtype=bool)
+    named[list(named_cols)] = True
+    if named.all() or not named.any():
+        return row
+    named_mass = row[named].sum()
+    if named_mass <= 0.0:
+        return row
+    room_mass: dict[str, float] = {}
+    for j in np.flatnonzero(named):
+        room_mass[rooms[j]] = room_mass.get(rooms[j], 0.0) + float(row[j]) / named_mass
+    unnamed = np.flatnonzero(~named)
+    shares = np.array([1.0 + weight * room_mass.get(rooms[j], 0.0) for j in unnamed])
+    row[unnamed] = row[unnamed].sum() * shares / shares.sum()
+    return row
 
 
 def _instances(household: Household, obj_type: str) -> list[int]:

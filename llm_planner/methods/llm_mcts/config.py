@@ -14,8 +14,8 @@ from llm_planner.paths import config_dir, read_yaml_mapping
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed")
-_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed", "decision_time_s")
+_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight")
 
 
 def default_config_path() -> Path:
@@ -44,6 +44,13 @@ def load_config(source: Mapping[str, Any] | str | Path | None = None, **override
                                   f"(known: {', '.join(_CONFIG_KEYS)})")
             data[key] = value
     search_config(data)  # validates
+    try:
+        weight = float(data["room_floor_weight"])
+    except (KeyError, TypeError, ValueError):
+        weight = -1.0
+    if weight < 0.0:
+        raise ConfigError(f"invalid LLM-MCTS configuration: room_floor_weight must be a number >= 0 "
+                          f"(0 is App. C.2's even floor), got {data.get('room_floor_weight')!r}")
     return data
 
 
@@ -55,6 +62,7 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             root_redraws=int(cfg["root_redraws"]), final_action=str(cfg["final_action"]),
                             expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
                             max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]),
-                            rollout_greed=float(cfg.get("rollout_greed", 0.0)))
+                            rollout_greed=float(cfg.get("rollout_greed", 0.0)),
+                            decision_time_s=float(cfg.get("decision_time_s", 0.0)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

@@ -68,6 +68,12 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   question is asked at a later decision if the search comes back (the subtree is kept). The tree
   a 100-simulation search grows needs two to four rounds (its deepest chain of nodes that ask
   one after the other), so two rounds bound the wait of a decision at the cost of the last levels.
+* **A time bound per decision** (``decision_time_s``, 0 = none). A question is not sent when the
+  decision has run so long that, at the time the questions of this decision took so far, its
+  answer would come after ``decision_time_s``; the node is evaluated by ROLLOUT, as after
+  ``max_waves``. The question at the root is always asked. It lets a slow model (a 135M model on
+  two CPU cores answers five samples of a policy question in about ten seconds) keep a robot's
+  decisions within a bound instead of growing with the tree; the paper's search has no bound.
 * **Fewer questions** (``expand_after``, 1 = Algorithm 1). A new node is evaluated by ROLLOUT on
   its first ``expand_after`` visits (lines 23-26) and asks pi(a|h) only on the next one, the usual
   expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
@@ -175,6 +181,7 @@ class LLMMCTS:
         self._pending: dict[int, tuple[Node, Future]] = {}
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
+        self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
 
     # ------------------------------------------------------------------ G
     def G(self, s: State, a: Action) -> tuple[State, bool]:
@@ -193,7 +200,7 @@ class LLMMCTS:
         (``past``) and the current ``observation``; ``belief`` must agree with that observation.
         T is the subtree kept by :meth:`advance` when it ends in ``observation``, else empty."""
         n = self.config.simulations if n is None else n
-        started = time.perf_counter()
+        self._started = started = time.perf_counter()
         self._stats = stats = SearchStats()
         root = self._root if self._root is not None and self._root.obs == observation else None
         self._root = None
@@ -390,7 +397,7 @@ class LLMMCTS:
         path = sim.path
         while True:
             pi = node.pi  # line 28: pi(a|h) <- QUERYLLMPOLICY(h), asked once per node
-            if pi is None and path and self._out_of_waves():  # not expanded in this decision: lines 23-26
+            if pi is None and path and self._out_of_questions():  # not expanded in this decision: lines 23-26
                 stats.rollout_visits += 1
                 leaf = self.rollout(s, d)
                 break
@@ -470,9 +477,21 @@ class LLMMCTS:
             self._pending[id(node)] = (node, future)
         return None
 
-    def _out_of_waves(self) -> bool:
-        """A concurrent search that has waited ``max_waves`` times asks nothing more this decision."""
-        return self._pool is not None and 0 < self.config.max_waves <= self._stats.waves
+    def _out_of_questions(self) -> bool:
+        """Nothing more is asked this decision: a concurrent search has waited ``max_waves`` times, or
+        the next question (a wave, or one question in a sequential search) would, at the mean time
+        the questions of this decision took, end after ``decision_time_s``."""
+        stats = self._stats
+        if self._pool is not None and 0 < self.config.max_waves <= stats.waves:
+            return True
+        budget = self.config.decision_time_s
+        if budget <= 0 or not stats.answered:
+            return False
+        rounds = stats.waves if self._pool is not None else stats.answered
+        if time.perf_counter() - self._started + stats.wait_seconds / max(1, rounds) <= budget:
+            return False
+        stats.out_of_time = 1
+        return True
 
     def _answer_wave(self) -> None:
         """Wait for every question in flight (each is bounded by the backend's timeouts) and give
@@ -482,6 +501,7 @@ class LLMMCTS:
         wait([f for _, f in pending])
         self._stats.waves += 1
         self._stats.wait_seconds += time.perf_counter() - started
+        self._stats.answered += len(pending)
         for node, future in pending:
             error = future.exception()
             if error is not None:
@@ -496,9 +516,11 @@ class LLMMCTS:
         self._stats.policy_queries += 1
         started = time.perf_counter()
         try:
-            return self._ask(history, past, observation, actions)
+            answer = self._ask(history, past, observation, actions)
         finally:
             self._stats.wait_seconds += time.perf_counter() - started
+        self._stats.answered += 1
+        return answer
 
     def _ask(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
              actions: Sequence[Action]) -> list[float]:

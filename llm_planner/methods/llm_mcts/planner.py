@@ -116,6 +116,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self._figures_lock = threading.Lock()
         self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
+        self.decision_seconds: list[float] = []  # wall time of each decision (the median is the README's figure)
+        self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
         self.last_result = None
         self._reset_episode()
 
@@ -215,7 +217,9 @@ class LLMMCTSPlanner(HouseholdPlanner):
             prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
-        return Belief.from_prior(household, table, floor=float(prior.floor))
+        named = {t: [p for p, n in prior.counts.get(t, {}).items() if n > 0] for t in table}
+        return Belief.from_prior(household, table, floor=float(prior.floor), named=named,
+                                 room_floor_weight=float(self.cfg["room_floor_weight"]))
 
     def _policy_fn(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
                    actions: Sequence[Action]) -> Sequence[float]:
@@ -265,7 +269,15 @@ class LLMMCTSPlanner(HouseholdPlanner):
             self.failure = f"LLM error at step {self.step}{where}: {exc}"
             return Decision(None, self.failure)
         finally:
-            self.decide_seconds += time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+            self.decide_seconds += elapsed
+            self.decision_seconds.append(elapsed)
+            if before is not None and self.runtime is not None:
+                spent_usage = self.runtime.backend.usage - before
+                if self.decision_usage is None:
+                    self.decision_usage = spent_usage
+                else:
+                    self.decision_usage.add(spent_usage)
             spent = self._requests_since(before)
             self.stats.llm_requests += spent
             self.decision_llm_requests += spent
@@ -319,7 +331,15 @@ class LLMMCTSPlanner(HouseholdPlanner):
                 "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
                 "unusable_answers": self.unusable_answers,
                 "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
-                "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits}
+                "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits,
+                "out_of_time": s.out_of_time, "decision_seconds": [round(x, 3) for x in self.decision_seconds],
+                **self._decision_usage_figures()}
+
+    def _decision_usage_figures(self) -> dict[str, int]:
+        """HTTP requests (retries included) and tokens the decisions spent (the prior not counted)."""
+        u = self.decision_usage
+        return {"http_requests": u.requests if u else 0, "prompt_tokens": u.prompt_tokens if u else 0,
+                "completion_tokens": u.completion_tokens if u else 0}
 
 
 @register("uct")

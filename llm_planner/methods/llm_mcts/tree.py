@@ -39,6 +39,7 @@ class SearchConfig:
     max_in_flight: int = 1
     max_waves: int = 0
     rollout_greed: float = 0.0  # share of rollout steps that take the goal-directed preferred action
+    decision_time_s: float = 0.0  # questions of one decision stop when the next would end past this (0: none)
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -67,6 +68,9 @@ class SearchConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
+        if not self.decision_time_s >= 0.0:
+            raise ConfigError(f"llm_mcts 'decision_time_s' must be a number of seconds >= 0 (0: no bound), "
+                              f"got {self.decision_time_s!r}")
         if not 0.0 <= self.rollout_greed <= 1.0:
             raise ConfigError(f"llm_mcts 'rollout_greed' must lie in [0, 1], got {self.rollout_greed!r}")
         if not isinstance(self.reuse_tree, bool):
@@ -173,6 +177,8 @@ class SearchStats:
     reused_nodes: int = 0       # nodes of T kept from the previous decision (reuse_tree)
     waves: int = 0              # times the search waited for questions in flight (concurrent)
     wait_seconds: float = 0.0   # wall time the search spent waiting for pi answers (asked inline or in waves)
+    answered: int = 0           # questions whose answers came back in this search (inline or in waves)
+    out_of_time: int = 0        # searches that stopped asking because of decision_time_s
     peak_in_flight: int = 0     # most questions in flight at once
     seconds: float = 0.0
 

@@ -75,3 +75,16 @@ def test_a_models_goal_is_grounded_the_same_way(parser, offline):
     goal = ground_goal((("on", "alarm clock", "nightstand 2", 1), ("inside", "toothbrushes", "washbasin", 1)),
                        world, grounder, 0.5)
     assert [(g.obj_type, g.destination) for g in goal] == [("alarm_clock", "nightstand_2"), ("toothbrush", "washbasin")]
+
+
+@pytest.mark.parametrize("directive, expected", [
+    ("put a pair of headphones on the couch", ("on", "headphones", "couch", 1)),
+    ("put one pair of tweezers on the vanity", ("on", "tweezers", "vanity", 1)),
+    ("put a pair of nail clippers inside the mirror cabinet", ("inside", "nail_clippers", "mirror_cabinet", 1)),
+    ("put a pair of pyjamas on the single bed", ("on", "pyjamas", "single_bed", 1)),
+    ("put the biscuits into the cupboard", ("inside", "biscuits", "cupboard", 1)),
+])
+def test_a_pair_of_a_noun_counted_in_pairs_is_one(parser, directive, expected):
+    """The instructions the task generator writes for such types (llm.text.PAIR_NOUNS): "a pair of
+    headphones" is one headphones, not two."""
+    assert _items(parser, directive) == {expected}

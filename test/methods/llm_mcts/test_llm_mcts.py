@@ -270,6 +270,26 @@ def test_max_waves_bounds_the_rounds_of_questions(hh):
     assert bounded.stats.simulations == 150 and bounded.root.pi is not None
 
 
+@pytest.mark.parametrize("in_flight", [1, 4])
+def test_decision_time_stops_questions_whose_answers_would_come_too_late(hh, in_flight):
+    """decision_time_s: a question is asked only while, at the mean time questions took, its answer
+    would come within the bound; the root's is always asked, and the search still runs N simulations."""
+    slow = CountingPolicy(delay=0.0)
+
+    def policy(*args):
+        time.sleep(0.05)  # every answer takes 50 ms (plus CountingPolicy's bookkeeping)
+        return slow(*args)
+
+    _, unbounded = _search(hh, policy, max_in_flight=in_flight)
+    _, bounded = _search(hh, policy, max_in_flight=in_flight, decision_time_s=0.2)
+    assert unbounded.stats.out_of_time == 0 and bounded.stats.out_of_time == 1
+    assert 1 <= bounded.stats.policy_queries < unbounded.stats.policy_queries
+    assert bounded.stats.wait_seconds < min(unbounded.stats.wait_seconds, 0.6)  # about one round past the bound
+    assert bounded.stats.simulations == 150 and bounded.root.pi is not None
+    with pytest.raises(ConfigError, match="decision_time_s"):
+        SearchConfig(decision_time_s=-1.0)
+
+
 def test_a_failing_question_ends_the_search_without_deadlock(hh):
     policy = CountingPolicy(fail_after=3)
     started = time.monotonic()
@@ -343,6 +363,33 @@ def test_update_sets_observed_relations_to_one_and_seen_places_to_zero(hh):
     i1, i2 = hh.index["apple_1"], hh.index["apple_2"]
     assert {p[i1] for p in samples} == {"kitchen_table"}
     assert not {p[i2] for p in samples} & (set(kitchen_surfaces) | {"fridge"})
+
+
+def test_room_floor_keeps_the_answers_and_searches_their_rooms_first(hh):
+    """room_floor_weight (config/llm_mcts.yaml, issue 27): the places the answers named keep App.
+    C.2's probabilities, the floor keeps its total, and once the named places are seen empty the
+    object is looked for in their room before the rest of the apartment."""
+    table = {"apple": {"fridge": 0.5, "kitchen_table": 0.5}}
+    named = {"apple": ["fridge", "kitchen_table"]}
+    even = Belief.from_prior(hh, table, floor=1e-3)
+    by_room = Belief.from_prior(hh, table, floor=1e-3, named=named, room_floor_weight=20.0)
+    assert np.array_equal(Belief.from_prior(hh, table, named=named, room_floor_weight=0.0).probs, even.probs)
+    e, r = even.row("apple_1"), by_room.row("apple_1")
+    assert r["fridge"] == pytest.approx(e["fridge"]) and r["kitchen_table"] == pytest.approx(e["kitchen_table"])
+    kitchen = [f for f in hh.furniture if hh.furniture_room[f] == "kitchen" and f not in table["apple"]]
+    elsewhere = [f for f in hh.furniture if hh.furniture_room[f] != "kitchen"]
+    assert kitchen and elsewhere
+    assert r[kitchen[0]] == pytest.approx(21 * r[elsewhere[0]])  # 1 + k * (all the named mass in the kitchen)
+    # the fridge and the table seen without it: the kitchen's other places hold most of the belief
+    by_room.probs[:, [by_room.col["fridge"], by_room.col["kitchen_table"]]] = 0.0
+    even.probs[:, [even.col["fridge"], even.col["kitchen_table"]]] = 0.0
+    share = lambda b: sum(b.probs[hh.index["apple_1"], b.col[f]] for f in kitchen) / b.probs[hh.index["apple_1"]].sum()  # noqa: E731
+    assert share(even) == pytest.approx(len(kitchen) / (len(kitchen) + len(elsewhere)))
+    assert share(by_room) > 0.75
+    # a type the model said nothing about stays uniform
+    assert by_room.row("book_1")["bed"] == pytest.approx(1.0 / len(hh.furniture))
+    with pytest.raises(ConfigError, match="room_floor_weight must be a number >= 0"):
+        load_config({"room_floor_weight": -1})
 
 
 def test_held_object_and_lost_support(hh):

@@ -33,8 +33,13 @@ Instruction grammar (lower case; items in the goal's order; a goal parser may re
     END         := "?" after "could you"/"can you", else "" or "."
     VERB        := put | place | move
     COUNT       := one | a | an   (count 1; "an" before a vowel) | two (2) | three (3)
+                 | the | one of the   (count 1 of a type whose name is a plural, not a pair:
+                                       "the biscuits" when the apartment has one, else "one of the")
     NOUN        := the object type with "_" -> " ", plural when COUNT > 1 (English rule:
-                   +es after s/x/z/ch/sh, consonant+y -> ies, else +s; overrides in the YAML)
+                   +es after s/x/z/ch/sh, consonant+y -> ies, else +s; overrides in the YAML;
+                   a name that is already a plural stays as it is)
+                 | "pair of " / "pairs of " + the type   (a noun counted in pairs, llm.text.PAIR_NOUNS:
+                                                          "a pair of scissors", "two pairs of headphones")
     REL         := inside | in | into       (destination is a container: INSIDE)
                  | on | onto | on top of    (destination is a surface: ON)
     DEST        := the furniture name with "_" -> " "
@@ -66,6 +71,7 @@ from llm_planner.domains.household.world.symbolic import (
     goal_to_lists,
 )
 from llm_planner.errors import ConfigError
+from llm_planner.llm.text import is_pair_noun
 from llm_planner.paths import config_dir
 
 SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
@@ -240,13 +246,17 @@ def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
 
 # ---------------------------------------------------------------------------- phrasing
 def noun(obj_type: str, count: int, phrasing: Phrasing) -> str:
-    """Surface form of an object type: ``cutlery_fork`` -> ``cutlery fork`` / ``cutlery forks``."""
+    """Surface form of an object type: ``cutlery_fork`` -> ``cutlery fork`` / ``cutlery forks``; a
+    noun counted in pairs (``llm.text.PAIR_NOUNS``) -> ``pair of scissors`` / ``pairs of scissors``;
+    a name that is already plural (``frozen_peas``) stays as it is."""
     override = phrasing.nouns.get(obj_type, {})
     form = "singular" if count == 1 else "plural"
     if form in override:
         return override[form]
     word = obj_type.replace("_", " ")
-    if count == 1:
+    if is_pair_noun(word):
+        return f"{'pair' if count == 1 else 'pairs'} of {word}"
+    if count == 1 or is_plural_name(word):
         return word
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
@@ -255,30 +265,46 @@ def noun(obj_type: str, count: int, phrasing: Phrasing) -> str:
     return word + "s"
 
 
-def count_word(count: int, noun_text: str, phrasing: Phrasing, rng: random.Random) -> str:
+def is_plural_name(text: str) -> bool:
+    """Whether a rendered type name is already a plural (``frozen peas``, ``sticky notes``): its last
+    word ends in ``s`` but not as ``glass``, ``asparagus`` or ``iris`` do."""
+    return text.endswith("s") and not text.endswith(("ss", "us", "is"))
+
+
+def count_word(count: int, noun_text: str, phrasing: Phrasing, rng: random.Random, in_scene: int = 0) -> str:
+    """The COUNT of an item. One object whose name is a plural that is not a pair (``biscuits``) is
+    "the biscuits" when the apartment has one, "one of the biscuits" when it has more ("one biscuits"
+    is no English; "the biscuits" alone would mean all of them); ``in_scene`` 0: not known."""
     words = phrasing.count_words.get(count)
     if not words:
         raise ConfigError(f"phrasing.count_words has no word for {count}")
-    word = rng.choice(words)
+    word = rng.choice(words)  # drawn in every case, so the other tasks' words stay those of the seed
+    if count == 1 and is_plural_name(noun_text) and not noun_text.startswith("pair of "):
+        return "the" if in_scene == 1 else "one of the"
     if word == "a" and noun_text[:1] in "aeiou":
         return "an"
     return word
 
 
-def item_phrase(item: GoalItem, phrasing: Phrasing, rng: random.Random) -> str:
+def item_phrase(item: GoalItem, phrasing: Phrasing, rng: random.Random, in_scene: int = 0) -> str:
     text = noun(item.obj_type, item.count, phrasing)
     rel = rng.choice(phrasing.relation_words[item.rel])
-    return f"{count_word(item.count, text, phrasing, rng)} {text} {rel} the {item.destination.replace('_', ' ')}"
+    return (f"{count_word(item.count, text, phrasing, rng, in_scene)} {text} {rel} the "
+            f"{item.destination.replace('_', ' ')}")
 
 
-def render_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: Phrasing | None = None) -> str:
-    """A natural-language instruction for a goal, following the grammar of the module docstring."""
+def render_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: Phrasing | None = None,
+                       counts: Mapping[str, int] | None = None) -> str:
+    """A natural-language instruction for a goal, following the grammar of the module docstring;
+    ``counts`` (object type -> instances in the apartment) picks "the" or "one of the" for a type
+    whose name is a plural."""
     phrasing = phrasing or load_task_config().phrasing
+    counts = counts or {}
     opener = rng.choice(phrasing.openers)
-    parts = [f"{rng.choice(phrasing.verbs)} {item_phrase(goal[0], phrasing, rng)}"]
+    parts = [f"{rng.choice(phrasing.verbs)} {item_phrase(goal[0], phrasing, rng, counts.get(goal[0].obj_type, 0))}"]
     for item in goal[1:]:
         verb = f"{rng.choice(phrasing.verbs)} " if rng.random() < phrasing.repeat_verb_probability else ""
-        parts.append(verb + item_phrase(item, phrasing, rng))
+        parts.append(verb + item_phrase(item, phrasing, rng, counts.get(item.obj_type, 0)))
     body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     if opener.strip() in ("could you", "can you"):
         end = "?"
@@ -370,7 +396,8 @@ def _one_task(task_id: str, suite: str, household: Household, pools: _Pools, con
             goal = _draw_goal(suite, household, pools, config, rng)
             if unsatisfied_everywhere(household, state, goal):
                 household.check_goal(goal)
-                instruction = render_instruction(goal, rng, config.phrasing)
+                counts = {g.obj_type: sum(t == g.obj_type for t in household.object_type.values()) for g in goal}
+                instruction = render_instruction(goal, rng, config.phrasing, counts)
                 return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
     raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
                       f"'{household.scene.name}': its object distributions already satisfy every task pair")

@@ -68,10 +68,10 @@ def test_compositions_ask_for_two_objects_sometimes():
 def _reference_parser(household: Household, phrasing: tasks.Phrasing):
     """A strict parser written from the grammar in the tasks module docstring."""
     nouns = {tasks.noun(t, c, phrasing): t for t in household.scene.object_types for c in (1, 2)}
-    counts = {w: c for c, words in phrasing.count_words.items() for w in words} | {"an": 1}
+    counts = {w: c for c, words in phrasing.count_words.items() for w in words} | {"an": 1, "the": 1, "one of the": 1}
     rels = {w: rel for rel, words in phrasing.relation_words.items() for w in words}
     rel_alt = "|".join(sorted(map(re.escape, rels), key=len, reverse=True))
-    item = re.compile(rf"^(?:(?:{'|'.join(phrasing.verbs)}) )?(\w+) (.+?) ({rel_alt}) the (.+)$")
+    item = re.compile(rf"^(?:(?:{'|'.join(phrasing.verbs)}) )?(one of the|\w+) (.+?) ({rel_alt}) the (.+)$")
     openers = sorted((o for o in phrasing.openers if o), key=len, reverse=True)
 
     def parse(text: str) -> tuple[GoalItem, ...]:
@@ -105,6 +105,43 @@ def test_render_instruction_example(config):
     assert any("two plates" in t and " and " in t for t in texts)
     assert all(re.search(r"\b(one|an) apple (inside|in|into) the fridge", t) for t in texts)
     assert len(texts) > 10
+
+
+def test_nouns_counted_in_pairs_and_plural_names_read_as_english(config):
+    """No "a scissors", "one headphones" or "one biscuits" (issue 27, the foreign apartment)."""
+    p = config.phrasing
+    assert tasks.noun("scissors", 1, p) == "pair of scissors"
+    assert tasks.noun("nail_clippers", 2, p) == "pairs of nail clippers"
+    assert tasks.noun("frozen_peas", 2, p) == "frozen peas"
+    assert tasks.noun("dental_floss", 2, p) == "dental flosses"
+    rng = random.Random(0)
+    one = [GoalItem("on", "biscuits", "worktop", 1)]
+    assert re.search(r"\bthe biscuits on", tasks.render_instruction(one, rng, p, {"biscuits": 1}))
+    assert "one of the biscuits" in tasks.render_instruction(one, rng, p, {"biscuits": 3})
+    texts = {tasks.render_instruction([GoalItem("on", "headphones", "couch", 1)], random.Random(s), p)
+             for s in range(20)}
+    assert all(re.search(r"\b(a|one) pair of headphones on", t) for t in texts), texts
+    # the words drawn for the other items do not move (same seed, same draws)
+    goal = [GoalItem("on", "scissors", "worktop", 1), GoalItem("inside", "apple", "fridge", 2)]
+    plain = [GoalItem("on", "plate", "worktop", 1), GoalItem("inside", "apple", "fridge", 2)]
+    assert (tasks.render_instruction(goal, random.Random(5), p).split(" and ")[-1]
+            == tasks.render_instruction(plain, random.Random(5), p).split(" and ")[-1])
+
+
+def test_foreign_apartment_instructions_follow_the_grammar(config):
+    from llm_planner.paths import config_dir
+
+    scene = tasks.load_scene(str(config_dir() / "scenes" / "examples" / "long_flat.yaml"))
+    household = Household(scene)
+    parse = _reference_parser(household, config.phrasing)
+    said = set()
+    for suite in ("simple", "comp"):
+        for task in tasks.generate_tasks(scene, suite, 60, seed=1):
+            assert parse(task.instruction) == task.goal, task.instruction
+            said.add(task.instruction)
+    text = " ".join(said)
+    assert " pair of " in text
+    assert not re.search(r"\b(a|an|one) (scissors|headphones|reading glasses|biscuits|crisps|socks)\b", text)
 
 
 def test_nouns_plural_rules(config):
