@@ -263,10 +263,10 @@ def floor_by_room(row: np.ndarray, named_cols: Sequence[int], rooms: Sequence[st
     if named_mass <= 0.0:
         return row
     room_mass: dict[str, float] = {}
-    for j in np.flatnonzero(named):
+    for j in np.flatnonzero(named).tolist():
         room_mass[rooms[j]] = room_mass.get(rooms[j], 0.0) + float(row[j]) / named_mass
     unnamed = np.flatnonzero(~named)
-    shares = np.array([1.0 + weight * room_mass.get(rooms[j], 0.0) for j in unnamed])
+    shares = np.array([1.0 + weight * room_mass.get(rooms[j], 0.0) for j in unnamed.tolist()])
     row[unnamed] = row[unnamed].sum() * shares / shares.sum()
     return row
 

@@ -320,12 +320,11 @@ class LLMMCTS:
                 return Action("open", (dest,))
             return Action("putin" if hh.is_container[dest] else "puton", (s.holding, dest))
         indices, dest = open_items[0]
-        todo = [i for i in indices if placement[i] != dest and placement[i] is not None]
+        todo = [(i, p) for i in indices if (p := placement[i]) != dest and p is not None]
         if not todo:
             return None
-        here = [i for i in todo if placement[i] == s.near] or [i for i in todo if hh.furniture_room[placement[i]] == s.room]
-        i = (here or todo)[0]
-        place = placement[i]
+        here = [(i, p) for i, p in todo if p == s.near] or [(i, p) for i, p in todo if hh.furniture_room[p] == s.room]
+        i, place = (here or todo)[0]
         if s.near != place:
             return self._walk_towards(s, place)
         if hh.is_container[place] and place not in s.opened:
@@ -434,6 +433,7 @@ class LLMMCTS:
                 break
             child.visits += 1
             sim.history += (a,)
+            assert node.obs is not None  # a node the search added has the observation that ends h
             sim.past += (node.obs,)
             node, s, d = child, s2, d2
         gamma = cfg.gamma
@@ -452,7 +452,7 @@ class LLMMCTS:
 
         Simulations in flight below the node count as visits with return 0 (virtual loss)."""
         c = self.config.c
-        if node.loss_n:
+        if node.loss_n and node.loss is not None:  # (virtual losses in flight: the list exists)
             n_h = node.n + node.loss_n
             na = [n + v for n, v in zip(node.na, node.loss, strict=True)]
             q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na, strict=True)]
@@ -529,7 +529,8 @@ class LLMMCTS:
             self._in_flight += 1
             self._stats.peak_in_flight = max(self._stats.peak_in_flight, self._in_flight)
         try:
-            probs = [float(p) for p in self.policy(history, past, observation, actions)]  # type: ignore[misc]
+            assert self.policy is not None  # asked only with a policy (_query_policy, _policy_at)
+            probs = [float(p) for p in self.policy(history, past, observation, actions)]
         finally:
             with self._in_flight_lock:
                 self._in_flight -= 1
@@ -555,5 +556,6 @@ def _add_loss(node: Node, i: int) -> None:
 
 
 def _remove_loss(node: Node, i: int) -> None:
-    node.loss[i] -= 1  # type: ignore[index]
+    assert node.loss is not None  # _add_loss made it
+    node.loss[i] -= 1
     node.loss_n -= 1

@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
@@ -57,7 +57,7 @@ from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
-from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties
+from llm_planner.methods.llm_mcts.tree import SearchResult, SearchStats, argmax_ties
 from llm_planner.planners.base import (
     BELIEF_PLACES,
     Decision,
@@ -67,6 +67,9 @@ from llm_planner.planners.base import (
     goal_object_beliefs,
     register,
 )
+
+if TYPE_CHECKING:
+    from llm_planner.llm.text import WorldInfo
 
 
 def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str]) -> State:
@@ -118,7 +121,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.decision_seconds: list[float] = []  # wall time of each decision (the median is the README's figure)
         self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
-        self.last_result = None
+        self.last_result: SearchResult | None = None
         self._reset_episode()
 
     def _reset_episode(self) -> None:
@@ -129,7 +132,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.observations: list[Observation] = []
         self.failure = ""
         self.step = 0
-        self.world = None
+        self.world: WorldInfo | None = None
 
     # ------------------------------------------------------------------ description
     def describe(self) -> str:
@@ -214,6 +217,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
             return Belief.uniform(household)
         prior = self.prior_param
         if prior is None or isinstance(prior, (str, Path)):
+            assert self.runtime is not None  # _prepare built it for a planner that uses the prior
             prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
@@ -232,7 +236,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         from llm_planner.llm.base import PolicyQuery
         from llm_planner.llm.openai_backend import UnusableAnswer
 
-        assert self.task is not None and self.runtime is not None
+        assert self.task is not None and self.runtime is not None and self.world is not None
         query = PolicyQuery(self.world, self.task.directive, observation, history, tuple(actions), self.task.goal, past)
         started = time.perf_counter()
         try:

@@ -147,7 +147,7 @@ def uct_scores(q: Sequence[float], n_h: int, na: Sequence[int], c: float) -> lis
     return [q[j] + c * math.sqrt(log_n / (na[j] + 1)) for j in range(len(q))]
 
 
-def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[int], rng: random.Random) -> int:
+def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[float], rng: random.Random) -> int:
     """Index of the largest value; ties to larger pi, then larger N(h,a), then a seeded draw."""
     best = max(values)
     tied = [i for i, v in enumerate(values) if v == best]
