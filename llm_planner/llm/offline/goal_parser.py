@@ -153,9 +153,11 @@ class GoalParser:
         self.place_match = float(thresholds["place_match"])
         self.new_word_match = float(thresholds["new_word_match"])
         self.margin = float(thresholds["margin"])
-        proposals = [thresholds.get(k) for k in ("propose_match", "propose_margin", "propose_spelling")]
-        self.propose_match, self.propose_margin, self.propose_spelling = (
-            (float(proposals[0]), float(proposals[1]), float(proposals[2])) if None not in proposals else (None, 0.0, 1.0))
+        match, margin, spelling = (thresholds.get(k) for k in ("propose_match", "propose_margin", "propose_spelling"))
+        self.propose_match: float | None = None  # without all three: no proposals
+        self.propose_margin, self.propose_spelling = 0.0, 1.0
+        if match is not None and margin is not None and spelling is not None:
+            self.propose_match, self.propose_margin, self.propose_spelling = float(match), float(margin), float(spelling)
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
@@ -178,8 +180,8 @@ class GoalParser:
             words.setdefault(plural(text), (t, True))
         for t in self.types:
             text = name_to_text(t)
-            entry = index.get(text) or index.get(text.replace(" ", ""))
-            for word in by_entry.get(entry, []) if entry else []:
+            alias_entry = index.get(text) or index.get(text.replace(" ", ""))
+            for word in by_entry.get(alias_entry, []) if alias_entry else []:
                 words.setdefault(word, (t, False))
                 words.setdefault(plural(word), (t, True))
         return words
@@ -217,7 +219,7 @@ class GoalParser:
                     if f not in groups.setdefault(w, []):
                         groups[w].append(f)
         order = {f: i for i, f in enumerate(self.furniture)}
-        return {w: tuple(sorted(fs, key=order.get)) for w, fs in groups.items()}
+        return {w: tuple(sorted(fs, key=order.__getitem__)) for w, fs in groups.items()}
 
     # ------------------------------------------------------------------ parse
     def parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
@@ -581,7 +583,7 @@ class GoalParser:
         options = []
         for f, room in zip(chosen, rooms, strict=True):
             label, name, names, replacement = self._place_option(f)
-            extra = (name_to_text(room),) if room and rooms.count(room) == 1 else ()
+            extra: tuple[str, ...] = (name_to_text(room),) if room and rooms.count(room) == 1 else ()
             number = _number_of(f)
             extra += (f"{core} {number}", f"number {number}") if number is not None else ()
             options.append((label, name, names + extra, replacement))
@@ -646,7 +648,8 @@ class GoalParser:
         said = {singular(w) for w in text.split()}
         if not said:
             return None
-        best, best_score = None, 0
+        best: str | None = None
+        best_score: float = 0
         for room in self.world.rooms:
             words = {singular(w) for w in name_to_text(room).split()}
             if text == name_to_text(room):
