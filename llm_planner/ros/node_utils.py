@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 import rclpy
 from llm_planner_interfaces.msg import TaskStatus
@@ -73,16 +73,18 @@ class WorkerPool:
         self.pool = cf.ThreadPoolExecutor(max_workers=size, thread_name_prefix=name)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        future: Future = Future(executor=self.node.executor)
+        future: Future[T] = Future(executor=self.node.executor)
 
         def work() -> None:
             try:
                 future.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting callback
-                future.set_exception(exc)
+                # rclpy's annotation says Exception; it stores any, and a KeyboardInterrupt must reach the caller too
+                future.set_exception(exc)  # type: ignore[arg-type]
 
         self.pool.submit(work)
-        return await future
+        # rclpy types the awaited value T | None (None for a cancelled future); this one is never cancelled
+        return cast(T, await future)
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
