@@ -1,6 +1,7 @@
 """The household apartments (LLM-MCTS, Levy-Karpas, SayCanPay) as a :class:`Domain`.
 
-Scene from the ``scene`` parameter; the PyBullet apartment (:class:`llm_planner.domains.household.sim.world.HouseholdSim`)
+Scene from the ``scene`` parameter; the PyBullet apartment
+(:class:`llm_planner.domains.household.sim.world.HouseholdSim`)
 as the simulator; perception from geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics:
 ``state`` (the robot's partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged
 view, for fully observable planners and the goal check, as a simulator's success check would);
@@ -180,7 +181,8 @@ def state_predicates(household: Household, state: State) -> list[Fact]:
     return preds
 
 
-def _split(predicates: Iterable[Fact], furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
+def _split(predicates: Iterable[Fact],
+           furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
     """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
     room, near, holding = "", None, None
     relations: set[tuple[str, str, str]] = set()

@@ -87,7 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--episodes", type=int, default=5, help="tasks per suite and seed (default 5)")
     p.add_argument("--seeds", type=int, default=3, help="task-set seeds; mean ± stderr is over them (default 3)")
     p.add_argument("--seed-offset", type=int, default=0, help="first task-set seed (default 0)")
-    p.add_argument("--simulations", type=int, default=None, help="N of Algorithm 1 (default: config/llm_mcts.yaml, 100)")
+    p.add_argument("--simulations", type=int, default=None,
+                   help="N of Algorithm 1 (default: config/llm_mcts.yaml, 100)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a key of config/llm_mcts.yaml for every method (repeatable)")
     p.add_argument("--llm-set", action="append", default=[], metavar="KEY=VALUE",
@@ -346,7 +347,8 @@ def _run(args: argparse.Namespace) -> int:
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
-    homes = [(s, s) for s in args.scene] if args.scene else [(h, HOMES[h]) for h in _split(args.home, list(HOMES), "home")]
+    homes = [(s, s) for s in args.scene] if args.scene else [(h, HOMES[h])
+                                                             for h in _split(args.home, list(HOMES), "home")]
     if args.episodes < 1 or args.seeds < 1:
         raise ConfigError("--episodes and --seeds must be >= 1")
     if args.workers < 1:
@@ -381,7 +383,8 @@ def _run(args: argparse.Namespace) -> int:
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
-    settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides, "backend": backend,
+    settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides,
+                "backend": backend,
                 "pybullet": bool(args.pybullet), "max_steps": args.max_steps, "served": served}
     jobs = [Job(home, scene, spec, suite, seed, i)
             for home, scene in homes for spec in methods for suite in suites

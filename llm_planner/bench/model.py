@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.pddl:
         rows.append(_time_pddl(report, household, args.pddl, args.seed))
     print(format_table(["operation", "µs per call", "calls per second"], rows,
-                       title=f"symbolic model speed, scene {scene.name}: " + ", ".join(f"{k} {v}" for k, v in sizes.items())
+                       title=f"symbolic model speed, scene {scene.name}: "
+                       + ", ".join(f"{k} {v}" for k, v in sizes.items())
                        + f"; {len(pairs)} recorded (state, action) pairs x {args.repeats} repeats"))
     if args.json:
         print(f"wrote {report.write_json(args.json)}")
@@ -99,7 +100,8 @@ def _operations(goal: Goal, horizon: int, seed: int) -> dict[str, Callable[[Hous
         rng = random.Random(seed)
         box: dict[str, Any] = {"state": None, "t": 0}
 
-        def one(state: State, _action: Action) -> None:  # a random rollout that restarts from the recorded state each horizon
+        def one(state: State,
+                _action: Action) -> None:  # a random rollout that restarts from the recorded state each horizon
             if box["t"] % horizon == 0:
                 box["state"] = state
             box["t"] += 1

@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "(paper,oracle): each method runs with each decoder")
     p.add_argument("--splits", default="test,novel,unseen", help="test, novel, unseen (default all)")
     p.add_argument("--n", type=int, default=None, help="tasks per split (default: config/saycanpay.yaml)")
-    p.add_argument("--models", default=None, metavar="DIR", help="trained Can/Pay models (default: the training output)")
+    p.add_argument("--models", default=None, metavar="DIR",
+                   help="trained Can/Pay models (default: the training output)")
     p.add_argument("--say-input", default=None, choices=("observations", "full"),
                    help="what the offline Say reads besides the plan so far (default: config)")
     p.add_argument("--config", default=None, metavar="FILE", help="a saycanpay YAML overriding config/saycanpay.yaml")
@@ -132,7 +133,8 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     household = _household(task.scene)
     state = household.sample_initial_state(task.placement_seed)
     config = _WORKER["config"]
-    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"], **parse_method(method))
+    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"],
+                               **parse_method(method))
     episode = Task(task.instruction, task.goal, household, max_steps=int(config["decoding"]["max_steps"]))
     started = time.perf_counter()
     result = run_episode(planner, episode, SymbolicWorld(household, state))
@@ -141,7 +143,8 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     parsed = parse_method(method)
     decoder = planner.decoder
     return {"method": method, "decoder": parsed["variant"], "strategy": parsed["strategy"],
-            "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id, "suite": task.suite, "scene": task.scene,
+            "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id,
+            "suite": task.suite, "scene": task.scene,
             "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
             "steps": steps, "expert_length": expert, "cost_effective": result.success and steps == expert,
             "relative_length": expert / steps if result.success and steps else (1.0 if result.success else 0.0),
@@ -158,7 +161,8 @@ def tasks_of(config: dict[str, Any], split: str, n: int | None) -> list[Househol
     total = int(n if n is not None else spec["n"])
     suites = list(spec["suites"])
     per = [total // len(suites) + (1 if i < total % len(suites) else 0) for i in range(len(suites))]
-    return [t for suite, k in zip(suites, per, strict=True) for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
+    return [t for suite, k in zip(suites, per, strict=True)
+            for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
 
 
 def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequence[str], splits: Sequence[str],
@@ -173,7 +177,8 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
             success, err = mean_stderr([float(r["success"]) for r in rs])
             cost, cost_err = mean_stderr([float(r["cost_effective"]) for r in rs])
             rel, _ = mean_stderr([r["relative_length"] for r in rs])
-            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost, cost_effectiveness_stderr=cost_err,
+            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost,
+                           cost_effectiveness_stderr=cost_err,
                            relative_length=rel, planning_time_s=sum(r["planning_time_s"] for r in rs) / len(rs),
                            llm_requests_per_plan=sum(r["llm_requests"] for r in rs) / len(rs))
     report.episodes = list(records)
@@ -223,7 +228,8 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
         print(_table(report, general, "success_rate", "stderr", "Table 5: generalization, planning success % "
                                                                 "(novel: novel suites; unseen: unseen apartment)"))
     print()
-    print(_table(report, splits, "relative_length", None, "Figure 4: relative length expert/generated x100 (0 = failed)"))
+    print(_table(report, splits, "relative_length", None,
+                 "Figure 4: relative length expert/generated x100 (0 = failed)"))
     print()
     print(_table(report, splits, "planning_time_s", None, "planning seconds per plan", scale=1.0, digits=2))
 
@@ -279,7 +285,8 @@ def run(args: argparse.Namespace) -> int:
     decoders = [d.strip() for d in args.decoders.split(",") if d.strip()]
     unknown = [d for d in decoders if d not in DECODERS]
     if unknown or not decoders:
-        raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from {', '.join(DECODERS)})")
+        raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from "
+                          f"{', '.join(DECODERS)})")
     offers = token_logprobs_backend(make_backend(backend=args.backend or None))
     base = [m.strip() for m in (args.methods or ",".join(METHODS)).split(",") if m.strip()]
     if args.methods is None and offers:
@@ -315,7 +322,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
     with bench_engine(args) as engine:
-        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models, done_step),
+        records = parallel_records(jobs, _run_job, _init_worker,
+                                   (args.backend, config, models_dir, need_models, done_step),
                                   args.workers, "saycanpay", not args.no_progress)
     records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
     sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]

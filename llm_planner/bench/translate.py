@@ -244,7 +244,8 @@ def run(args: argparse.Namespace) -> int:
                             disable=args.no_progress)]
 
     report = BenchReport("translate", described["backend"], config={"backend": described, "homes": homes,
-                                                                     "eval_set": str(args.eval_set or "config/translate_eval.yaml")})
+                                                                     "eval_set": str(args.eval_set
+                                                                                     or "config/translate_eval.yaml")})
     report.episodes = records
     rows = []
 

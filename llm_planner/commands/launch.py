@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "also accepted that way)")
     p.add_argument("--sigkill-timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds after SIGTERM before a node gets SIGKILL (ros2 launch: sigkill_timeout:=)")
-    p.add_argument("--settings", default=None, metavar="FILE", help="launcher settings file (default: config/launch.yaml)")
+    p.add_argument("--settings", default=None, metavar="FILE",
+                   help="launcher settings file (default: config/launch.yaml)")
     p.add_argument("-s", "--show-args", "--show-arguments", action="store_true",
                    help="list the launch file's arguments and exit")
     p.add_argument("-p", "--print", "--print-description", action="store_true", dest="print_description",
@@ -58,7 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 LAUNCHER_ARGUMENTS = ("sigterm_timeout", "sigkill_timeout")
 
 
-def parse_launch_arguments(name: str | None, positional: list[str], options: list[str]) -> tuple[str | None, dict[str, str]]:
+def parse_launch_arguments(name: str | None, positional: list[str],
+                           options: list[str]) -> tuple[str | None, dict[str, str]]:
     """The launch file name and the KEY:=VALUE / KEY=VALUE arguments (a first positional with ':=' is an argument)."""
     from llm_planner.errors import ConfigError
 

@@ -134,7 +134,8 @@ def prior_notes(scene: Scene) -> list[str]:
     knowledge = scene_knowledge(backend.resources, world)
     notes = []
     odd = []
-    named = load_commonsense(backend.config.get("offline.commonsense")).alias_index()  # the file's own names and aliases
+    # the file's own names and aliases
+    named = load_commonsense(backend.config.get("offline.commonsense")).alias_index()
     for otype in scene.object_types:
         if name_to_text(otype) in named and knowledge.place_weights(otype):
             continue

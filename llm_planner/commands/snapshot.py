@@ -126,7 +126,8 @@ def _run_household(args: argparse.Namespace) -> int:
     try:
         recorder = HouseholdRecorder.for_sim(world.sim, goal=task.goal, title=f"{task.instruction}")
         recorder.start()
-        print(f"task {task.task_id}: {task.instruction!r} ({planner.name if hasattr(planner, 'name') else args.planner}, "
+        print(f"task {task.task_id}: {task.instruction!r} "
+              f"({planner.name if hasattr(planner, 'name') else args.planner}, "
               f"PyBullet world of {household.scene.name})", flush=True)
 
         def on_step(r: StepRecord) -> None:
@@ -157,7 +158,8 @@ def _run_gtamp(args: argparse.Namespace) -> int:
     sim = GTampSim(problem)
     tap = PathTap(sim)
     try:
-        recorder = GTampRecorder(problem, sim.observe, lambda: tap.last_path, title=f"{problem.name}: {problem.description}")
+        recorder = GTampRecorder(problem, sim.observe, lambda: tap.last_path,
+                                 title=f"{problem.name}: {problem.description}")
         recorder.start()
         print(f"G-TAMP {problem.name} with {method}: {problem.description}", flush=True)
 

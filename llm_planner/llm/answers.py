@@ -235,7 +235,8 @@ def read_positions(text: str) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------------------- policy and Say
 _VERBS = [  # (pattern of the words a model uses, canonical form); most specific first
-    (r"walk(?:\s+over)?\s+to|go(?:\s+back)?\s+to|head\s+(?:over\s+)?to|move\s+to|navigate\s+to|approach|come\s+to", "walk to"),
+    (r"walk(?:\s+over)?\s+to|go(?:\s+back)?\s+to|head\s+(?:over\s+)?to|move\s+to|navigate\s+to|approach|come\s+to",
+     "walk to"),
     (r"pick\s+up|grab|take|get|grasp", "grab"),
     (r"open", "open"),
     (r"close|shut", "close"),

@@ -308,7 +308,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 continue
             wanted = world.containers if rel_word in _INSIDE_WORDS else \
                 world.surfaces if rel_word.startswith("on") else world.furniture
-            hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture, min_score)
+            hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture,
+                                                                                         min_score)
             if hit is None:
                 continue
             entry = (world.relation(hit.name), hit.name)
@@ -329,7 +330,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                                                         opts["seed"] if seed is None else seed)
         return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests))
 
-    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str, seed: int) -> tuple[tuple[list[str], int], _Reply]:
+    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
+                        seed: int) -> tuple[tuple[list[str], int], _Reply]:
         from llm_planner.llm.prompts import policy_prompt
 
         prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,

@@ -87,7 +87,8 @@ def translate_prompt(world: WorldInfo, directive: str, examples: Sequence[tuple[
     """Listing 3 with K (instruction, goal) examples, from D when available."""
     shots = "\n".join(render("translate_example", directive=d, formal=goal_to_formal(g)) for d, g in examples)
     return render("translate", objects=objects_text(world, as_text=False), containers=", ".join(world.containers),
-                  surfaces=", ".join(world.surfaces), rooms=", ".join(world.rooms), examples=shots, directive=directive.strip())
+                  surfaces=", ".join(world.surfaces), rooms=", ".join(world.rooms), examples=shots,
+                  directive=directive.strip())
 
 
 def policy_example(instruction: str, completed: Sequence[Action], observation: str, upcoming: Sequence[Action]) -> str:

@@ -71,7 +71,8 @@ class QuestionKind:
     def answerer(self, backend: str) -> Answerer:
         """The answerer for a backend by name; LLMError naming the backends that can answer."""
         if backend not in self.answerers:
-            raise LLMError(f"the {backend} backend cannot answer '{self.name}' questions ({self.source or 'no source'}); "
+            raise LLMError(f"the {backend} backend cannot answer '{self.name}' questions "
+                           f"({self.source or 'no source'}); "
                            f"backends that can: {', '.join(sorted(self.answerers)) or 'none'}")
         return self.answerers[backend]
 
@@ -94,7 +95,8 @@ def get(name: str) -> QuestionKind:
         load_registered()
         kind = _KINDS.get(name)
     if kind is None:
-        raise LLMError(f"no method registered the question kind '{name}' (registered: {', '.join(sorted(_KINDS)) or 'none'}); "
+        raise LLMError(f"no method registered the question kind '{name}' (registered: "
+                       f"{', '.join(sorted(_KINDS)) or 'none'}); "
                        "import the method's questions module, list it under question_modules in config/methods.yaml "
                        "or name it in $LLM_PLANNER_METHODS")
     return kind

@@ -57,7 +57,8 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
         if default.is_file():
             return load_dataset(default)
         opts = config.section("offline")
-        return build_dataset("apartment_seen", int(opts["dataset_n"]), int(opts["dataset_seed"]), workers=1).trajectories
+        return build_dataset("apartment_seen", int(opts["dataset_n"]), int(opts["dataset_seed"]),
+                             workers=1).trajectories
     except (ConfigError, LlmPlannerError, OSError) as exc:
         raise LLMError(f"the expert data set D is unavailable: {exc}") from None
 
@@ -111,7 +112,8 @@ class ExpertIndex:
             trajectory = self.trajectories[i]
             world = world_of_scene(trajectory.task.scene)
             candidates = trajectory.observations[:-1] or trajectory.observations
-            step = max(range(len(candidates)), key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
+            step = max(range(len(candidates)),
+                       key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
             blocks.append(policy_example(trajectory.task.instruction, trajectory.actions[:step],
                                          observation_to_text(candidates[step], world), trajectory.actions[step:]))
         return blocks

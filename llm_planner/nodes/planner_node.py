@@ -99,7 +99,8 @@ class PlannerNode(ManagedNode):
         with self.count_lock:
             self.in_flight += 1
         try:
-            result = await self._active_runner().plan(PlanTaskRequest(request.directive, request.planner, request.execute,
+            result = await self._active_runner().plan(PlanTaskRequest(request.directive, request.planner,
+                                                                      request.execute,
                                                             request.timeout_s))
         finally:
             with self.count_lock:

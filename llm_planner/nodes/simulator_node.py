@@ -47,7 +47,8 @@ class SimulatorNode(ManagedNode):
         self.skill_count = 0
         self.geometry_pub = self.create_publisher(GeometrySnapshot, "sim/geometry", GEOMETRY_QOS)
         self.markers_pub = self.create_publisher(MarkerArray, "markers", GEOMETRY_QOS)
-        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS, callback_group=self.group)
+        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS,
+                            callback_group=self.group)
         self.create_service(RenderSnapshot, "sim/render", self.on_render, qos_profile=SERVICE_QOS,
                             callback_group=self.group)
         self.timer = self.create_timer(1.0 / self.params["geometry_rate_hz"], self.on_timer, callback_group=self.group)

@@ -148,7 +148,8 @@ def belief_to_msg(beliefs: Sequence[ObjectBelief]) -> list[ObjectBeliefMsg]:
 
 
 def belief_from_msg(msgs: Sequence[ObjectBeliefMsg]) -> tuple[ObjectBelief, ...]:
-    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities), strict=False))) for m in msgs)
+    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities), strict=False)))
+                 for m in msgs)
 
 
 FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests",

@@ -27,7 +27,8 @@ POLL_S = 0.05
 class ExecutorLink:
     def __init__(self, node: Node, params: Mapping[str, Any]) -> None:
         self.params = params
-        self.client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, "execute_task", callback_group=ReentrantCallbackGroup(),
+        self.client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, "execute_task",
+                                                                callback_group=ReentrantCallbackGroup(),
                                    **ACTION_QOS)
         self.node = node
         self.action = node.resolve_topic_name("execute_task")

@@ -64,7 +64,8 @@ def layout_view(check: LayoutCheck, cfg: SimConfig | None = None, title: str = "
     cfg = cfg or load_sim_config()
     scene = check.scene
     errors = check.errors
-    view = base_view(scene, cfg, title or f"{scene.name}: " + (f"{len(errors)} problem(s)" if errors else "no problems"),
+    view = base_view(scene, cfg, title or f"{scene.name}: "
+                     + (f"{len(errors)} problem(s)" if errors else "no problems"),
                      walls=check.walls, layouts=check.layouts)
     culprits = {f.where.split(".")[1] for f in errors if f.where.startswith("furniture.")}
     view.furniture = [Piece(p.name, p.rect, p.color, p.label, "problem" if p.name in culprits else p.style)

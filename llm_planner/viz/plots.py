@@ -75,7 +75,8 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     fig = new_figure(width, PANEL_HEIGHT * len(panels) + 0.9)
     colors = _colors(len(methods))
     backend = data.get("backend", "")
-    fig.text(0.01, 1.0 - 0.12 / fig.get_size_inches()[1], f"{name} benchmark" + (f" (backend {backend})" if backend else ""),
+    fig.text(0.01, 1.0 - 0.12 / fig.get_size_inches()[1], f"{name} benchmark"
+             + (f" (backend {backend})" if backend else ""),
              fontsize=10, ha="left", va="top", fontweight="bold")
     fig.text(0.01, 1.0 - 0.34 / fig.get_size_inches()[1], _sizes(data), fontsize=7.5, ha="left", va="top")
     top = 1.0 - 0.55 / fig.get_size_inches()[1]
@@ -91,7 +92,8 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     return write_image(path, rgb_pixels(fig))
 
 
-def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], methods: Sequence[str], colors: Sequence[Any],
+def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], methods: Sequence[str],
+          colors: Sequence[Any],
           key: str, err: str | None, scale: float) -> None:
     import numpy as np
 
@@ -115,7 +117,8 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], me
             ax.bar(xs, ys, bar * 0.92, yerr=es if any(es) else None, color=colors[j], label=method,
                    error_kw={"elinewidth": 0.8, "capsize": 1.5, "ecolor": (0.2, 0.2, 0.2)})
     ax.set_xticks(np.arange(len(splits)))
-    ax.set_xticklabels(splits, fontsize=7, rotation=0 if len(splits) < 8 else 30, ha="center" if len(splits) < 8 else "right")
+    ax.set_xticklabels(splits, fontsize=7, rotation=0 if len(splits) < 8 else 30, ha="center" if len(splits) < 8
+                       else "right")
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)

@@ -174,7 +174,8 @@ class Picture:
 
     def pixel(self, x: float, y: float) -> tuple[int, int]:
         """(column, row) of the world point (x, y)."""
-        return (int(round(self.scale[0] * x + self.offset[0])), int(round(self.height - (self.scale[1] * y + self.offset[1]))))
+        return (int(round(self.scale[0] * x + self.offset[0])),
+                int(round(self.height - (self.scale[1] * y + self.offset[1]))))
 
 
 # --------------------------------------------------------------------------------- drawing
@@ -343,7 +344,8 @@ def _draw_problem(ax: Axes, problem: Problem, font: float) -> None:
     for x, y in problem.points:
         ax.add_patch(patches.Circle((x, y), 0.2, facecolor="none", edgecolor=PROBLEM_COLOR, lw=2.0, zorder=11))
         ax.plot([x], [y], marker="x", color=PROBLEM_COLOR, markersize=8, mew=2, zorder=11)
-    anchor = problem.points[0] if problem.points else ((problem.rects[0].cx, problem.rects[0].cy) if problem.rects else None)
+    anchor = problem.points[0] if problem.points else ((problem.rects[0].cx, problem.rects[0].cy) if problem.rects
+                                                       else None)
     if anchor is not None and problem.text:
         ax.text(anchor[0], anchor[1] + 0.25, problem.text, ha="center", va="bottom", fontsize=font, color=PROBLEM_COLOR,
                 fontweight="bold", zorder=12, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8,

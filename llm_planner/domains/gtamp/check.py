@@ -99,4 +99,5 @@ def _outline(shape: Shape, rect: Rect) -> list[tuple[float, float]]:
     if shape.kind == "box":
         return corners(rect)
     r = shape.size[0]
-    return [(rect.cx + r * math.cos(a), rect.cy + r * math.sin(a)) for a in (0.0, math.pi / 2, math.pi, 3 * math.pi / 2)]
+    return [(rect.cx + r * math.cos(a), rect.cy + r * math.sin(a))
+            for a in (0.0, math.pi / 2, math.pi, 3 * math.pi / 2)]

@@ -81,7 +81,8 @@ def _bool(value: Any, where: str) -> bool:
     raise ConfigError(f"{where}: expected true or false, got {value!r}")
 
 
-def load_config(path: str | Path | None = None, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> GTampConfig:
+def load_config(path: str | Path | None = None,
+                overrides: Mapping[str, Mapping[str, Any]] | None = None) -> GTampConfig:
     """Read ``stalm.yaml`` (or ``path``) and apply ``overrides`` (``{"search": {"n_budget": 10}}``)."""
     p = Path(path) if path else default_path()
     try:

@@ -249,13 +249,15 @@ class GTampModel:
         """A collision-free base path, or ``(None, reason)``."""
         self.world.set_state(state)
         self.counters.base_queries += 1
-        path = self.base.free_path(state.base, goal, self._obstacles(state, exclude, walls=carried is not None), carried)
+        path = self.base.free_path(state.base, goal, self._obstacles(state, exclude, walls=carried is not None),
+                                   carried)
         if path is not None:
             return path, ""
         blockers = self._static_blockers(state, goal, carried, exclude)
         return None, "no collision-free base path" + (f" (blocked by {', '.join(blockers)})" if blockers else "")
 
-    def _static_blockers(self, state: GState, goal: Pose2D, carried: Carried | None, exclude: Iterable[int]) -> list[str]:
+    def _static_blockers(self, state: GState, goal: Pose2D, carried: Carried | None,
+                         exclude: Iterable[int]) -> list[str]:
         path = self.base.static_path(state.base, goal)
         if path is None:
             return []

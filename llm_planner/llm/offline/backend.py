@@ -98,7 +98,8 @@ class OfflineBackend(LanguageModel):
         return ActionSamples(tuple(texts), done, tuple(texts) + ("done",) * done, self._info())
 
     def _propose(self, query: PolicyQuery, m: int, seed: int) -> tuple[list[str], int]:
-        return retrieval_policy(self.resources).propose(query, self._goal(query), scene_knowledge(self.resources, query.world),
+        return retrieval_policy(self.resources).propose(query, self._goal(query),
+                                                        scene_knowledge(self.resources, query.world),
                                                         m, seed)
 
     def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:

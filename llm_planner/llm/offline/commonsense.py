@@ -243,10 +243,12 @@ class SceneKnowledge:
         stand = [link for link in links if link.stand_in]
         parts = []
         if own:
-            parts.append(" + ".join(f"'{link.place}'" + (f" x{link.factor:.2f}" if link.factor < 1 else "") for link in own)
+            parts.append(" + ".join(f"'{link.place}'" + (f" x{link.factor:.2f}" if link.factor < 1 else "")
+                                    for link in own)
                          + f" ({own[0].how})")
         if stand:
-            parts.append("also stands in for " + ", ".join(f"'{link.place}'" for link in stand) + " (none in this apartment)")
+            parts.append("also stands in for " + ", ".join(f"'{link.place}'" for link in stand)
+                         + " (none in this apartment)")
         mismatch = [link.place for link in own if self.commonsense.places[link.place][0] != kind]
         tail = f"; objects go {'inside' if kind == 'container' else 'on'} it (a {kind} here" + (
             f", the file says {self.commonsense.places[mismatch[0]][0]})" if mismatch else ")")

@@ -21,7 +21,8 @@ What it reads:
 Names are grounded in three steps: the scene's own word (singular or plural), the commonsense
 file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
 cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
-config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a kitchen and a
+config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a
+kitchen and a
 bathroom cabinet is refused, not guessed).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
@@ -93,7 +94,8 @@ _NEGATION = re.compile(r"\b(?:don'?t|do\s+not|never|except|but\s+not|other\s+tha
 _QUESTION = re.compile(r"^(?:what|what's|whats|where|where's|which|who|why|how|is|are|does|did|has|have)\b")
 _VAGUE_PLACE = ("somewhere", "anywhere", "wherever", "away", "there", "here", "place", "it", "them", "the right place",
                 "its place", "where it belongs", "where they belong")
-_ENGLISH = {"the", "a", "an", "in", "into", "on", "onto", "put", "please", "to", "and", "of", "it", "my", "you", "could",
+_ENGLISH = {"the", "a", "an", "in", "into", "on", "onto", "put", "please", "to", "and", "of", "it", "my", "you",
+            "could",
             "can", "inside", "place", "move", "with", "for", "me", "is", "get", "take"}
 _FOREIGN = {"le", "la", "les", "dans", "une", "des", "du", "sur", "et", "mets", "mettre", "plaît", "plait", "frigo",
             "el", "los", "las", "pon", "ponga", "nevera", "mesa", "por", "favor", "der", "die", "das", "den", "dem",

@@ -55,7 +55,8 @@ class Situation:
         if self.phase != other.phase:
             return 100
         return sum(a != b for a, b in zip((self.in_room, self.near, self.place_state, self.target_visible),
-                                          (other.in_room, other.near, other.place_state, other.target_visible), strict=True))
+                                          (other.in_room, other.near, other.place_state, other.target_visible),
+                                          strict=True))
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,8 @@ class RetrievalPolicy:
         """M next-action texts for the query, and how many of them say "done" (see module docstring)."""
         world = query.world
         if query.from_initial:  # an offline plan: the model's own belief along it (seed 004 §4, T^int)
-            query = dataclasses.replace(query, observation=imagined_observation(world, query.observation, query.history),
+            query = dataclasses.replace(query,
+                                        observation=imagined_observation(world, query.observation, query.history),
                                         past_observations=(*query.past_observations, query.observation),
                                         from_initial=False)
         know = knowledge_from(query)
@@ -324,7 +326,8 @@ class RetrievalPolicy:
 
 
 
-def _current_item(world: WorldInfo, goal: Goal, know: Knowledge, obs: Observation) -> tuple[GoalItem | None, str | None]:
+def _current_item(world: WorldInfo, goal: Goal, know: Knowledge,
+                  obs: Observation) -> tuple[GoalItem | None, str | None]:
     """The goal item to work on and a known instance to fetch for it (None: search for one).
     Items whose object is in hand come first, then items with a known instance, then goal order."""
     at_dest: dict[GoalItem, int] = {}

@@ -269,7 +269,8 @@ def _wants_json(response_format: Any) -> str:
 
 
 def _error(message: str, code: str, param: str | None = None) -> bytes:
-    kind = {"rate_limit_exceeded": "rate_limit_error", "server_error": "server_error"}.get(code, "invalid_request_error")
+    kind = {"rate_limit_exceeded": "rate_limit_error", "server_error": "server_error"}.get(code,
+                                                                                           "invalid_request_error")
     return json.dumps({"error": {"message": message, "type": kind, "param": param, "code": code}}).encode()
 
 
@@ -373,7 +374,8 @@ class ServeProcess(_ClientConfig):
 
     base_url: str
 
-    def __init__(self, args: Sequence[str] = (), start_timeout_s: float = 120.0, env: dict[str, str] | None = None) -> None:
+    def __init__(self, args: Sequence[str] = (), start_timeout_s: float = 120.0,
+                 env: dict[str, str] | None = None) -> None:
         self.args = list(args)
         self.start_timeout_s = start_timeout_s
         self.env = env

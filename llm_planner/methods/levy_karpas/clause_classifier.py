@@ -94,7 +94,8 @@ class ClauseClassifier:
         return out
 
 
-def clause_training_data(samples: Sequence[Any], worlds: Mapping[str, WorldInfo]) -> tuple[list[Clause], list[WorldInfo]]:
+def clause_training_data(samples: Sequence[Any],
+                         worlds: Mapping[str, WorldInfo]) -> tuple[list[Clause], list[WorldInfo]]:
     """The labelled clauses of data-set samples and the scene of each (for :meth:`ClauseClassifier.fit`)."""
     clauses, where = [], []
     for s in samples:
@@ -109,7 +110,8 @@ _LOCK = threading.Lock()
 _TRAINED: dict[str, tuple[list[DirectiveSample], ClauseClassifier]] = {}
 
 
-def trained_classifier(backend: LanguageModel, config: Mapping[str, Any]) -> tuple[list[DirectiveSample], ClauseClassifier]:
+def trained_classifier(backend: LanguageModel,
+                       config: Mapping[str, Any]) -> tuple[list[DirectiveSample], ClauseClassifier]:
     """The train split and the clause classifier fitted on it (once per process and configuration)."""
     opts = config["channels"]
     key = repr((sorted(config["dataset"]["splits"]["train"].items()), opts["knn_k"], opts["unknown_similarity"],
@@ -119,7 +121,8 @@ def trained_classifier(backend: LanguageModel, config: Mapping[str, Any]) -> tup
             train = build_splits(config["dataset"])["train"]
             worlds = {name: WorldInfo.from_household(Household(load_scene(name))) for name in {s.scene for s in train}}
             classifier = ClauseClassifier(backend.resources.grounder, int(opts["knn_k"]),
-                                          float(opts["unknown_similarity"]), lexical_weight=float(opts["lexical_weight"]))
+                                          float(opts["unknown_similarity"]),
+                                          lexical_weight=float(opts["lexical_weight"]))
             classifier.fit(*clause_training_data(train, worlds))
             _TRAINED[key] = (train, classifier)
         return _TRAINED[key]

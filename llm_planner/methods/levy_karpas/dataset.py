@@ -195,7 +195,8 @@ class _Renderer:
         for place in places:
             word = self.category_ref(item.obj_type, state, place)
             if word is not None:
-                return (f"{self.pick('put')} the {word} from the {name_to_text(place)} {self.rel_word(item.destination)} "
+                return (f"{self.pick('put')} the {word} from the {name_to_text(place)} "
+                        f"{self.rel_word(item.destination)} "
                         f"the {name_to_text(item.destination)}")
         return None
 
@@ -287,7 +288,8 @@ def build_splits(config: Mapping[str, Any], only: Iterable[str] | None = None) -
     unknown = [s for s in wanted if s not in specs]
     if unknown:
         raise ConfigError(f"unknown data set split '{unknown[0]}' (splits: {', '.join(specs)})")
-    out = {name: generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]), int(specs[name]["seed"]), config)
+    out = {name: generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]), int(specs[name]["seed"]),
+                                config)
            for name in wanted}
     if "train" in out:
         held_out = {t for name, samples in out.items() if name != "train"
@@ -297,5 +299,6 @@ def build_splits(config: Mapping[str, Any], only: Iterable[str] | None = None) -
                         for s in generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]),
                                                 int(specs[name]["seed"]), config)
                         for t in (s.goal_directive, s.step_directive)}
-        out["train"] = [s for s in out["train"] if s.goal_directive not in held_out and s.step_directive not in held_out]
+        out["train"] = [s for s in out["train"] if s.goal_directive not in held_out
+                        and s.step_directive not in held_out]
     return out

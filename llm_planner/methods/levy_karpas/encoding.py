@@ -95,7 +95,8 @@ def _variables(params: list) -> list[str]:
 
 def _arg_condition(j: int, var: str) -> list:
     return ["or", [f"any_arg{j}", FROM],
-            ["exists", ["?kind", "-", KIND_TYPE], ["and", ["of_kind", var, "?kind"], [f"allowed_arg{j}", "?kind", FROM]]]]
+            ["exists", ["?kind", "-", KIND_TYPE],
+             ["and", ["of_kind", var, "?kind"], [f"allowed_arg{j}", "?kind", FROM]]]]
 
 
 def _template_action(action: list) -> list:
@@ -140,7 +141,8 @@ def _step_predicates() -> list:
                    ["stay", "?a", "?b", "-", STEP_TYPE], ["of_kind", "?x", "-", "object", "?k", "-", KIND_TYPE]]
     preds += [[f"allowed_{v}", "?s", "-", STEP_TYPE] for v in VERBS]
     for j in range(1, MAX_ARGS + 1):
-        preds += [[f"allowed_arg{j}", "?k", "-", KIND_TYPE, "?s", "-", STEP_TYPE], [f"any_arg{j}", "?s", "-", STEP_TYPE]]
+        preds += [[f"allowed_arg{j}", "?k", "-", KIND_TYPE, "?s", "-", STEP_TYPE],
+                  [f"any_arg{j}", "?s", "-", STEP_TYPE]]
     return preds
 
 

@@ -6,7 +6,8 @@ The seed fine-tunes T5/GPT-2 on the training split. Without a generative model, 
 channels are a small trained model plus rules, on Sentence-BERT features (the LLM layer's shared
 embedder):
 
-* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the training split: k nearest
+* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the
+training split: k nearest
   neighbours over embeddings of clauses whose scene names are masked ("pick up the OBJECT from the
   FURNITURE"); it gives each clause a distribution over ``walk grab open close put bring`` and
   says when a clause resembles no training clause (an action the domain does not have).
@@ -190,7 +191,8 @@ class OfflineChannels:
         Goal clauses: ``bring`` clauses, and ``put`` clauses of a directive without grab/open/close
         clauses; step clauses: the others (a directive with goal clauses gives a partial template)."""
         clauses = split_clauses(directive)
-        labels = [self._with_destination(c, p) for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
+        labels = [self._with_destination(c, p)
+                  for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
         top = [max(p, key=p.__getitem__) if p else UNKNOWN for p in labels]
         stepwise = any(t in ("grab", "open", "close") for t in top)
         goal_idx = [i for i, t in enumerate(top) if t == "bring" or (t == "put" and not stepwise)]
@@ -228,7 +230,8 @@ class OfflineChannels:
         try:
             text = " and ".join(_SOURCE.sub("", clauses[i]) for i in goal_idx)
             answer = self.backend.translate(self.world, text)
-            top = tuple(GoalItem(r if r in (INSIDE, ON) else self.h.relation(d), o, d, c) for r, o, d, c in answer.items)
+            top = tuple(GoalItem(r if r in (INSIDE, ON) else self.h.relation(d), o, d, c)
+                        for r, o, d, c in answer.items)
             readings.append((0.0, top))
         except (GoalError, LLMError) as exc:
             top_error = str(exc)
@@ -357,7 +360,8 @@ class OfflineChannels:
         if via and not to and clause.startswith(("walk through", "go through", "pass through")):
             target = ""
         out: list[Reading] = []
-        via_cands: Sequence[tuple[str | None, float]] = self.names.rank(via.group("via"), "room") if via else [(None, 1.0)]
+        via_cands: Sequence[tuple[str | None, float]] = self.names.rank(via.group("via"),
+                                                                        "room") if via else [(None, 1.0)]
         for room, p_via in via_cands:
             c1 = replace(ctx, room=room, near=None) if room else ctx
             steps1: tuple[TemplateStep, ...] = (TemplateStep("walk", (room,)),) if room else ()
@@ -422,7 +426,8 @@ class OfflineChannels:
         return out
 
 
-def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> OfflineChannels:
+def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],
+                  tries: int) -> OfflineChannels:
     """The offline channels of one scene, with the clause classifier trained once per process."""
     _train, classifier = trained_classifier(backend, config)
     return OfflineChannels(household, backend, classifier, config["channels"], tries)

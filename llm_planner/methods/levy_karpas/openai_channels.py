@@ -149,6 +149,7 @@ class OpenAIChannels:
         return ChannelOutput(goals, templates, error, "", self.backend.usage.requests - before)
 
 
-def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> OpenAIChannels:
+def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],
+                  tries: int) -> OpenAIChannels:
     """The model's channels for one scene, with K-shot examples from the data set's train split."""
     return OpenAIChannels(household, backend, build_splits(config["dataset"])["train"], config["openai"], tries)

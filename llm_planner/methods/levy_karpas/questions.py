@@ -81,7 +81,8 @@ def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
         clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
         if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
                 kinds.get(m.group("to") or m.group("to2")):
-            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})", f"walk({kinds[m.group('to') or m.group('to2')]})"]
+            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})",
+                      f"walk({kinds[m.group('to') or m.group('to2')]})"]
         elif (m := _OPEN_CLOSE.match(clause)):
             target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
             if target:
@@ -94,7 +95,8 @@ def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
                 rel = "putin" if dest in world.containers else "puton"
                 steps.append(f"{rel}({obj}, {dest})")
                 puts.append(clause)
-        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1)) or clause.startswith(("bring", "carry")):
+        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ",
+                                                                     1)) or clause.startswith(("bring", "carry")):
             goals.append(clause)
         elif (m := _GRAB.match(clause)):
             obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)

@@ -58,7 +58,8 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
   is left to start), the search waits for all the questions of that *wave* together and resumes
   the simulations in the order they started; the result therefore depends on the seed and on the
-  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root states
+  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root
+  states
   (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
   simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
   Algorithm 1 exactly (the tests check it gives identical results).
@@ -422,7 +423,8 @@ class LLMMCTS:
             o = hh.observe(s2) if by_obs else None
             child = node.children.get((i, o) if by_obs else i)  # line 31: h' = PUSHBACK(h, [a*, o])
             if child is None:  # lines 23-26
-                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable), o if by_obs else hh.observe(s2))
+                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable), o if by_obs
+                                                              else hh.observe(s2))
                 stats.max_depth = max(stats.max_depth, d2)
                 leaf = self.rollout(s2, d2)
                 break

@@ -193,7 +193,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
     def _prepare(self, task: Task, observation: Observation, full_state: State | None) -> None:
         household = task.household
         if self.uses_prior or self.uses_policy:
-            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self._scope())
+            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]),
+                                       scope=self._scope())
             from llm_planner.llm.text import WorldInfo
 
             self.world = WorldInfo.from_household(household)

@@ -14,7 +14,8 @@ import yaml
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
 
-BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
+BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out "
+              "data/generated/expert_household.jsonl` "
               "(expert data D) and `llm-planner build-prior --scene SCENE --out FILE` (prior belief), or pass "
               "backend=/prior= explicitly")
 
@@ -91,7 +92,8 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         if not prior_file:  # the disk cache keyed by scene content, backend, model and settings (prior.py)
             from llm_planner.methods.llm_mcts.prior import cached_prior, scene_content_hash
 
-            runtime.priors[key] = cached_prior(backend, world, household.scene.name, scene_content_hash(household.scene),
+            runtime.priors[key] = cached_prior(backend, world, household.scene.name,
+                                               scene_content_hash(household.scene),
                                                max_in_flight=max_in_flight).prior
             return runtime.priors[key]
         m = int(backend.config.get("world_model.samples"))

@@ -198,7 +198,8 @@ class Decoder:
         return PolicyQuery(world, ep.instruction, first, history, action_space(ep.household, ep.goal), ep.goal, (),
                            from_initial=True)
 
-    def say_offline_plan(self, ep: Episode, world: WorldInfo, beam: Beam, first: Observation) -> list[tuple[Action, float]]:
+    def say_offline_plan(self, ep: Episode, world: WorldInfo, beam: Beam,
+                         first: Observation) -> list[tuple[Action, float]]:
         """Say of the paper's decoder: the top-m of the admissible actions and "done task"."""
         query = self.plan_query(ep, world, beam.history, first)
         m = int(self.opts["candidates"])
@@ -277,7 +278,9 @@ class Decoder:
         out: list[list[Candidate]] = [[] for _ in beams]
         index = {id(b): i for i, b in enumerate(beams)}
         for (b, a, p_say), c, q in zip(pairs, can, pay, strict=True):
-            terms = [p_say] + ([c] if self.score in ("saycan", "saycanpay") else []) + ([q] if self.score == "saycanpay" else [])
+            terms = [p_say] + ([c] if self.score in ("saycan", "saycanpay") else []) + ([q]
+                                                                                        if self.score == "saycanpay"
+                                                                                        else [])
             score = sum(math.log(max(float(t), self.floor)) for t in terms)
             out[index[id(b)]].append(Candidate(a, float(p_say), float(c), float(q), score))
         return out
@@ -353,7 +356,8 @@ class Decoder:
             scored = self.scored(ep, builder, live, proposals)
             if keep_trace:
                 trace.append(sorted(scored[0], key=lambda c: -c.score))
-            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored, strict=True) for c in cands]
+            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored, strict=True)
+                                                   for c in cands]
             if not pool:
                 message = "Say proposed no candidate action"
                 break

@@ -79,7 +79,8 @@ class Models:
             raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
         try:
             with np.load(weights, allow_pickle=False) as data:
-                heads = {name: Head(*(data[f"{name}_{k}"] for k in ("w1", "b1", "w2", "b2"))) for name in ("can", "pay")}
+                heads = {name: Head(*(data[f"{name}_{k}"] for k in ("w1", "b1", "w2", "b2")))
+                         for name in ("can", "pay")}
             meta = json.loads((directory / "models.json").read_text())
         except (OSError, ValueError, KeyError) as exc:
             raise ConfigError(f"{weights}: unreadable SayCanPay models ({exc}); {TRAIN_HINT}") from None
@@ -135,7 +136,8 @@ def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | 
             if settings.can_bce_weight > 0:                            # anchor M^can at 1 (positive) / 0 (negatives)
                 labels = torch.zeros_like(logits)
                 labels[:, 0] = 1.0
-                loss = loss + settings.can_bce_weight * torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+                loss = loss + settings.can_bce_weight * torch.nn.functional.binary_cross_entropy_with_logits(logits,
+                                                                                                             labels)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

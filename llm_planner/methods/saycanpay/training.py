@@ -70,7 +70,8 @@ def training_examples(trajectories: Sequence[Trajectory], households: Mapping[st
             negative = rng.choice(same) if same else _other_action(trajectories, usable, k, action, rng)
             data.can_groups.append([build(history, action), build(history, negative), build(history, other)])
             data.can_trajectory.append(k)
-            data.pay_examples += [build(history, action), build(history, _other_action(trajectories, usable, k, action, rng))]
+            data.pay_examples += [build(history, action),
+                                  build(history, _other_action(trajectories, usable, k, action, rng))]
             data.pay_targets += [discount ** (length - 1 - t), 0.0]
             data.pay_trajectory += [k, k]
     return data
@@ -131,7 +132,8 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
         "can_group_accuracy": float((scores.argmax(axis=1) == 0).mean()) if len(scores) else float("nan"),
         "can_auc": _auc(scores[:, 0], scores[:, 1:].reshape(-1)) if len(scores) else float("nan"),
         "pay_mse": float(((pay_pred - pay_t) ** 2).mean()) if len(pay_t) else float("nan"),
-        "pay_rank_accuracy": float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any() else float("nan"),
+        "pay_rank_accuracy": float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any()
+        else float("nan"),
         "train_trajectories": len(trajectories) - len(held), "validation_trajectories": len(held),
         "can_groups": int(groups.shape[0]), "pay_examples": int(pay_x.shape[0]),
         "seconds": round(time.perf_counter() - started, 1),

@@ -211,7 +211,8 @@ def _doorway_finding(scene: Scene, index: int, door: Doorway, grid: OccupancyGri
     need = width_needed(radius, cfg)
     if door.width < need:
         carried = largest_carried(scene, cfg)
-        why = (f"its driving radius is {radius:.2f} m" + (f", carrying the largest object '{carried}'" if carried else "")
+        why = (f"its driving radius is {radius:.2f} m"
+               + (f", carrying the largest object '{carried}'" if carried else "")
                + f", and the base planner's grid adds {cfg.motion.grid_resolution:.2f} m")
         return Finding(ERROR, f"{where}.width", f"{label} is {door.width:.2f} m wide; the robot needs at least "
                        f"{need:.2f} m to drive through ({why}): widen it to {math.ceil(need * 20) / 20:.2f} m or more",
@@ -394,7 +395,8 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
         if name in failures or room_at(scene, layout.approach.x, layout.approach.y) not in check.room_spots:
             continue
         pose = layout.approach
-        if any(planner.reachable(q, start) for q in planner.free_cells_near((pose.x, pose.y), cfg.motion.staging_search)):
+        if any(planner.reachable(q, start)
+               for q in planner.free_cells_near((pose.x, pose.y), cfg.motion.staging_search)):
             continue
         near = sorted(((n, r) for n, r in _grid_obstacles(check.layouts, check.walls).items()
                        if n != f"furniture.{name}" and n.startswith("furniture.")),
@@ -420,7 +422,8 @@ def _unreachable_reason(scene: Scene, room: str, start_room: str, impassable: Ma
         listed = ", ".join(f"doorways[{i}] ({impassable[i].message.split(' is ', 1)[1].split(';')[0].split(':')[0]})"
                            for i in closed)
         return (f"cannot be reached from the robot's start ({start_room}): {listed}"
-                + ("" if len(closed) == len(doors) else "; the rooms behind its other doorways are not reachable either"))
+                + ("" if len(closed) == len(doors)
+                   else "; the rooms behind its other doorways are not reachable either"))
     return (f"cannot be reached from the robot's start ({start_room}): its doorways are open, but furniture closes "
             f"off the way to them")
 

@@ -48,7 +48,8 @@ def _to_frame(origin: Sequence[float], yaw: float, point: Sequence[float]) -> Ve
 
 
 class ManipulationMixin(SimHost):
-    """Arm motion, grasping and placing of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (``grab``, ``puton``, ``putin``)."""
+    """Arm motion, grasping and placing of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (``grab``,
+    ``puton``, ``putin``)."""
 
     # ================================================================ arm motion
     def _travel_arm(self, wrist: float | None = None) -> ArmPose:
@@ -194,7 +195,8 @@ class ManipulationMixin(SimHost):
         p.resetBasePositionAndOrientation(self.bodies.objects[self._held.name], pos,
                                           quat_from_yaw(yaw + self._held.yaw), physicsClientId=self.client)
 
-    def _put_plans(self, obj: str, layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
+    def _put_plans(self, obj: str,
+                   layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
         """Checked plans to put the held ``obj`` on free spots of ``layout``, best first."""
         otype = self.scene.object_types[self.scene.type_of(obj)]
         others = [aabb(p.getAABB(b, -1, physicsClientId=self.client))

@@ -77,7 +77,8 @@ class Robot:
         ]
         for i in range(self.n_stages):
             t = arm.thickness * (1.0 - 0.12 * i) / 2.0
-            shapes.append(([arm.stage_length / 2.0, t, t], [arm.retracted_length - arm.stage_length / 2.0, 0, 0], arm.color))
+            shapes.append(([arm.stage_length / 2.0, t, t], [arm.retracted_length - arm.stage_length / 2.0, 0, 0],
+                           arm.color))
         shapes.append(([s / 2.0 for s in cfg.gripper.size], [0, 0, 0], cfg.gripper.color))
         link_col, link_vis = [], []
         for half, offset, color in shapes:
@@ -86,7 +87,8 @@ class Robot:
             link_vis.append(p.createVisualShape(p.GEOM_BOX, halfExtents=half, visualFramePosition=offset,
                                                 rgbaColor=[*color, 1.0], physicsClientId=c))
         n = len(shapes)
-        positions = [[mast.offset, 0.0, -base.center_z], [0, 0, 0]] + [[0, 0, 0]] * self.n_stages + [[arm.retracted_length, 0, 0]]
+        positions = [[mast.offset, 0.0, -base.center_z],
+                     [0, 0, 0]] + [[0, 0, 0]] * self.n_stages + [[arm.retracted_length, 0, 0]]
         types = [p.JOINT_PRISMATIC, p.JOINT_REVOLUTE] + [p.JOINT_PRISMATIC] * self.n_stages + [p.JOINT_REVOLUTE]
         axes = [[0, 0, 1], [0, 0, 1]] + [[1, 0, 0]] * self.n_stages + [[0, 0, 1]]
         body = p.createMultiBody(
@@ -109,7 +111,8 @@ class Robot:
         return Frame2D(pos[0], pos[1], p.getEulerFromQuaternion(orn)[2])
 
     def set_arm(self, arm: ArmPose) -> None:
-        p.resetJointStatesMultiDof(self.body, self._joint_ids, [[q] for q in arm.as_list()], physicsClientId=self.client)
+        p.resetJointStatesMultiDof(self.body, self._joint_ids, [[q] for q in arm.as_list()],
+                                   physicsClientId=self.client)
 
     def arm_pose(self) -> ArmPose:
         qs = [s[0] for s in p.getJointStates(self.body, list(range(self.n_joints)), physicsClientId=self.client)]

@@ -305,7 +305,8 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             self.base = sim.robot.base_pose()
             self.arm = sim.robot.arm_pose()
             self.held = sim._held
-            self.objects = {o: p.getBasePositionAndOrientation(sim.bodies.objects[o], physicsClientId=c) for o in objects}
+            self.objects = {o: p.getBasePositionAndOrientation(sim.bodies.objects[o], physicsClientId=c)
+                            for o in objects}
             self.doors = {n: p.getJointState(b, DOOR_LINK, physicsClientId=c)[0]
                           for n, b in sim.bodies.furniture.items() if sim.layouts[n].is_container}
 

@@ -187,7 +187,8 @@ def init_atoms(household: Household, state: State) -> list[str]:
         atoms.append(f"(near {state.near})")
     atoms.append(f"(holding {state.holding})" if state.holding is not None else "(hand_empty)")
     atoms += [f"(opened {c})" for c in sorted(state.opened)]
-    atoms += [f"({household.relation(f)} {o} {f})" for o, f in zip(household.objects, state.placement, strict=True) if f is not None]
+    atoms += [f"({household.relation(f)} {o} {f})" for o, f in zip(household.objects, state.placement, strict=True)
+              if f is not None]
     atoms += [f"(furniture_in {f} {household.furniture_room[f]})" for f in household.furniture]
     return atoms
 

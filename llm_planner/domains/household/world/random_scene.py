@@ -271,7 +271,8 @@ class _Builder:
         """Free intervals along each wall of a room (the along-wall coordinate), doorways cut out."""
         x0, y0, x1, y1 = self.rooms[room]
         corner, door_keep = float(self.lay["corner_keep"]), float(self.lay["doorway_keep"])
-        walls = {"west": (x0, y0, y1, "x"), "east": (x1, y0, y1, "x"), "south": (y0, x0, x1, "y"), "north": (y1, x0, x1, "y")}
+        walls = {"west": (x0, y0, y1, "x"), "east": (x1, y0, y1, "x"), "south": (y0, x0, x1, "y"),
+                 "north": (y1, x0, x1, "y")}
         slots: dict[str, list[tuple[float, float]]] = {}
         for wall, (at, a, b, axis) in walls.items():
             intervals = [(a + corner, b - corner)]

@@ -200,7 +200,8 @@ class _Problems:
             raise SceneError("\n".join(self.messages), problems=tuple(self.messages))
 
 
-def _number(value: Any, where: str, problems: _Problems, *, positive: bool = False, default: float | None = None) -> float | None:
+def _number(value: Any, where: str, problems: _Problems, *, positive: bool = False,
+            default: float | None = None) -> float | None:
     if value is None and default is not None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -273,7 +274,8 @@ def parse_scene(data: Any, path: Path | None = None) -> Scene:
         raw_doorways = []
     doorways = tuple(d for d in (_parse_doorway(i, d, rooms, problems) for i, d in enumerate(raw_doorways)) if d)
     furniture = {}
-    for name, spec in _section(data, "furniture", problems, "furniture name to {kind, room, position, yaw, size}").items():
+    for name, spec in _section(data, "furniture", problems,
+                               "furniture name to {kind, room, position, yaw, size}").items():
         item = _parse_furniture(str(name), spec, rooms, problems)
         if item is not None:
             furniture[str(name)] = item

@@ -168,8 +168,10 @@ class Household:
         self.furniture_room = {f.name: f.room for f in scene.furniture.values()}
         self.is_container = {f.name: f.kind == CONTAINER for f in scene.furniture.values()}
         self.room_furniture = {r: tuple(f for f in self.furniture if self.furniture_room[f] == r) for r in self.rooms}
-        self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f]) for r, fs in self.room_furniture.items()}
-        self.room_containers = {r: frozenset(f for f in fs if self.is_container[f]) for r, fs in self.room_furniture.items()}
+        self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f])
+                              for r, fs in self.room_furniture.items()}
+        self.room_containers = {r: frozenset(f for f in fs if self.is_container[f])
+                                for r, fs in self.room_furniture.items()}
         self._precompute()
 
     def _precompute(self) -> None:
@@ -189,7 +191,8 @@ class Household:
         self._put_actions = {(o, f): Action("putin" if self.is_container[f] else "puton", (o, f))
                              for o in self.objects for f in self.furniture}
         self._room_walks = {r: tuple(self._walk_actions[x] for x in self.rooms if x != r) for r in self.rooms}
-        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs) for r, fs in self.room_furniture.items()}
+        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs)
+                                 for r, fs in self.room_furniture.items()}
         self._views: dict[tuple[str, frozenset[str]], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
         #: (placement, seen places) -> visible relations; search revisits placements very often
         self._seen_relations: dict[tuple[tuple[str | None, ...], frozenset[str]], frozenset[tuple[str, str, str]]] = {}
