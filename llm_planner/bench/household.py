@@ -347,8 +347,8 @@ def _run(args: argparse.Namespace) -> int:
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
-    homes = [(s, s) for s in args.scene] if args.scene else [(h, HOMES[h])
-                                                             for h in _split(args.home, list(HOMES), "home")]
+    homes = ([(s, s) for s in args.scene] if args.scene
+             else [(h, HOMES[h]) for h in _split(args.home, list(HOMES), "home")])
     if args.episodes < 1 or args.seeds < 1:
         raise ConfigError("--episodes and --seeds must be >= 1")
     if args.workers < 1:

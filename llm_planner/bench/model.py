@@ -100,8 +100,8 @@ def _operations(goal: Goal, horizon: int, seed: int) -> dict[str, Callable[[Hous
         rng = random.Random(seed)
         box: dict[str, Any] = {"state": None, "t": 0}
 
-        def one(state: State,
-                _action: Action) -> None:  # a random rollout that restarts from the recorded state each horizon
+        # a random rollout that restarts from the recorded state each horizon
+        def one(state: State, _action: Action) -> None:
             if box["t"] % horizon == 0:
                 box["state"] = state
             box["t"] += 1

@@ -81,8 +81,8 @@ class BenchReport:
             v = r.get(value)
             if v is None:
                 continue
-            cells[(r["method"], r["split"])] = fmt_pm(v, r.get(err, 0.0), scale,
-                                                      digits) if err else f"{v * scale:.{digits}f}"
+            cells[(r["method"], r["split"])] = (fmt_pm(v, r.get(err, 0.0), scale, digits) if err
+                                                else f"{v * scale:.{digits}f}")
         header = ["method"] + splits
         body = [[m] + [cells.get((m, s), "-") for s in splits] for m in methods]
         return format_table(header, body, title=title or f"{self.benchmark}: {value} (backend: {self.backend})")

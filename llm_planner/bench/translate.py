@@ -243,9 +243,9 @@ def run(args: argparse.Namespace) -> int:
                for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
                             disable=args.no_progress)]
 
-    report = BenchReport("translate", described["backend"], config={"backend": described, "homes": homes,
-                                                                     "eval_set": str(args.eval_set
-                                                                                     or "config/translate_eval.yaml")})
+    eval_set = str(args.eval_set or "config/translate_eval.yaml")
+    report = BenchReport("translate", described["backend"],
+                         config={"backend": described, "homes": homes, "eval_set": eval_set})
     report.episodes = records
     rows = []
 

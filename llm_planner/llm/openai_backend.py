@@ -308,8 +308,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 continue
             wanted = world.containers if rel_word in _INSIDE_WORDS else \
                 world.surfaces if rel_word.startswith("on") else world.furniture
-            hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture,
-                                                                                         min_score)
+            hit = (grounder.ground_name(place, wanted, min_score)
+                   or grounder.ground_name(place, world.furniture, min_score))
             if hit is None:
                 continue
             entry = (world.relation(hit.name), hit.name)

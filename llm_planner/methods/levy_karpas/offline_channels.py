@@ -360,8 +360,8 @@ class OfflineChannels:
         if via and not to and clause.startswith(("walk through", "go through", "pass through")):
             target = ""
         out: list[Reading] = []
-        via_cands: Sequence[tuple[str | None, float]] = self.names.rank(via.group("via"),
-                                                                        "room") if via else [(None, 1.0)]
+        via_cands: Sequence[tuple[str | None, float]] = (self.names.rank(via.group("via"), "room") if via
+                                                         else [(None, 1.0)])
         for room, p_via in via_cands:
             c1 = replace(ctx, room=room, near=None) if room else ctx
             steps1: tuple[TemplateStep, ...] = (TemplateStep("walk", (room,)),) if room else ()

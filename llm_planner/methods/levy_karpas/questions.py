@@ -95,8 +95,8 @@ def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
                 rel = "putin" if dest in world.containers else "puton"
                 steps.append(f"{rel}({obj}, {dest})")
                 puts.append(clause)
-        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ",
-                                                                     1)) or clause.startswith(("bring", "carry")):
+        elif (_BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1))
+              or clause.startswith(("bring", "carry"))):
             goals.append(clause)
         elif (m := _GRAB.match(clause)):
             obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)

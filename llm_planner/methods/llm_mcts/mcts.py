@@ -423,8 +423,8 @@ class LLMMCTS:
             o = hh.observe(s2) if by_obs else None
             child = node.children.get((i, o) if by_obs else i)  # line 31: h' = PUSHBACK(h, [a*, o])
             if child is None:  # lines 23-26
-                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable), o if by_obs
-                                                              else hh.observe(s2))
+                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable),
+                                                              o if by_obs else hh.observe(s2))
                 stats.max_depth = max(stats.max_depth, d2)
                 leaf = self.rollout(s2, d2)
                 break

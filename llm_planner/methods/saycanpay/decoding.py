@@ -278,9 +278,8 @@ class Decoder:
         out: list[list[Candidate]] = [[] for _ in beams]
         index = {id(b): i for i, b in enumerate(beams)}
         for (b, a, p_say), c, q in zip(pairs, can, pay, strict=True):
-            terms = [p_say] + ([c] if self.score in ("saycan", "saycanpay") else []) + ([q]
-                                                                                        if self.score == "saycanpay"
-                                                                                        else [])
+            terms = ([p_say] + ([c] if self.score in ("saycan", "saycanpay") else [])
+                     + ([q] if self.score == "saycanpay" else []))
             score = sum(math.log(max(float(t), self.floor)) for t in terms)
             out[index[id(b)]].append(Candidate(a, float(p_say), float(c), float(q), score))
         return out

@@ -43,9 +43,8 @@ def model_input(example: Example) -> str:
     """The seed's text format: ``<Goal> g <Initial State> o_0 <Step 1> a_1 ... <NXT> a_t``."""
     steps = " ".join(f"<Step {i}> {a}" for i, a in enumerate(example.history, start=1))
     state = ". ".join(example.initial_state)
-    return " ".join(p
-                    for p in (f"<Goal> {example.goal}", f"<Initial State> {state}.", steps, f"<NXT> {example.action}")
-                    if p)
+    parts = (f"<Goal> {example.goal}", f"<Initial State> {state}.", steps, f"<NXT> {example.action}")
+    return " ".join(p for p in parts if p)
 
 
 def state_facts(household: Household, state: State) -> dict[str, str]:

@@ -136,8 +136,8 @@ def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | 
             if settings.can_bce_weight > 0:                            # anchor M^can at 1 (positive) / 0 (negatives)
                 labels = torch.zeros_like(logits)
                 labels[:, 0] = 1.0
-                loss = loss + settings.can_bce_weight * torch.nn.functional.binary_cross_entropy_with_logits(logits,
-                                                                                                             labels)
+                bce = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+                loss = loss + settings.can_bce_weight * bce
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

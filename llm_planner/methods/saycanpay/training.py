@@ -132,8 +132,8 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
         "can_group_accuracy": float((scores.argmax(axis=1) == 0).mean()) if len(scores) else float("nan"),
         "can_auc": _auc(scores[:, 0], scores[:, 1:].reshape(-1)) if len(scores) else float("nan"),
         "pay_mse": float(((pay_pred - pay_t) ** 2).mean()) if len(pay_t) else float("nan"),
-        "pay_rank_accuracy": float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any()
-        else float("nan"),
+        "pay_rank_accuracy": (float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any()
+                              else float("nan")),
         "train_trajectories": len(trajectories) - len(held), "validation_trajectories": len(held),
         "can_groups": int(groups.shape[0]), "pay_examples": int(pay_x.shape[0]),
         "seconds": round(time.perf_counter() - started, 1),

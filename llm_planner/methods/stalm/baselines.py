@@ -139,8 +139,8 @@ class IterativeReplanningPolicy(Policy):
         all_plans, errors = [], []
         latest: ConcretePlan | None = None
         for _ in range(self.attempts):
-            prompt = replanning_prompt(ctx.problem, literals, failed[-self.feedback_plans:] if self.feedback_plans
-                                       else [])
+            shown = failed[-self.feedback_plans:] if self.feedback_plans else []
+            prompt = replanning_prompt(ctx.problem, literals, shown)
             task_plans, errs = ctx.ask(prompt, 1)
             errors += errs
             if not task_plans:

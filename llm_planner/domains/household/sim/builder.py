@@ -43,8 +43,8 @@ def build_world(client: int, scene: Scene, layouts: dict[str, FurnitureLayout], 
     for wall in walls:
         bodies.walls[wall.name] = _wall(client, wall, cfg)
     for name, layout in layouts.items():
-        bodies.furniture[name] = _container(client, layout, cfg) if layout.is_container else _surface(client, layout,
-                                                                                                      cfg)
+        build = _container if layout.is_container else _surface
+        bodies.furniture[name] = build(client, layout, cfg)
     for otype in scene.object_types.values():
         for i in range(1, otype.count + 1):
             bodies.objects[f"{otype.name}_{i}"] = _object(client, otype, cfg)

@@ -87,8 +87,8 @@ class Robot:
             link_vis.append(p.createVisualShape(p.GEOM_BOX, halfExtents=half, visualFramePosition=offset,
                                                 rgbaColor=[*color, 1.0], physicsClientId=c))
         n = len(shapes)
-        positions = [[mast.offset, 0.0, -base.center_z],
-                     [0, 0, 0]] + [[0, 0, 0]] * self.n_stages + [[arm.retracted_length, 0, 0]]
+        positions = ([[mast.offset, 0.0, -base.center_z], [0, 0, 0]] + [[0, 0, 0]] * self.n_stages
+                     + [[arm.retracted_length, 0, 0]])
         types = [p.JOINT_PRISMATIC, p.JOINT_REVOLUTE] + [p.JOINT_PRISMATIC] * self.n_stages + [p.JOINT_REVOLUTE]
         axes = [[0, 0, 1], [0, 0, 1]] + [[1, 0, 0]] * self.n_stages + [[0, 0, 1]]
         body = p.createMultiBody(
