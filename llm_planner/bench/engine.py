@@ -228,7 +228,8 @@ class RayEngine:
                 done, pending = ray.wait(pending, num_returns=1, timeout=self.settings.poll_s)
                 if not done:
                     if time.monotonic() - last > self.settings.stall_timeout_s:
-                        raise TimeoutError(f"no episode finished for stall_timeout_s={self.settings.stall_timeout_s:g} s "
+                        raise TimeoutError("no episode finished for "
+                                           f"stall_timeout_s={self.settings.stall_timeout_s:g} s "
                                            f"(config/ray.yaml); {len(pending)} still out, e.g. "
                                            f"{jobs[refs[pending[0]]]!r}; `ray status` shows the cluster")
                     continue
@@ -380,7 +381,8 @@ class RayRequestGate:
         except GetTimeoutError:
             self.slots.cancel.remote(token)  # the slot, if it comes, goes straight back
             raise LLMError(f"no slot for an LLM request within gate_wait_s={self.wait_s:g} s (config/ray.yaml): "
-                           f"the cluster-wide --llm-max-in-flight limit is held by others; raise it or the wait") from None
+                           "the cluster-wide --llm-max-in-flight limit is held by others; "
+                           "raise it or the wait") from None
         try:
             yield
         finally:

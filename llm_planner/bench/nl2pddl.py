@@ -176,7 +176,8 @@ def print_tables(report: BenchReport) -> None:
           + [_cell(r["goal_at_1"])] for r in rows]
     print()
     print(format_table(["input", "split", *GOAL_MEASURES, "goal@1"], t2,
-                       title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top prediction before the check)"))
+                       title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top "
+                             "prediction before the check)"))
     t4 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]]
           + [_cell(r[f"template_{m}"]) for m in TEMPLATE_MEASURES]
           + [_cell(r["plan_at_1"]), f"{r['tries_mean']:.2f}", f"{r['seconds_per_directive']:.2f}"] for r in rows]

@@ -59,7 +59,8 @@ def run_check(args: argparse.Namespace) -> int:
         scene = load_scene(path)
     except SceneError as exc:
         lines = exc.problems or (str(exc),)
-        print(f"{path}: {len(lines)} schema error(s); fix these first (llm_planner/domains/household/world/scene.py has the schema):")
+        print(f"{path}: {len(lines)} schema error(s); fix these first "
+              "(llm_planner/domains/household/world/scene.py has the schema):")
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     latency = p.add_mutually_exclusive_group()
     latency.add_argument("--latency", type=float, default=None, metavar="S", help="seconds per request (default 0)")
     latency.add_argument("--latency-dist", default=None, metavar="DIST",
-                         help="latency drawn per request: uniform:LO,HI | normal:MEAN,SD | lognormal:MEDIAN,SIGMA | exp:MEAN")
+                         help="latency drawn per request: uniform:LO,HI | normal:MEAN,SD | "
+                              "lognormal:MEDIAN,SIGMA | exp:MEAN")
     p.add_argument("--max-concurrency", type=int, default=0, metavar="K",
                    help="requests answered at once, the rest queue (default 0: no limit)")
     p.add_argument("--style", default="plain", help="answer style: plain, chatty, markdown, json, thinking, mixed "

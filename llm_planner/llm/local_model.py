@@ -157,7 +157,8 @@ def resolve_model(spec: str, settings: LocalModelSettings) -> ModelSource:
                               f"installed: {known.install or 'install it'}")
         path = Path(list(found.submodule_search_locations)[0]) / known.file
         if not path.is_file():
-            raise ConfigError(f"the package {known.package} has no {known.file} ({path}); reinstall it: {known.install}")
+            raise ConfigError(f"the package {known.package} has no {known.file} ({path}); "
+                              f"reinstall it: {known.install}")
         return ModelSource(spec, path, "gguf")
     path = Path(spec).expanduser()
     if path.is_file() and path.suffix.lower() == ".gguf":
@@ -323,7 +324,8 @@ def _check_port_free(port: int) -> None:
         try:
             sock.bind((HOST, port))
         except OSError as exc:
-            raise ConfigError(f"cannot listen on {HOST}:{port} ({exc}); choose another --port (0 picks a free one)") from None
+            raise ConfigError(f"cannot listen on {HOST}:{port} ({exc}); choose another --port "
+                              "(0 picks a free one)") from None
 
 
 def _transformers_cli() -> list[str]:
@@ -532,7 +534,8 @@ class LocalModelServer(ServedClientConfig):
                 f"{self.proc.pid if self.proc else '-'}, {self.settings.device}, "
                 f"{self._sampling()})"
                 f"\n  model folder: {how}\n  started in {self.timings.get('start_s', 0):.1f} s (loaded in "
-                f"{self.timings.get('load_s', 0):.1f} s, first answer in {self.timings.get('first_answer_s', 0):.1f} s)")
+                f"{self.timings.get('load_s', 0):.1f} s, first answer in "
+                f"{self.timings.get('first_answer_s', 0):.1f} s)")
 
 
 def main(argv: Sequence[str]) -> int:

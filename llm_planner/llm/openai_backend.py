@@ -194,7 +194,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
             try:
                 import openai
             except ImportError as exc:
-                raise ModelServerError(f"the openai package is not installed ({exc}); pip install -r requirements.txt") from None
+                raise ModelServerError(f"the openai package is not installed ({exc}); pip "
+                                       "install -r requirements.txt") from None
             self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
                                          timeout=self.timeout_s, max_retries=0)
         return self._client
@@ -206,7 +207,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         ``kind`` (``answers.SCHEMA_OF``) while the server honours it (see the module docstring)."""
         profile = self.server_profile()
         if self.structured_mode == "json_schema" and profile.structured_output == REFUSED:
-            raise ModelServerError(f"openai backend: {self.base_url} refused structured output (probed on first contact); "
+            raise ModelServerError(f"openai backend: {self.base_url} refused structured output "
+                                   "(probed on first contact); "
                            "set openai.structured_output: auto (falls back to text) or off")
         if self.greedy:
             n = 1  # M identical answers are one answer (the profile says so)

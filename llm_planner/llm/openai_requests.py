@@ -66,7 +66,8 @@ class OpenAIRequests:
 
     def _timed_out(self, what: str) -> str:
         return (f"{what}; {self.speed()}. A slow server needs more time per request (openai.timeout_s, now "
-                f"{self.timeout_s:g} s) and per question (openai.question_timeout_s, now {self.question_timeout_s:g} s), "
+                f"{self.timeout_s:g} s) and per question (openai.question_timeout_s, now "
+                f"{self.question_timeout_s:g} s), "
                 "or fewer questions at once (the planner's max_in_flight; openai.max_in_flight, now "
                 f"{self.limiter.settings.ceiling})")
 

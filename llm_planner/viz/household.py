@@ -78,7 +78,8 @@ def layout_view(check: LayoutCheck, cfg: SimConfig | None = None, title: str = "
         points = tuple(m for m in finding.marks if not isinstance(m, Rect))
         view.problems.append(Problem(f"{k}", rects, points))
         view.notes.append(f"error {k}: {finding}")
-    view.notes.append("grey arrows: where the robot stands to work at each furniture; green dot and dashed circle: its start "
+    view.notes.append("grey arrows: where the robot stands to work at each furniture; green dot and "
+                      "dashed circle: its start "
                       "and driving footprint")
     return view
 

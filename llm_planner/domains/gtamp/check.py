@@ -59,7 +59,8 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
         for other, orect in regions.items():
             if other != region.name and point_rect_distance(base.x, base.y, orect) < radius - TOUCH:
                 check.add(f"regions.{region.name}: the robot's base pose for it, [{base.x:.2f}, {base.y:.2f}], "
-                          f"overlaps regions.{other} at [{orect.cx:.2f}, {orect.cy:.2f}] (the base needs {radius:.2f} m "
+                          f"overlaps regions.{other} at [{orect.cx:.2f}, {orect.cy:.2f}] (the base "
+                          f"needs {radius:.2f} m "
                           f"around it; change standoff or move the regions apart)", (orect,), ((base.x, base.y),))
         for name, wall in walls:
             if point_rect_distance(base.x, base.y, wall) < radius - TOUCH:

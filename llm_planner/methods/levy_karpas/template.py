@@ -98,7 +98,8 @@ def make_step(verb: str, args: Sequence[str], number: int = 0) -> TemplateStep:
         raise TemplateError(f"{where}: unknown action '{verb}' (the household domain's actions are "
                             f"{', '.join(VERBS)})")
     if len(args) != VERB_ARITY[verb]:
-        raise TemplateError(f"{where}: {verb} takes {VERB_ARITY[verb]} argument(s), got {len(args)} ({', '.join(args)})")
+        raise TemplateError(f"{where}: {verb} takes {VERB_ARITY[verb]} argument(s), got "
+                            f"{len(args)} ({', '.join(args)})")
     return TemplateStep(verb, tuple(args))
 
 

@@ -338,4 +338,5 @@ class ManipulationMixin(SimHost):
             return spot.aabb, spot.yaw
         raise PlacementError(f"furniture.{layout.name}: no free spot reachable by the robot "
                              f"{'in' if layout.is_container else 'on'} it for {obj} (too many or too large objects "
-                             f"there: lower the weight of '{layout.name}' in the places of some objects, or make it larger)")
+                             f"there: lower the weight of '{layout.name}' in the places of some "
+                             "objects, or make it larger)")

@@ -104,7 +104,8 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     for o in objects.values():
         unknown = [c for c in o.places if c not in furniture]
         if unknown or not o.names:
-            raise ConfigError(f"{path}: objects.{o.category}.places: unknown furniture categories {unknown} or no names")
+            raise ConfigError(f"{path}: objects.{o.category}.places: unknown furniture categories "
+                              f"{unknown} or no names")
     return vocabulary
 
 

@@ -99,7 +99,8 @@ class Observation:
                                frozenset(data["seen_places"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not an observation record ({exc!r}): expected room, near, holding, relations "
-                             "[[rel, object, furniture], ...], open_containers, closed_containers, seen_places") from None
+                             "[[rel, object, furniture], ...], open_containers, "
+                             "closed_containers, seen_places") from None
 
 
 @dataclass(frozen=True, slots=True)
