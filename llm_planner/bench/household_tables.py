@@ -157,8 +157,9 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
         for seq in [m for m in cost if in_flight[m] == 1]:
             for con in [m for m in cost if in_flight[m] > 1]:
                 ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)
-                gaps = ", ".join(f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
-                                 for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
+                gaps = ", ".join(
+                    f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
+                    for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
                 notes.append(f"{latency:g} s: {con.base_label} takes {ratio:.2f} of the wall time per decision of "
                              f"{seq.base_label} (1/{1 / ratio:.1f}); success difference (points): {gaps}")
     cfg = report.config

@@ -163,7 +163,8 @@ def print_tables(report: BenchReport) -> None:
     rows = report.rows
     splits = list(dict.fromkeys(r["split"] for r in rows))
     cfg = report.config
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['input'] for e in report.episodes}))}"
+    inputs = max(1, len({e["input"] for e in report.episodes}))
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // inputs}"
                       f" ({cfg['splits'][s]['scene']})" for s in splits)
     print(f"nl2pddl (Levy-Karpas) | backend: {report.backend} | {sizes} | train n={cfg['train_n']} | "
           f"B={cfg['tries_B']} | Fast Downward limit {cfg['planner_timeout_s']:g} s | wall time {cfg['wall_time_s']} s")

@@ -207,7 +207,8 @@ def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | N
 
 def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
     cfg = report.config
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['method'] for e in report.episodes}))} "
+    methods = max(1, len({e["method"] for e in report.episodes}))
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // methods} "
                       f"({cfg['benchmark'][s]['scene']}: {'/'.join(cfg['benchmark'][s]['suites'])})" for s in splits)
     print(f"saycanpay | Say backend: {report.backend} (Say input: {cfg['say_input']}) | {sizes} | "
           f"k={cfg['decoding']['beam_size']} m={cfg['decoding']['candidates']} | models: {cfg['models']} | "

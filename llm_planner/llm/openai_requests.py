@@ -158,7 +158,8 @@ class OpenAIRequests:
                 last = "the answer has no choices"
                 continue
             return [cut_at_stop(choice_text(c), params.get("stop")) for c in choices]
-        what = f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} attempt(s): {last}"
+        what = (f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} "
+                f"attempt(s): {last}")
         raise ModelServerError(self._timed_out(what) if timeouts else what)
 
     def _sample(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],

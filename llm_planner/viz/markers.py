@@ -113,7 +113,8 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene: Scene | None = None
                 orientation, scale = quat_from_yaw(furniture.yaw), furniture.size
                 center = (furniture.position[0], furniture.position[1], furniture.size[2] / 2.0)
             is_open = body.name in open_bodies
-            color = SURFACE_RGBA if body.type != CONTAINER else CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA
+            color = (SURFACE_RGBA if body.type != CONTAINER
+                     else CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA)
             markers.add("furniture", CUBE, center, orientation, scale, color)
             label = body.name + ((" (open)" if is_open else " (closed)") if body.type == CONTAINER else "")
             markers.label("furniture_names", center[0], center[1], body.aabb_max[2] + TEXT_LIFT, label)

@@ -81,7 +81,8 @@ _RELATIONS = (
 _REL_PATTERN = re.compile(r"\b(" + "|".join(re.escape(w) for w, _ in _RELATIONS) + r")\b")
 _REL_OF = dict(_RELATIONS)
 _DETERMINERS = re.compile(r"^(?:the|a|an|some|my|our|your|this|that|these|those|of)\s+")
-_COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|needs?\s+to\s+(?:be|go)"
+_COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|"
+                     r"needs?\s+to\s+(?:be|go)"
                      r"|goes|go|belongs?|stays?|ends?\s+up)$")
 _GOES_TO = re.compile(r"\s+(?:needs?|has|have|ought|wants?)\s+to\s+(?:be|go|end\s+up|get)\s+")
 #: Words that may follow the object without changing the goal ("keep the milk cold in the fridge").
@@ -159,7 +160,8 @@ class GoalParser:
         self.propose_match: float | None = None  # without all three: no proposals
         self.propose_margin, self.propose_spelling = 0.0, 1.0
         if match is not None and margin is not None and spelling is not None:
-            self.propose_match, self.propose_margin, self.propose_spelling = float(match), float(margin), float(spelling)
+            self.propose_match, self.propose_margin = float(match), float(margin)
+            self.propose_spelling = float(spelling)
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)

@@ -57,7 +57,8 @@ _WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|
                    r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
 _GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
                    r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
-_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
+_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+"
+                  r"(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
                   r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
 _OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
 _PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"

@@ -224,7 +224,8 @@ def prior_key(backend: LanguageModel, world: WorldInfo, scene_hash: str) -> str:
         offline = dict(cfg.section("offline"))
         parts["offline"] = {k: v for k, v in offline.items() if str(k).startswith("commonsense")}
         commonsense = Path(offline.get("commonsense") or DEFAULT_PATH)
-        parts["commonsense_file"] = hashlib.sha256(commonsense.read_bytes()).hexdigest() if commonsense.is_file() else ""
+        parts["commonsense_file"] = (hashlib.sha256(commonsense.read_bytes()).hexdigest() if commonsense.is_file()
+                                     else "")
     else:
         prompt = Path(__file__).resolve().parents[2] / "llm" / "prompts" / "world_model.txt"
         parts["prompt"] = hashlib.sha256(prompt.read_bytes()).hexdigest() if prompt.is_file() else ""

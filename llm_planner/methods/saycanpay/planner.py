@@ -114,7 +114,8 @@ class SayCanPayPlanner(HouseholdPlanner):
         self.task = task
         self.plan, self.failure, self.replan_pending = [], "", False
         if full_state is None:
-            self.failure = "the saycanpay planner needs the full initial state o_0 (the seed's observations list every object)"
+            self.failure = ("the saycanpay planner needs the full initial state o_0 (the seed's observations list "
+                            "every object)")
             return
         self._plan(full_state)
 

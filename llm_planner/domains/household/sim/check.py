@@ -328,7 +328,8 @@ def _move_hint(foot: Rect, rect: tuple[float, float, float, float], inset: float
         return "it is larger than the room"
     x = min(max(foot.cx, lo_x), hi_x)
     y = min(max(foot.cy, lo_y), hi_y)
-    return f"its centre must lie within x {lo_x:.2f} to {hi_x:.2f}, y {lo_y:.2f} to {hi_y:.2f} (e.g. [{x:.2f}, {y:.2f}])"
+    return (f"its centre must lie within x {lo_x:.2f} to {hi_x:.2f}, y {lo_y:.2f} to {hi_y:.2f} "
+            f"(e.g. [{x:.2f}, {y:.2f}])")
 
 
 def _approach_finding(failure: ApproachFailure) -> Finding:
