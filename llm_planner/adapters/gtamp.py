@@ -38,9 +38,11 @@ class GTampDomain(Domain):
     # ---------------------------------------------------------------- planners
     @classmethod
     def planner_names(cls) -> list[str]:
-        from llm_planner.methods.stalm.planner import PLANNERS, registry_name
+        """The registered G-TAMP planners: STaLM's table (``config/methods.yaml``) and any other
+        method registered for this world (``$LLM_PLANNER_METHODS``)."""
+        from llm_planner.planners.base import available
 
-        return sorted(registry_name(m) for m in PLANNERS)
+        return available("gtamp")
 
     @classmethod
     def resolve_planner(cls, name: str) -> str:
@@ -59,7 +61,9 @@ class GTampDomain(Domain):
         from llm_planner.planners.base import create
 
         registered = self.resolve_planner(name)
-        method = next(m for m in PLANNERS if registry_name(m) == registered)
+        method = next((m for m in PLANNERS if registry_name(m) == registered), None)
+        if method is None:  # a G-TAMP planner of another method
+            return create(registered, backend=self.language_model(), seed=self.params["seed"])
         source = PlanSource(self.language_model(), self.params["seed"]) if method in LLM_METHODS else None
         return create(registered, backend=self.params["llm_backend"], seed=self.params["seed"], plan_source=source)
 

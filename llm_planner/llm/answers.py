@@ -14,9 +14,12 @@ question           reader                                           JSON schema 
 world model        :func:`read_positions`: (relation word, place)   ``positions``
 policy / Say       :func:`first_action`: the first action phrase    ``next_actions``
 translation        :func:`read_goal_tuples`: (REL, obj, dest, n)    ``formal_goal``
-STaLM task plans   :func:`plan_text` (then gtamp.plan_parser)       ``task_plan``
-Levy-Karpas        :func:`read_goal_template`: goal, template       ``goal_and_template``
 =================  ===============================================  ===========================
+
+A method's own question kinds bring their reader and schema with them (STaLM's ``plan_text`` in
+``methods/stalm/plan_parser.py``, schema ``task_plan``; Levy-Karpas' ``read_goal_template`` in
+``methods/levy_karpas/openai_channels.py``, schema ``goal_and_template``), built on the cleaning
+helpers here (:func:`strip_reasoning`, :func:`json_payload`, :func:`plain_lines`, :func:`first_key` ...).
 
 Nothing a model writes is evaluated: JSON is read with :func:`json.loads`, everything else with
 regular expressions, and names are grounded onto the scene by the callers.
@@ -44,18 +47,48 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "formal_goal": _object({"goal": {"type": "array", "items": _object(
         {"relation": {"type": "string", "enum": ["INSIDE", "ON"]}, "object": _STR, "destination": _STR,
          "count": {"type": "integer"}})}, "problem": _STR}),
-    "task_plan": _object({"challenges": {"type": "array", "items": _STR},
-                          "plan": {"type": "array", "items": {"type": "array", "items": _STR}}}),
-    "goal_and_template": _object({"goal": _STR, "template": _STR}),
 }
-#: The schema each question asks for (question kind -> schema name).
+#: The schema each question asks for (question kind -> schema name); a method's kinds name theirs
+#: where they register (``QuestionKind.schema``, :mod:`llm_planner.llm.questions`).
 SCHEMA_OF = {"world_model": "positions", "policy": "next_actions", "candidates": "next_actions",
-             "translate": "formal_goal", "task_plans": "task_plan", "nl2pddl": "goal_and_template"}
+             "translate": "formal_goal"}
+
+
+def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema of an object with exactly these properties, all required (for a method's schema)."""
+    return _object(properties)
+
+
+def schema_of(kind: str) -> str | None:
+    """The name of the schema a question kind asks for: :data:`SCHEMA_OF`, else the one its method
+    registered; None for a kind without one."""
+    if kind in SCHEMA_OF:
+        return SCHEMA_OF[kind]
+    from llm_planner.errors import LLMError
+    from llm_planner.llm.questions import get
+
+    try:
+        registered = get(kind).schema
+    except LLMError:
+        return None
+    return registered[0] if registered else None
+
+
+def _schema(name: str) -> dict[str, Any]:
+    if name in SCHEMAS:
+        return SCHEMAS[name]
+    from llm_planner.llm.questions import load_registered, registered
+
+    load_registered()
+    for kind in registered():
+        if kind.schema and kind.schema[0] == name:
+            return dict(kind.schema[1])
+    raise KeyError(f"no JSON schema named '{name}' (known: {', '.join(SCHEMAS)} and the registered kinds')")
 
 
 def response_format(schema: str) -> dict[str, Any]:
     """The ``response_format`` of a chat request asking for ``schema`` (OpenAI, vLLM, Ollama, llama.cpp)."""
-    return {"type": "json_schema", "json_schema": {"name": schema, "strict": True, "schema": SCHEMAS[schema]}}
+    return {"type": "json_schema", "json_schema": {"name": schema, "strict": True, "schema": _schema(schema)}}
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -425,45 +458,17 @@ def read_goal_tuples(text: str) -> list[tuple[str, str, str, int]]:
     return []
 
 
-# ----------------------------------------------------------------------------- STaLM plans
-def plan_text(text: str) -> str:
-    """A STaLM answer made ready for ``gtamp.plan_parser``: reasoning removed; a JSON plan
-    (``{"plan": [["pick", "x"], ...]}``) written as ``plan = [('pick', 'x'), ...]``; code fences opened."""
-    text = strip_reasoning(text)
-    data = json_payload(text)
-    if data is not None:
-        steps = _first_key(data, ("plan", "steps", "actions"))
-        steps = data if isinstance(data, list) and steps is None else steps
-        if isinstance(steps, list):
-            rows = []
-            for step in steps:
-                if isinstance(step, (list, tuple)):
-                    rows.append("(" + ", ".join(repr(str(x)) for x in step) + ")")
-                elif isinstance(step, dict):
-                    values = [step.get("action") or step.get("op") or "", *(step.get("args") or [])]
-                    rows.append("(" + ", ".join(repr(str(x)) for x in values) + ")")
-                else:
-                    rows.append(f"({str(step)!r},)")
-            return "## Plan ##\nplan = [" + ", ".join(rows) + "]"
-    return "\n".join(_MARKUP.sub(lambda m: "" if m.group(1) in ("**", "__") else m.group(1), line)
-                     for line in unfence(text).splitlines())
+# ----------------------------------------------------------------------------- for the methods' readers
+def first_key(data: Any, keys: tuple[str, ...]) -> Any:
+    """The value of the first of ``keys`` found in a JSON answer (searched in nested objects too)."""
+    return _first_key(data, keys)
 
 
-# ----------------------------------------------------------------------------- Levy-Karpas
-def read_goal_template(text: str) -> tuple[list[str], list[str]]:
-    """The "Goal:" and "Template:" values of a Levy-Karpas answer (JSON or labelled lines, in any
-    markdown), each a list in the answer's order ("none" values included)."""
-    data = json_payload(text)
-    if isinstance(data, dict):
-        return _strings(_first_key(data, ("goal",))), _strings(_first_key(data, ("template", "plan_template")))
-    goals, templates = [], []
-    for line in plain_lines(text):
-        key, sep, value = line.partition(":")
-        key = key.strip().lower()
-        if not sep:
-            continue
-        if key in ("goal", "formal goal"):
-            goals.append(value.strip())
-        elif key in ("template", "plan template"):
-            templates.append(value.strip())
-    return goals, templates
+def strings(value: Any) -> list[str]:
+    """A JSON value as a list of strings."""
+    return _strings(value)
+
+
+def strip_markup(line: str) -> str:
+    """A line without bold and underline markers (``**``, ``__``); inline code marks kept."""
+    return _MARKUP.sub(lambda m: "" if m.group(1) in ("**", "__") else m.group(1), line)

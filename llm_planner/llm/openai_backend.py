@@ -54,13 +54,13 @@ from urllib.parse import urlparse
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 from llm_planner.errors import ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
-    SCHEMA_OF,
     Unparsable,
     first_action,
     looks_like_refusal,
     read_goal_tuples,
     read_positions,
     response_format,
+    schema_of,
 )
 from llm_planner.llm.base import (
     ActionSamples,
@@ -204,7 +204,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
             cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
         """Ask ``prompt`` for ``n`` samples (one when the server decodes greedily) and parse them;
         cached by (backend, model, prompt, params). Structured output is asked for with the schema of
-        ``kind`` (``answers.SCHEMA_OF``) while the server honours it (see the module docstring)."""
+        ``kind`` (``answers.schema_of``: the layer's, or the one its method registered) while the
+        server honours it (see the module docstring)."""
         profile = self.server_profile()
         if self.structured_mode == "json_schema" and profile.structured_output == REFUSED:
             raise ModelServerError(f"openai backend: {self.base_url} refused structured output "
@@ -212,7 +213,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                            "set openai.structured_output: auto (falls back to text) or off")
         if self.greedy:
             n = 1  # M identical answers are one answer (the profile says so)
-        schema = SCHEMA_OF.get(kind)
+        schema = schema_of(kind)
         if schema and self.structured_supported:
             try:
                 return self._ask(kind, prompt, n, {**params, "response_format": response_format(schema)}, parse,

@@ -67,6 +67,8 @@ class QuestionKind:
     served: ServedKind | None = None
     #: the paper section the question comes from, for messages and listings
     source: str = ""
+    #: (name, JSON schema) of the answer the openai backend asks for as structured output, if any
+    schema: tuple[str, Mapping[str, Any]] | None = None
 
     def answerer(self, backend: str) -> Answerer:
         """The answerer for a backend by name; LLMError naming the backends that can answer."""

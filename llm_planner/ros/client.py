@@ -378,6 +378,8 @@ def format_status(msg: TaskStatus, details: bool = True) -> str:
         head += f": {msg.action} -> {msg.result or 'ok'}"
     if msg.message and (details or not msg.action):
         head = f"{head}  {msg.message}"
+    if msg.state == "asking" and getattr(msg, "options", None):
+        head += f"  (answers: {' | '.join(msg.options)}; llm-planner answer TEXT)"
     if details and msg.action and (msg.belief or msg.decision_llm_requests):
         head += f"  decision: {msg.decision_llm_requests} LLM request(s)"
     if details and msg.belief:

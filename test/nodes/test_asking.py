@@ -170,10 +170,19 @@ def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(gr
         _wait_question(graph.client)
         assert graph.client.answer("yes, go ahead")[0]
         result = graph.client.result(timeout_s=300.0)
+        assert result["success"] and result.get("executed"), result
+        assert any(p[0] == "ON" and p[1].startswith("apple") and p[2] == "sofa" for p in _placed(graph))
+        _wait_robot_free(graph)
+
+        _set(graph, "require_approval", "plan")  # the goal and the plan a whole-plan planner made
+        graph.client.execute("put one plate on the sofa", planner="classical")
+        question = _wait_question(graph.client)
+        assert question["question"].startswith("May I put one plate on the sofa? The plan: walk(")
+        assert "puton(plate_" in question["question"], question
+        assert graph.client.answer("nope")[0]
+        assert "not approved" in graph.client.result(timeout_s=120.0)["message"]
     finally:
         _set(graph, "require_approval", "none")
-    assert result["success"] and result.get("executed"), result
-    assert any(p[0] == "ON" and p[1].startswith("apple") and p[2] == "sofa" for p in _placed(graph))
     _wait_robot_free(graph)
 
 

@@ -38,7 +38,9 @@ def test_a_served_real_model_plans_and_translates_in_the_node_graph(launch_graph
     env = {"LLM_PLANNER_CACHE": str(tmp / "cache")}  # the prior is asked of this model, not read from an earlier run
     llm_config = tmp / "llm.yaml"
     client = smollm2_server.client_config()
-    llm_config.write_text(yaml.safe_dump({**LLM_OVERRIDES, "openai": {**client["openai"], **LLM_OVERRIDES["openai"]}}))
+    fitted = {section: {**client.get(section, {}), **LLM_OVERRIDES.get(section, {})} for section in {*client, *LLM_OVERRIDES}
+              if isinstance(client.get(section, LLM_OVERRIDES.get(section)), dict)}  # the server's file, the test's bounds
+    llm_config.write_text(yaml.safe_dump({**client, **LLM_OVERRIDES, **fitted}))
     with launch_graph(tmp, env=env, llm_config=str(llm_config), **GRAPH) as graph:
         started = time.monotonic()
         result = graph.client.run("put one apple inside the fridge", planner="l_policy", timeout_s=GRAPH["plan_timeout_s"])

@@ -1,12 +1,11 @@
 """Phase I of Levy & Karpas (seed 001, Figure 1): two channels translate a directive (optionally with
 the state) into ranked goals and ranked plan templates. This module holds what they return and which
-channels a backend gets: the ``openai`` backend asks the model (:mod:`.openai_channels`); any
-other backend gets the offline stand-in (:mod:`llm_planner.methods.levy_karpas.offline_channels`), imported by
-name on first use so the method never imports the offline backend.
+channels a backend gets, by the question kind ``nl2pddl`` (:mod:`.questions`): the ``openai``
+backend asks the model (:mod:`.openai_channels`); the ``offline`` backend answers with the offline
+stand-in (:mod:`.offline_channels`), imported on first use.
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,14 +32,38 @@ class Channels(Protocol):
     def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput: ...
 
 
-#: backend name -> (module, function building the channels of one scene); other backends: "offline".
-CHANNELS: dict[str, tuple[str, str]] = {
-    "openai": ("llm_planner.methods.levy_karpas.openai_channels", "make_channels"),
-    "offline": ("llm_planner.methods.levy_karpas.offline_channels", "make_channels"),
-}
+@dataclass(frozen=True)
+class Phase1Question:
+    """The question both channels answer (the question kind ``nl2pddl``): a directive's goal part and
+    step part, with the state for the D+S input, in one scene."""
+
+    household: Household
+    config: Mapping[str, Any]
+    tries: int
+    goal_directive: str
+    step_directive: str
+    state: State | None
+
+
+class AskedChannels:
+    """Both channels of one scene, asked through the LLM layer: ``backend.answer("nl2pddl", ...)`` is
+    answered by the backend's registered answerer (:mod:`.questions`: the model's channels for
+    ``openai``, the rules + trained classifier for ``offline``); a FallbackBackend's offline answerer
+    takes over when the model fails."""
+
+    def __init__(self, household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> None:
+        self.household = household
+        self.backend = backend
+        self.config = config
+        self.tries = tries
+
+    def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput:
+        from llm_planner.methods.levy_karpas.questions import KIND
+
+        return self.backend.answer(KIND, Phase1Question(self.household, self.config, self.tries, goal_directive,
+                                                        step_directive, state))
 
 
 def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> Channels:
     """The channels of ``backend`` for one scene (``config``: the whole nl2pddl configuration)."""
-    module, function = CHANNELS["openai" if backend.name == "openai" else "offline"]
-    return getattr(importlib.import_module(module), function)(household, backend, config, tries)
+    return AskedChannels(household, backend, config, tries)

@@ -8,7 +8,7 @@ most frequent first, are the ranked predictions.
 A thin adapter over the LLM layer: it uses :meth:`OpenAIBackend.ask` (requests, retries, the
 answer cache and usage accounting stay there) with its own prompt, and the LLM layer's grounding
 of goal tuples (:func:`llm_planner.llm.translate.ground_goal`). Nothing the model writes is
-evaluated: answers in any style are read by ``llm_planner.llm.answers.read_goal_template`` (labelled
+evaluated: answers in any style are read by :func:`read_goal_template` (labelled
 lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
 by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped. A
 goal the directive does not support (an atom it does not ask for, a wrong count; the check of
@@ -24,7 +24,7 @@ import numpy as np
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 from llm_planner.errors import GoalError, LLMError, PlanningError
-from llm_planner.llm.answers import Unparsable, read_goal_template, read_goal_tuples
+from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
@@ -46,6 +46,25 @@ Containers: {containers}
 Surfaces: {surfaces}
 Object types: {types}
 """
+
+
+def read_goal_template(text: str) -> tuple[list[str], list[str]]:
+    """The "Goal:" and "Template:" values of an answer (JSON or labelled lines, in any markdown),
+    each a list in the answer's order ("none" values included)."""
+    data = json_payload(text)
+    if isinstance(data, dict):
+        return strings(first_key(data, ("goal",))), strings(first_key(data, ("template", "plan_template")))
+    goals, templates = [], []
+    for line in plain_lines(text):
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep:
+            continue
+        if key in ("goal", "formal goal"):
+            goals.append(value.strip())
+        elif key in ("template", "plan template"):
+            templates.append(value.strip())
+    return goals, templates
 
 
 def state_text(household: Household, state: State) -> str:

@@ -2,18 +2,31 @@
 (optionally with the state) as a goal and a plan template, asked by the openai channels
 (:mod:`.openai_channels`, prompt ``INSTRUCTIONS``).
 
-Registered with the LLM layer's question registry (:mod:`llm_planner.llm.questions`) at import,
-for the served stand-in ``llm-planner serve``: it recognises the prompt and answers from it alone
-with the offline goal parser (the goal) and :func:`read_steps` (the steps the directive spells out,
-the template), written as ``Goal: ...`` / ``Template: ...`` in every style. (The offline backend
-answers Phase I with the offline channels, :mod:`.offline_channels`, chosen in :mod:`.channels`.)
+Registered with the LLM layer's question registry (:mod:`llm_planner.llm.questions`) at import:
+
+=========  ==========================================================================================
+backend    how it answers a :class:`~.channels.Phase1Question` (``backend.answer("nl2pddl", question)``)
+=========  ==========================================================================================
+offline    the offline channels (:mod:`.offline_channels`: rules + the trained clause classifier)
+openai     the model's channels (:mod:`.openai_channels`: K-shot prompt, n samples, ranked answers)
+served     ``llm-planner serve`` recognises the openai channels' prompt and answers from it alone
+           with the offline goal parser (the goal) and :func:`read_steps` (the steps the directive
+           spells out, the template), written as ``Goal: ...`` / ``Template: ...`` in every style
+=========  ==========================================================================================
+
+The channels of a scene are built once per backend and scene (the classifier trained, the K-shot
+examples embedded) and kept while the backend lives.
 """
 from __future__ import annotations
 
 import random
 import re
+import threading
+import weakref
+from collections.abc import Callable
 from typing import Any
 
+from llm_planner.llm.answers import object_schema
 from llm_planner.llm.offline.served import prompt_line, prompt_names
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.text import WorldInfo, name_to_text
@@ -21,6 +34,35 @@ from llm_planner.methods.levy_karpas.clauses import split_clauses
 
 KIND = "nl2pddl"
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
+
+
+_CHANNELS: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+_CHANNELS_LOCK = threading.Lock()
+
+
+def _predict(backend: Any, question: Any, make: Callable[..., Any]) -> Any:
+    """Phase I by the channels ``make`` builds for the question's scene (once per backend and scene)."""
+    key = (question.household.scene.name, id(question.household), id(question.config), question.tries)
+    with _CHANNELS_LOCK:
+        per_backend = _CHANNELS.setdefault(backend, {})
+        if key not in per_backend:
+            per_backend[key] = make(question.household, backend, question.config, question.tries)
+        channels = per_backend[key]
+    return channels.predict(question.goal_directive, question.step_directive, question.state)
+
+
+def offline_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+    """Phase I by the offline channels (a :class:`~.channels.ChannelOutput`)."""
+    from llm_planner.methods.levy_karpas.offline_channels import make_channels
+
+    return _predict(backend, question, make_channels)
+
+
+def openai_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
+    """Phase I by the model (a :class:`~.channels.ChannelOutput`)."""
+    from llm_planner.methods.levy_karpas.openai_channels import make_channels
+
+    return _predict(backend, question, make_channels)
 
 
 def recognise(prompt: str) -> bool:
@@ -135,6 +177,8 @@ def _chatty(d: dict[str, Any], rng: random.Random) -> str:
 
 
 QUESTION = register(QuestionKind(
-    KIND, {}, ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
+    KIND, {"offline": offline_phase1, "openai": openai_phase1},
+    ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
                          lambda d: {"goal": d["goal"], "template": d["template"]}, order=40),
-    source="Levy & Karpas Phase I (seed 001)"))
+    source="Levy & Karpas Phase I (seed 001)",
+    schema=("goal_and_template", object_schema({"goal": {"type": "string"}, "template": {"type": "string"}}))))

@@ -5,7 +5,7 @@
             ('pick', 'bottle1'),
             ('place', 'bottle1', 'on', 'table1')]
 
-Answers in other styles are read too (``llm_planner.llm.answers.plan_text``): a thinking preamble
+Answers in other styles are read too (:func:`plan_text`): a thinking preamble
 is dropped, code fences and markdown emphasis are opened, and a JSON plan (``{"plan": [["pick",
 "x"], ...]}``, what structured output returns) is read as the same tuples.
 
@@ -143,8 +143,6 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
     """Parse one LLM response into task actions (valid prefix) and errors."""
     if not isinstance(text, str):
         return ParsedPlan((), ("response is not text",))
-    from llm_planner.llm.answers import plan_text
-
     actions: list[TaskAction] = []
     seen = 0
     section, assigned = plan_section(plan_text(text))
@@ -188,3 +186,27 @@ def _to_action(item: list[str] | str, vocab: Vocabulary) -> tuple[TaskAction | N
                 return None, f"unknown name '{token}'"
         args.append(value)
     return TaskAction(op, tuple(args)), ""
+
+
+def plan_text(text: str) -> str:
+    """A STaLM answer made ready for :func:`parse_plan`: reasoning removed; a JSON plan
+    (``{"plan": [["pick", "x"], ...]}``) written as ``plan = [('pick', 'x'), ...]``; code fences opened."""
+    from llm_planner.llm.answers import first_key, json_payload, strip_markup, strip_reasoning, unfence
+
+    text = strip_reasoning(text)
+    data = json_payload(text)
+    if data is not None:
+        steps = first_key(data, ("plan", "steps", "actions"))
+        steps = data if isinstance(data, list) and steps is None else steps
+        if isinstance(steps, list):
+            rows = []
+            for step in steps:
+                if isinstance(step, (list, tuple)):
+                    rows.append("(" + ", ".join(repr(str(x)) for x in step) + ")")
+                elif isinstance(step, dict):
+                    values = [step.get("action") or step.get("op") or "", *(step.get("args") or [])]
+                    rows.append("(" + ", ".join(repr(str(x)) for x in values) + ")")
+                else:
+                    rows.append(f"({str(step)!r},)")
+            return "## Plan ##\nplan = [" + ", ".join(rows) + "]"
+    return "\n".join(strip_markup(line) for line in unfence(text).splitlines())

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner.errors import LLMError, UnusableAnswer
+from llm_planner.llm.answers import object_schema
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 
@@ -119,4 +120,7 @@ QUESTION = register(QuestionKind(
     KIND, {"offline": offline_task_plans, "openai": openai_task_plans},
     ServedKind(recognise, served_answer, lambda d: d["text"], _plan_chatty, _plan_markdown, _structured, _reasoning,
                order=0),
-    source="STaLM §3.3 (seed 003)"))
+    source="STaLM §3.3 (seed 003)",
+    schema=("task_plan", object_schema({"challenges": {"type": "array", "items": {"type": "string"}},
+                                        "plan": {"type": "array",
+                                                 "items": {"type": "array", "items": {"type": "string"}}}}))))

@@ -78,3 +78,28 @@ def test_a_goal_the_directive_does_not_ask_for_is_dropped_and_said(channels):
                             "Goal: (INSIDE, apple, fridge, 1)\nTemplate: partial: walk(kitchen)"])
     out = ch.predict("go to the kitchen and put one apple inside the fridge", "", None)
     assert out.goals == [(GoalItem("inside", "apple", "fridge", 1),)] and out.goal_error == ""
+
+
+def test_a_model_that_does_not_answer_falls_back_to_the_offline_channels(tmp_path):
+    """Phase I is the question kind ``nl2pddl``: the openai backend behind FallbackBackend answers it
+    with the model's channels, and when the server does not answer the offline channels do (the
+    channels are no longer picked by the backend's name, bypassing the fallback)."""
+    import socket
+
+    from llm_planner.llm.factory import FallbackBackend
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    backend = make_backend(backend="openai", fallback_to_offline=True, cache__dir=str(tmp_path),
+                           openai__base_url=f"http://127.0.0.1:{port}/v1", openai__max_retries=0,
+                           openai__timeout_s=2.0, openai__question_timeout_s=5.0, openai__probe__enabled=False)
+    assert isinstance(backend, FallbackBackend) and backend.name == "openai"
+    config = load_config()
+    config["dataset"]["splits"]["train"]["n"] = 40
+    system = LevyKarpasSystem(backend, config)
+    household = Household(load_scene("apartment_seen"))
+    output = system.channels(household).predict("put one apple inside the fridge", "", None)
+    assert output.goals and output.goals[0] == (GoalItem("inside", "apple", "fridge", 1),)
+    assert backend.usage.fallbacks == 1 and backend.primary.usage.requests >= 1  # the model was asked first
