@@ -242,7 +242,8 @@ class LanguageModel(ABC):
 def with_fallback_note(answer: Any, reason: str) -> Any:
     """The same answer with ``info.fallback`` set (answers are frozen dataclasses); an answer without
     :class:`AnswerInfo` (a registered kind's own type) is returned as it is."""
-    if not (dataclasses.is_dataclass(answer) and isinstance(getattr(answer, "info", None), AnswerInfo)):
+    info = getattr(answer, "info", None)
+    if not (dataclasses.is_dataclass(answer) and not isinstance(answer, type) and isinstance(info, AnswerInfo)):
         return answer
-    return dataclasses.replace(answer, info=dataclasses.replace(answer.info, fallback=reason))
+    return dataclasses.replace(answer, info=dataclasses.replace(info, fallback=reason))
 
