@@ -113,7 +113,8 @@ def registered() -> list[QuestionKind]:
 def served_kinds() -> list[QuestionKind]:
     """The kinds the served stand-in recognises, in the order their recognisers are tried."""
     load_registered()
-    return sorted((k for k in registered() if k.served is not None), key=lambda k: k.served.order)  # type: ignore[union-attr]
+    return sorted((k for k in registered() if k.served is not None),
+                  key=lambda k: k.served.order if k.served is not None else 0)
 
 
 def load_registered() -> None:

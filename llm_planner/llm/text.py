@@ -18,8 +18,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 _VOWELS = "aeiou"
 
@@ -109,7 +113,7 @@ class WorldInfo:
         )
 
     @classmethod
-    def from_scene(cls, scene) -> WorldInfo:  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
+    def from_scene(cls, scene: Scene) -> WorldInfo:
         return cls.from_household(Household(scene))
 
     @property

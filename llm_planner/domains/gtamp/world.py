@@ -137,7 +137,7 @@ class GTampWorld:
         try:
             if p.isConnected(self.client):
                 p.disconnect(self.client)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a destructor must not raise (PyBullet may be gone at exit)
             pass
 
     # ------------------------------------------------------------------ robot

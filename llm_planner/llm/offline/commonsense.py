@@ -18,7 +18,7 @@ import yaml
 
 from llm_planner.domains.household.world.scene import CONTAINER
 from llm_planner.errors import ConfigError
-from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401
+from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401 - re-exported
 from llm_planner.llm.text import WorldInfo, name_to_text
 
 if TYPE_CHECKING:

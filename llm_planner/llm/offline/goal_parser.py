@@ -479,7 +479,10 @@ class GoalParser:
         if len(ranked) > 1 and ranked[0].score - ranked[1].score < self.propose_margin:
             return None
         best = ranked[0].name
-        letters = lambda s: "".join(ch for ch in s if ch.isalpha())  # noqa: E731
+
+        def letters(s: str) -> str:
+            return "".join(ch for ch in s if ch.isalpha())
+
         spelled = difflib.SequenceMatcher(None, letters(phrase), letters(name_to_text(best))).ratio()
         return best if same_kind(phrase, best) or spelled >= self.propose_spelling else None
 

@@ -117,8 +117,8 @@ def _roles(action: Action, obj: str, source: str | None, dest: str, world: World
         mapping.setdefault(source, SOURCE)
         mapping.setdefault(world.furniture_room[source], ROOM_OF_SOURCE)
     mapping.setdefault(world.furniture_room[dest], ROOM_OF_DEST)
-    roles = tuple(mapping.get(a) for a in action.args)
-    return None if any(r is None for r in roles) else roles  # type: ignore[return-value]
+    roles = tuple(r for a in action.args if (r := mapping.get(a)) is not None)
+    return roles if len(roles) == len(action.args) else None
 
 
 # --------------------------------------------------------------------------- knowledge

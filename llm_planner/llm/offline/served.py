@@ -268,7 +268,9 @@ class ServedModel:
         rooms = _names(_line(prompt, "Rooms in the apartment"))
         world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
                           {f: "" for f in containers + surfaces}, {})
-        obj_type = text_to_name(_WORLD_MODEL.search(prompt.rstrip()).group("object"))  # type: ignore[union-attr]
+        found = _WORLD_MODEL.search(prompt.rstrip())
+        assert found is not None  # the prompt was recognised by this pattern
+        obj_type = text_to_name(found.group("object"))
         answer = self.backend.object_positions(world, obj_type, m=n, seed=seed)
         samples = [Sample("world_model", {"object": name_to_text(obj_type), "positions": [
             ["inside" if rel == INSIDE else "on", name_to_text(place)] for rel, place in sample]})
@@ -306,7 +308,9 @@ class ServedModel:
         objects = _counted_types(_line(prompt, "Objects (how many the house has)"))
         world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
                           {f: "" for f in containers + surfaces}, objects)
-        directive = _TRANSLATE.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
+        found = _TRANSLATE.search(prompt.rstrip())
+        assert found is not None  # the prompt was recognised by this pattern
+        directive = found.group("directive").strip()
         try:
             items = self.backend.translate(world, directive).items
         except GoalError as exc:

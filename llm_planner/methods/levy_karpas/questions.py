@@ -82,7 +82,9 @@ def served_answer(model: Any, prompt: str, n: int, seed: int) -> list[Sample]:
     types = prompt_names(prompt_line(prompt, "Object types"))
     world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
                       {f"{t}_1": t for t in types})
-    directive = _NL2PDDL.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
+    found = _NL2PDDL.search(prompt.rstrip())
+    assert found is not None  # the prompt was recognised by this pattern
+    directive = found.group("directive").strip()
     steps, goal_text, stepwise = read_steps(directive, world)
     goal = "none"
     if goal_text:

@@ -205,7 +205,9 @@ class Decoder:
         m = int(self.opts["candidates"])
         section = self.backend.config.section("candidates")
         if self.say_source == "token_logprobs":
-            answers = self.backend.next_action_logprobs(query, n=int(section["samples"]))  # type: ignore[attr-defined]
+            backend = self.backend
+            assert isinstance(backend, TokenLogprobs)  # checked when say_source was chosen (__init__)
+            answers = backend.next_action_logprobs(query, n=int(section["samples"]))
             return self.say_from_logprobs(answers, query, m)
         samples = self.backend.next_actions(query, m=int(section["samples"]), k=int(section["shots"]))
         return self.say_from_samples(list(samples.texts), int(samples.done), query, m,
@@ -372,7 +374,8 @@ class Decoder:
     def greedy_token(self, ep: Episode) -> DecodeResult:
         """Greedy-Token (§4, Planning LM): the greedy generation at every step, mapped onto the closest
         admissible action, appended, until "done task"; needs token log-probabilities."""
-        if not token_logprobs_backend(self.backend):
+        logprobs = self.backend
+        if not isinstance(logprobs, TokenLogprobs) or not token_logprobs_backend(logprobs):
             raise ConfigError(f"Greedy-Token needs a backend with token log-probabilities (logprobs); the "
                               f"{getattr(self.backend, 'name', '?')} backend offers none")
         started = time.perf_counter()
@@ -384,7 +387,7 @@ class Decoder:
         for _step in range(int(self.opts["max_steps"]) + 1):
             query = self.plan_query(ep, world, tuple(plan), first)
             try:
-                answers = self.backend.next_action_logprobs(query, n=1, greedy=True)  # type: ignore[attr-defined]
+                answers = logprobs.next_action_logprobs(query, n=1, greedy=True)
             except LLMError as exc:
                 message = f"Say failed: {exc}"
                 break

@@ -151,11 +151,11 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
         if seen > MAX_STEPS:
             return ParsedPlan(tuple(actions), (f"plan longer than {MAX_STEPS} steps; cut",), seen)
         action, error = _to_action(item, vocab)
-        if not error and validate is not None:
-            error = validate(action)  # type: ignore[arg-type]
-        if error:
+        if action is not None and not error and validate is not None:
+            error = validate(action)
+        if error or action is None:  # (_to_action gives an action or an error)
             return ParsedPlan(tuple(actions), (f"step {seen}: {error}",), seen)
-        actions.append(action)  # type: ignore[arg-type]
+        actions.append(action)
     if seen == 0 and not assigned:
         return ParsedPlan((), ("no plan found in the response",), 0)
     return ParsedPlan(tuple(actions), (), seen)      # ``plan = []`` is a (complete) empty plan

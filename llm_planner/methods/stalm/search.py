@@ -268,7 +268,8 @@ class HybridUCT:
     def _prior(self, node: DNode) -> dict[TaskAction, float]:
         key = id(node)
         if key not in self._priors:
-            self._priors[key] = self.prior(node)  # type: ignore[misc]
+            assert self.prior is not None  # asked only when the search has a prior
+            self._priors[key] = self.prior(node)
         return self._priors[key]
 
     # ------------------------------------------------------------------ helpers
