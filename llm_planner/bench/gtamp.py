@@ -2,10 +2,10 @@
 
 Every (problem, method, trial) is one episode of the closed loop the executor node runs
 (:func:`run_benchmark_episode`) with the problem's time budget (300 s for P1, P2, P4 and 600 s
-for P3, P5, P6 in the seed), scaled by ``--budget-scale`` or set per problem with ``--budget P3=60``. The table shows
-the success rate
-(mean +- standard error over trials) and the mean planning time of the successful episodes,
-like the seed's Table 2; further tables give LLM requests and motion-planner calls per episode.
+for P3, P5, P6 in the seed), scaled by ``--budget-scale`` or set per problem with ``--budget
+P3=60``. The table shows the success rate (mean +- standard error over trials) and the mean planning
+time of the successful episodes, like the seed's Table 2; further tables give LLM requests and
+motion-planner calls per episode.
 Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 ``stalm_no_occ_no_chal``) are rows of the same table when those methods are asked for.
 """

@@ -21,9 +21,8 @@ What it reads:
 Names are grounded in three steps: the scene's own word (singular or plural), the commonsense
 file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
 cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
-config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a
-kitchen and a
-bathroom cabinet is refused, not guessed).
+config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the
+cabinet" in a flat with a kitchen and a bathroom cabinet is refused, not guessed).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it

@@ -6,11 +6,11 @@ The seed fine-tunes T5/GPT-2 on the training split. Without a generative model, 
 channels are a small trained model plus rules, on Sentence-BERT features (the LLM layer's shared
 embedder):
 
-* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the
-training split: k nearest
-  neighbours over embeddings of clauses whose scene names are masked ("pick up the OBJECT from the
-  FURNITURE"); it gives each clause a distribution over ``walk grab open close put bring`` and
-  says when a clause resembles no training clause (an action the domain does not have).
+* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the
+  labelled clauses of the training split: k nearest neighbours over embeddings of clauses whose
+  scene names are masked ("pick up the OBJECT from the FURNITURE"); it gives each clause a
+  distribution over ``walk grab open close put bring`` and says when a clause resembles no training
+  clause (an action the domain does not have).
 * argument rules per label (where the object, the destination, the source, the "through" room
   are), and grounding of each phrase onto the scene's kinds: the scene's own words and the
   commonsense synonyms first (the LLM layer's :class:`~llm_planner.llm.offline.goal_parser.GoalParser`

@@ -58,11 +58,10 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
   is left to start), the search waits for all the questions of that *wave* together and resumes
   the simulations in the order they started; the result therefore depends on the seed and on the
-  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root
-  states
-  (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
-  simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
-  Algorithm 1 exactly (the tests check it gives identical results).
+  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the
+  belief-sampled root states (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only
+  the order in which the N simulations see each other's statistics changes. With ``max_in_flight:
+  1`` the search is Algorithm 1 exactly (the tests check it gives identical results).
 * **A bound on the rounds of questions** (``max_waves``, 0 = none). A concurrent search waits for
   at most ``max_waves`` waves per decision; after that, a simulation reaching a node whose pi(a|h)
   is still unknown evaluates it by ROLLOUT, as a node not expanded yet (lines 23-26), and the

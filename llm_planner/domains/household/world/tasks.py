@@ -18,10 +18,10 @@ furniture per type that stand in a room where the type is kept but that its ``pl
 (plausible receptacles, never where the type starts), drawn reproducibly from the scene's name; the
 compositions follow the same hash rule. A tasks file passed explicitly (``bench household --tasks
 FILE``) overrides either. The expert data set D (``llm_planner/domains/household/world/expert.py``)
-is generated from the simple and comp suites only, so the novel suites stay novel. A task is never already (even partly)
-satisfied at the start
-state of its placement seed: every goal item needs at least one object moved. Goals pass
-:meth:`Household.check_goal`; the items of one task have different object types.
+is generated from the simple and comp suites only, so the novel suites stay novel. A task is never
+already (even partly) satisfied at the start state of its placement seed: every goal item needs at
+least one object moved. Goals pass :meth:`Household.check_goal`; the items of one task have
+different object types.
 
 Instruction grammar (lower case; items in the goal's order; a goal parser may rely on it)::
 
