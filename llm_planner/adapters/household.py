@@ -1,11 +1,11 @@
 """The household apartments (LLM-MCTS, Levy-Karpas, SayCanPay) as a :class:`Domain`.
 
 Scene from the ``scene`` parameter; the PyBullet apartment
-(:class:`llm_planner.domains.household.sim.world.HouseholdSim`)
-as the simulator; perception from geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics:
-``state`` (the robot's partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged
-view, for fully observable planners and the goal check, as a simulator's success check would);
-directives translated by the LLM layer (:mod:`llm_planner.translation`).
+(:class:`llm_planner.domains.household.sim.world.HouseholdSim`) as the simulator; perception from
+geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics: ``state`` (the robot's
+partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged view, for fully
+observable planners and the goal check, as a simulator's success check would); directives translated
+by the LLM layer (:mod:`llm_planner.translation`).
 """
 from __future__ import annotations
 
