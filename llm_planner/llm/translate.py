@@ -92,12 +92,30 @@ def goal_pddl_text(goal: Goal) -> str:
     return goal_pddl(goal)
 
 
+def ask_before_guessing(directive: str, world: WorldInfo, resources: Any) -> None:
+    """NeedsAnswer when the offline reader would ask about the directive (which table, how many,
+    where in a room: issue 23): a model's goal for it is a guess, so the person is asked instead.
+    A directive the reader cannot read at all (another language, a phrasing it lacks) is left to
+    the model and the check of its goal."""
+    from llm_planner.clarification import NeedsAnswer
+    from llm_planner.llm.offline.directive_reading import directive_reader
+
+    try:
+        directive_reader(resources, world).parser.parse(directive)
+    except NeedsAnswer:
+        raise
+    except GoalError:
+        pass
+
+
 def translate_directive(directive: str, household: Household, backend: LanguageModel) -> TranslationResult:
     """Translate, ground and validate one directive; GoalError says what is unknown or impossible."""
     directive = " ".join(str(directive).split())
     if not directive:
         raise GoalError("the directive is empty; say what to move where, e.g. 'put one apple inside the fridge'")
     world = WorldInfo.from_household(household)
+    if getattr(backend, "name", "") != "offline":  # the offline backend's parser asks by itself
+        ask_before_guessing(directive, world, backend.resources)
     answer = backend.translate(world, directive)
     goal = ground_goal(answer.items, world, backend.resources.grounder,
                        float(backend.config.get("grounding.min_name_score")))

