@@ -1,7 +1,8 @@
-"""Node parameters: one schema for every node and both worlds, validated in one place.
+"""Node parameters: one schema for every node and both domains, validated in one place.
 
 The household graph (``config/llm_planner.yaml``) and the G-TAMP graph (``config/gtamp_nodes.yaml``)
-are two parameter files of this schema that differ only in values; ``domain`` picks the world.
+are two parameter files of this schema that differ only in values; ``domain`` picks the domain,
+``scene`` or ``problem`` its world.
 Every node declares every parameter (each uses the ones it needs). An invalid value stops a node at
 start with a message naming the parameter and what it accepts.
 """
@@ -60,7 +61,7 @@ _BOTH = ("planner", "executor")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("domain", str, _known_domain, "household or gtamp",
-          "the world the graph runs: household (apartments) or gtamp (STaLM's problems)",
+          "the domain the graph runs: household (apartments) or gtamp (STaLM's problems)",
           choices=("household", "gtamp")),
     Param("scene", str, lambda v: bool(v.strip()), "a scene name under config/scenes/ or a YAML path (household)",
           "household: a scene under config/scenes/ or a path to a scene YAML file"),

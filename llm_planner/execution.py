@@ -32,8 +32,8 @@ from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
+from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
-SUCCEEDED, FAILED, CANCELED, TIMED_OUT = "succeeded", "failed", "canceled", "timed_out"
 #: A household episode stops when the world enters a state it was already in this many times (a loop).
 REPEATED_STATE_VISITS = 2
 
@@ -78,7 +78,7 @@ class EpisodeResult:
     message: str
     steps: list[StepRecord] = field(default_factory=list)
     stats: PlannerStats = field(default_factory=PlannerStats)
-    outcome: str = FAILED      # succeeded | failed | canceled | timed_out
+    outcome: str = FAILED      # one of task_states.EPISODE_OUTCOMES
     unrelated_moves: int = 0   # objects grabbed that the goal does not name (household)
 
     @property
@@ -265,7 +265,8 @@ def run_task(domain: Any, link: RobotLink, directive: str, goal_json: str, plann
              should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
     """The executor's task: the domain's goal from its JSON, a fresh planner, and :func:`run_episode`
     on the robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for
-    none). A goal or planner the domain refuses ends the task failed with the reason."""
+    none). ``planner_name`` is the registry name the planner node resolved (it is not resolved
+    again). A goal or planner the domain refuses ends the task failed with the reason."""
     try:
         goal = domain.goal_from_lists(json.loads(goal_json))
         planner = domain.make_planner(planner_name)

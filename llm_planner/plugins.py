@@ -3,7 +3,7 @@ environment (``$LLM_PLANNER_METHODS``), so that the layers the methods build on 
 ``llm``) name no method in code; importing a method module registers its planners
 (:func:`llm_planner.planners.base.register`) and question kinds (:func:`llm_planner.llm.questions.register`).
 
-    load_group("planner_modules", "household")   # the household world's planners
+    load_group("planner_modules", "household")   # the household domain's planners
     load_group("question_modules")               # every method's question kinds
 """
 from __future__ import annotations
@@ -30,23 +30,23 @@ def catalogue() -> dict[str, Any]:
                                   "the method modules (planner_modules, question_modules)"))
 
 
-def modules(group: str, world: str | None = None) -> list[str]:
-    """The modules of a group (``planner_modules`` of one world, or ``question_modules``), then
+def modules(group: str, domain: str | None = None) -> list[str]:
+    """The modules of a group (``planner_modules`` of one domain, or ``question_modules``), then
     those of ``$LLM_PLANNER_METHODS``."""
     entry = catalogue().get(group)
     if entry is None:
         raise ConfigError(f"config/methods.yaml has no '{group}' list")
-    if world is not None:
-        if not isinstance(entry, dict) or world not in entry:
+    if domain is not None:
+        if not isinstance(entry, dict) or domain not in entry:
             known = ", ".join(entry) if isinstance(entry, dict) else "none"
-            raise ConfigError(f"config/methods.yaml names no {group} for the world '{world}' (worlds: {known})")
-        entry = entry[world]
+            raise ConfigError(f"config/methods.yaml names no {group} for the domain '{domain}' (domains: {known})")
+        entry = entry[domain]
     names = [str(m) for m in entry or ()]
     return names + extra_modules()
 
 
-def worlds(group: str = "planner_modules") -> list[str]:
-    """The worlds a per-world group names."""
+def domains(group: str = "planner_modules") -> list[str]:
+    """The domains (household, gtamp) a per-domain group names."""
     entry = catalogue().get(group) or {}
     return list(entry) if isinstance(entry, dict) else []
 
@@ -56,13 +56,13 @@ def extra_modules() -> list[str]:
     return [m.strip() for m in os.environ.get(EXTRA_ENV, "").split(",") if m.strip()]
 
 
-def load_group(group: str, world: str | None = None) -> None:
+def load_group(group: str, domain: str | None = None) -> None:
     """Import the modules of a group once per process; ConfigError naming a module that does not import."""
-    key = (group, world or "", os.environ.get(EXTRA_ENV, ""))
+    key = (group, domain or "", os.environ.get(EXTRA_ENV, ""))
     with _LOCK:
         if key in _LOADED:
             return
-        for name in modules(group, world):
+        for name in modules(group, domain):
             try:
                 importlib.import_module(name)
             except ImportError as exc:

@@ -106,7 +106,9 @@ class PlanningService:
         return self.domain.params
 
     def prepare(self, request: PlanTaskRequest, task_id: str = "") -> PreparedTask:
-        """Check the request and ground its directive; LlmPlannerError saying what was wrong."""
+        """Check the request and ground its directive; LlmPlannerError saying what was wrong. The
+        planner name is resolved here, once per request (``uct`` -> ``gtamp_uct``, the default
+        planner for none): grounding, preview and the executor take ``PreparedTask.planner``."""
         started = time.perf_counter()
         directive = check_directive(request.directive, self.params["max_directive_chars"])
         planner = self.domain.resolve_planner((request.planner or self.params["planner"]).strip())

@@ -1,10 +1,11 @@
-"""The worlds the node graph runs, by name: ``get_domain("household")`` or ``get_domain("gtamp")``.
+"""The domains the node graph runs, by name (the ``domain`` parameter): ``get_domain("household")``
+or ``get_domain("gtamp")``.
 
 Each is a small :class:`~llm_planner.adapters.base.Domain` adapter: the composition root of one
-world, tying its model, simulator and perception (:mod:`llm_planner.domains`) to the planners of
-its methods (:mod:`llm_planner.methods`), directive translation and RViz markers. A table maps
-the name to its module and class, imported on first use (a node of one world never imports the
-other). Nothing below this package imports it: worlds and methods know no adapter.
+domain, tying its worlds' model, simulator and perception (:mod:`llm_planner.domains`) to the
+planners of its methods (:mod:`llm_planner.methods`), directive translation and RViz markers. A
+table maps the name to its module and class, imported on first use (a node of one domain never
+imports the other). Nothing below this package imports it: domains and methods know no adapter.
 """
 from __future__ import annotations
 

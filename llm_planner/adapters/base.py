@@ -57,8 +57,9 @@ class StepText(Protocol):
 
 
 class Domain(ABC):
-    """A world the node graph and the closed loop run. Subclasses are registered in
-    :mod:`llm_planner.domains` and built from the node parameters (:mod:`llm_planner.config`)."""
+    """A domain (household, gtamp: the ``domain`` parameter) the node graph and the closed loop run,
+    on one world of it (a scene or a problem, :attr:`world_name`). Subclasses are registered in
+    :mod:`llm_planner.adapters` and built from the node parameters (:mod:`llm_planner.config`)."""
 
     name: ClassVar[str] = ""
     #: perception topics (under ``perception/``) the perception node publishes
@@ -111,9 +112,23 @@ class Domain(ABC):
             raise ConfigError(f"unknown planner '{name}' for the {cls.name} domain (available: {', '.join(known)})")
         return name
 
+    @classmethod
+    def registered_planner(cls, name: str) -> str:
+        """``name`` when it is a registry name of this domain's planners (what :meth:`resolve_planner`
+        returns); ConfigError otherwise. A request's planner name is resolved once, where the request
+        comes in (:meth:`llm_planner.service.PlanningService.prepare`); what follows only checks it."""
+        from llm_planner.errors import ConfigError
+
+        known = cls.planner_names()
+        if name not in known:
+            raise ConfigError(f"unknown planner '{name}' for the {cls.name} domain (registered: {', '.join(known)}; "
+                              "a name a user gives is resolved by resolve_planner first)")
+        return name
+
     @abstractmethod
     def make_planner(self, name: str) -> Planner:
-        """A fresh planner with the node's LLM backend, LLM configuration and seed."""
+        """A fresh planner with the node's LLM backend, LLM configuration and seed; ``name`` is a
+        registry name (:meth:`resolve_planner` resolved it once, see :meth:`registered_planner`)."""
 
     @abstractmethod
     def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:

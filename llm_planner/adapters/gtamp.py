@@ -60,7 +60,7 @@ class GTampDomain(Domain):
         from llm_planner.methods.stalm.planner import LLM_METHODS, PLANNERS, registry_name
         from llm_planner.planners.base import create
 
-        registered = self.resolve_planner(name)
+        registered = self.registered_planner(name)
         method = next((m for m in PLANNERS if registry_name(m) == registered), None)
         if method is None:  # a G-TAMP planner of another method
             return create(registered, backend=self.language_model(), seed=self.params["seed"])

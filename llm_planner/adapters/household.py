@@ -55,7 +55,7 @@ class HouseholdDomain(Domain):
     def make_planner(self, name: str) -> Planner:
         from llm_planner.planners.base import create
 
-        return create(self.resolve_planner(name), backend=self.language_model(), seed=self.params["seed"])
+        return create(self.registered_planner(name), backend=self.language_model(), seed=self.params["seed"])
 
     def make_task(self, directive: str, goal: Goal, timeout_s: float = 0.0) -> Task:
         return Task(directive=directive, goal=goal, household=self.household, max_steps=self.params["max_steps"])

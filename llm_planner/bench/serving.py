@@ -4,6 +4,7 @@ answer cache so every question really crosses HTTP. Episodes then wait on the se
 latency they are I/O-bound, and ``--workers`` may exceed the cores.
 
     llm-planner bench household --suites simple,comp --serve-style chatty --serve-latency 0.2 --workers 6
+    llm-planner bench household --suites simple --serve-error-rate 0.3   # a model wrong on 30 % of its samples
 
 A server of one's own is used with ``--backend openai --llm-set openai.base_url=URL`` instead.
 """
@@ -13,6 +14,8 @@ import argparse
 import atexit
 import tempfile
 from typing import Any
+
+from llm_planner.errors import ConfigError
 
 _RUNNING: list = []  # stop functions of the servers started by serve_for_bench
 
@@ -38,6 +41,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--serve-structured", action="store_true",
                        help="let it accept structured output (JSON schema); by default it refuses, so the client "
                             "falls back to reading the style's text")
+    group.add_argument("--serve-error-rate", type=float, default=0.0, metavar="P",
+                       help="a model of chosen quality: it answers each sample wrongly with probability P, the way "
+                            "language models are wrong (llm-planner serve --error-rate; implies --serve-style plain "
+                            "when no style is given)")
+    group.add_argument("--serve-error-seed", type=int, default=0, metavar="S",
+                       help="which of its answers are wrong (llm-planner serve --error-seed; default 0)")
     group.add_argument("--serve-arg", action="append", default=[], metavar="OPTION",
                        help="a further option of llm-planner serve, e.g. --serve-arg=--fault-rate=0.2 (repeatable)")
 
@@ -47,6 +56,9 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     """Without ``--serve-style``: the arguments unchanged. With it: a started server (stopped, with its
     request counts printed, when the process exits) and the overrides that point the openai backend
     at it (the model name says style and latency, so tables and answer caches tell runs apart)."""
+    error_rate = float(getattr(args, "serve_error_rate", 0.0) or 0.0)
+    if error_rate and not getattr(args, "serve_style", None):
+        args.serve_style = "plain"  # a model of chosen quality is a served model: --serve-error-rate implies one
     if not getattr(args, "serve_style", None):
         return llm_overrides, backend
     from llm_planner.llm.config import load_llm_config
@@ -54,8 +66,14 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     from llm_planner.llm.offline.serve_options import Latency, format_stats
 
     latency = Latency.parse(args.serve_latency)
+    if not 0.0 <= error_rate <= 1.0:
+        raise ConfigError(f"--serve-error-rate must be in [0, 1] (the share of wrong answers), got {error_rate}")
+    error_seed = int(getattr(args, "serve_error_seed", 0) or 0)
     serve_args = ["--style", args.serve_style, "--latency-dist" if latency.kind != "fixed" else "--latency",
-                  args.serve_latency if latency.kind != "fixed" else f"{latency.params[0]:g}", *args.serve_arg]
+                  args.serve_latency if latency.kind != "fixed" else f"{latency.params[0]:g}",
+                  *(["--error-rate", f"{error_rate:g}", "--error-seed", str(error_seed)] if error_rate else []),
+                  *args.serve_arg]
+    quality = f", {error_rate:.0%} wrong answers (error seed {error_seed})" if error_rate else ""
     if not args.serve_structured:
         serve_args.append("--no-structured-output")
     server = ServeProcess(serve_args).start()
@@ -64,7 +82,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     def stop() -> None:
         try:
             stats = server.stats()
-            print(f"\nserved model ({args.serve_style}, latency {latency}): " + format_stats(stats), flush=True)
+            print(f"\nserved model ({args.serve_style}, latency {latency}{quality}): " + format_stats(stats),
+                  flush=True)
         except OSError:
             pass
         server.stop()
@@ -73,11 +92,13 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     atexit.register(stop)
     _RUNNING.append(stop)
     served = {**server.client_config()["openai"],
-              "model": f"llm-planner-offline/{args.serve_style}@{latency}".replace(" ", "")}
+              "model": (f"llm-planner-offline/{args.serve_style}@{latency}"
+                        + (f"~wrong{error_rate:g}s{error_seed}" if error_rate else "")).replace(" ", "")}
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
                  "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
     load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker
-    print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency {latency}, "
+    print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency "
+          f"{latency}{quality}, "
           f"structured output {'accepted' if args.serve_structured else 'refused'}"
           + (f", {' '.join(args.serve_arg)}" if args.serve_arg else "") + ")", flush=True)
     return overrides, "openai"

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from llm_planner.ros import client_settings
+from llm_planner.task_states import CANCELED
 
 
 def add_graph_options(p: argparse.ArgumentParser) -> None:
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print_result(result, executed=not args.execute)
-    if result.get("status") == "canceled":
+    if result.get("status") == CANCELED:
         return 130
     return 0 if result["success"] else 1
 

@@ -5,11 +5,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from llm_planner.commands.plan import add_graph_options
+from llm_planner.task_states import FINAL_STATES, SUCCEEDED
 
 if TYPE_CHECKING:
     from llm_planner_interfaces.msg import TaskStatus
-
-FINAL_STATES = ("succeeded", "failed", "canceled", "refused")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         if not outcome["task"] and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
             outcome["task"] = msg.task_id  # the task of this directive (an answered question rewrites it)
         if msg.state in FINAL_STATES and msg.task_id and msg.task_id == outcome["task"]:
-            outcome["ok"] = msg.state == "succeeded"
+            outcome["ok"] = msg.state == SUCCEEDED
             done.set()
 
     with PlannerClient("llm_planner_say_cli", args.namespace, args.server_timeout) as client:

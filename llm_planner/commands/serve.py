@@ -17,7 +17,7 @@ from typing import Any
 STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
     ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
     ("no_structured_output", False), ("max_n", 0), ("model", None), ("ignore_n", False), ("greedy", False),
-    ("ignore_structured_output", False), ("llm_config", None), ("set", []))
+    ("ignore_structured_output", False), ("error_rate", 0.0), ("error_seed", 0), ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fault-rate", type=float, default=0.0, metavar="P", help="share of requests that fail (0..1)")
     p.add_argument("--faults", default=",".join(FAULTS),
                    help=f"which faults (comma-separated, drawn uniformly): {','.join(FAULTS)} (default all)")
+    p.add_argument("--error-rate", type=float, default=0.0, metavar="P",
+                   help="a model of chosen quality: each sampled answer is wrong with probability P, the way language "
+                   "models are wrong (plausible wrong places, unhelpful/infeasible/repeated actions, absent objects, "
+                   "wrong counts, plans that ignore an occlusion; config/serve_errors.yaml), and still readable")
+    p.add_argument("--error-seed", type=int, default=0, metavar="S",
+                   help="which answers are wrong: drawn from S, the prompt and the sample index (default 0), so the "
+                   "same question is wrong or right in every run")
     p.add_argument("--no-structured-output", action="store_true",
                    help="refuse response_format (HTTP 400), as servers without JSON-schema support do")
     p.add_argument("--max-n", type=int, default=0, metavar="N", help="refuse n above N (HTTP 400; default: no limit)")
@@ -143,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         fault_rate=args.fault_rate, faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
         structured_output=not args.no_structured_output, max_n=args.max_n, hang_s=args.hang_s,
         ignore_n=args.ignore_n, greedy=args.greedy, ignore_structured_output=args.ignore_structured_output,
-        retry_after_s=args.retry_after, seed=args.seed, **({"model": args.model} if args.model else {}),
+        retry_after_s=args.retry_after, seed=args.seed, error_rate=args.error_rate, error_seed=args.error_seed,
+        **({"model": args.model} if args.model else {}),
     ).validate()
     config = load_llm_config(args.llm_config, parse_dotted(args.set)).with_overrides({"backend": "offline"})
     server = ModelServer(options, ServedModel(make_backend(config)))
@@ -152,9 +160,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.start()
         faults = f"{options.fault_rate:.0%} faults ({','.join(options.faults)})" if options.fault_rate else "no faults"
+        wrong = (f"{options.error_rate:.0%} wrong answers (error seed {options.error_seed})" if options.error_rate
+                 else "right answers")
         print(f"llm-planner serve: {server.base_url} (model {options.model}; style {options.style}; latency "
-              f"{options.latency}; max concurrency {options.max_concurrency or 'unlimited'}; {faults}; structured "
-              f"output {'on' if options.structured_output else 'off'})", flush=True)
+              f"{options.latency}; max concurrency {options.max_concurrency or 'unlimited'}; {faults}; {wrong}; "
+              f"structured output {'on' if options.structured_output else 'off'})", flush=True)
         if args.client_config:
             server.write_client_config(args.client_config)
         print(_usage(server.base_url, options.model, args.client_config)

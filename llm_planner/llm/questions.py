@@ -56,6 +56,10 @@ class ServedKind:
     reasoning: Callable[[dict[str, Any]], str] | None = None
     #: recognisers are tried lowest first (a specific prompt before a general one)
     order: int = 100
+    #: how the stand-in answers wrongly when asked to (``llm-planner serve --error-rate P``): error
+    #: kind -> ``wrong(served_model, prompt, right_sample, rng)`` -> a wrong :class:`Sample` that still
+    #: parses, or None where that error does not fit (:mod:`llm_planner.llm.offline.wrong_answers`)
+    wrong: Mapping[str, Callable[[Any, str, Sample, random.Random], Sample | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

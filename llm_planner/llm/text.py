@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.world.pair_nouns import PAIR_NOUNS, is_pair_noun  # noqa: F401 - re-exported
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
 
 if TYPE_CHECKING:
@@ -200,21 +201,6 @@ def plural(noun: str) -> str:
     if noun.endswith("fe"):
         return noun[:-2] + "ves"
     return noun + "s"
-
-
-#: Nouns with no singular, counted in pairs ("a pair of scissors", "two pairs of headphones"): one
-#: object of such a type is one pair. The instruction generator says "a pair of ..." for them, and
-#: the offline goal parser reads "a pair of scissors" as one scissors (not two).
-PAIR_NOUNS = ("glasses", "spectacles", "sunglasses", "goggles", "binoculars", "pants", "trousers", "jeans", "shorts",
-              "leggings", "tights", "pyjamas", "pajamas", "overalls", "scissors", "shears", "pliers", "tongs",
-              "tweezers", "clippers", "headphones", "earphones", "earbuds", "earrings", "shoes", "boots", "sandals",
-              "sneakers", "trainers", "slippers", "socks", "gloves", "mittens", "chopsticks")
-
-
-def is_pair_noun(text: str) -> bool:
-    """Whether a rendered type name (``nail clippers``) is counted in pairs (its last word in PAIR_NOUNS)."""
-    words = text.split()
-    return bool(words) and (text in PAIR_NOUNS or words[-1] in PAIR_NOUNS)
 
 
 def singular(word: str) -> str:

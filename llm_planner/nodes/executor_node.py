@@ -1,12 +1,13 @@
 """Executor node: runs a planner on the robot, step by step, closing the loop through perception.
 
 Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
-and a planner name it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
-goes to ``robot/skill``; the observation after it is the first perception message stamped at or
-after the skill's outcome. Feedback and ``task_status`` report every step (with the LLM requests of
-the decision and the planner's belief about the goal's objects). Cancel stops the robot before its
-next skill; one robot runs one task at a time (a second goal is aborted at once). The record of its
-last ``task_records`` tasks (steps and the geometry after each) is served on ``task_record``.
+and a planner's registry name (resolved once, by the planner node) it runs
+:func:`llm_planner.execution.run_task` on a worker thread. Each action goes to ``robot/skill``; the
+observation after it is the first perception message stamped at or after the skill's outcome.
+Feedback and ``task_status`` report every step (with the LLM requests of the decision and the
+planner's belief about the goal's objects). Cancel stops the robot before its next skill; one robot
+runs one task at a time (a second goal is aborted at once). The record of its last ``task_records``
+tasks (steps and the geometry after each) is served on ``task_record``.
 """
 from __future__ import annotations
 
@@ -19,13 +20,14 @@ from rclpy.action import ActionServer, CancelResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
-from llm_planner.execution import CANCELED, SUCCEEDED, EpisodeResult, StepRecord, run_task
+from llm_planner.execution import EpisodeResult, StepRecord, run_task
 from llm_planner.ros.conversions import feedback_from_dict, step_fields, time_to_ns
 from llm_planner.ros.managed_node import ERROR, OK, WARN, ManagedNode
 from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, end_goal, run_node
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner.ros.task_records import TaskRecords
+from llm_planner.task_states import CANCELED, EXECUTING, final_state
 
 
 class ExecutorNode(ManagedNode):
@@ -80,7 +82,7 @@ class ExecutorNode(ManagedNode):
         finally:
             self.running = None
         end_goal(goal_handle, result.outcome, result.success)
-        state = result.outcome if result.outcome in (SUCCEEDED, CANCELED) else "failed"
+        state = final_state(result.outcome)
         assert self.records is not None  # configured before it takes tasks
         self.records.end(request.task_id, state, result.message)
         self.status(request.task_id, request.directive, state, len(result.steps), message=result.message,
@@ -95,7 +97,7 @@ class ExecutorNode(ManagedNode):
         robot, records = self.robot, self.records
         assert robot is not None and records is not None  # configured before it takes tasks
         self.step = 0
-        self.status(request.task_id, request.directive, "executing", message=f"planner {request.planner}")
+        self.status(request.task_id, request.directive, EXECUTING, message=f"planner {request.planner}")
         records.begin(request.task_id, request.directive, request.planner, request.goal)
         lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None
         fallbacks_before = lm.usage.fallbacks if lm is not None else 0

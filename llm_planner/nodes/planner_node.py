@@ -6,7 +6,9 @@
 - ``execute_directive`` (action ExecuteDirective): execute a directive with feedback per step;
   cancel stops the robot before its next skill. A goal sent while a task runs is accepted and
   aborted at once, its result message naming the running task.
-- ``cancel_task`` (CancelTask): cancel the running task by id (or whatever runs).
+- ``cancel_task`` (CancelTask): cancel the running task by id (or whatever runs). It, the
+  ``execute_directive`` goal's cancel (Ctrl-C in ``llm-planner plan --execute``), ``llm-planner
+  cancel`` (which calls ``cancel_task``) and deactivation all go through :meth:`PlannerNode.cancel`.
 - ``directive`` (std_msgs/String): a voice frontend's directive, executed with the default planner;
   progress on ``task_status``. While a task asks a question (state ``asking``), what comes on
   ``directive`` is its answer.
@@ -28,13 +30,13 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
 
-from llm_planner.execution import CANCELED
 from llm_planner.ros.conversions import feedback_from_dict, fill_result
 from llm_planner.ros.managed_node import OK, WARN, ManagedNode
 from llm_planner.ros.model_watch import ModelWatch
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, end_goal, run_node
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest, PlanTaskResult, new_task_id
+from llm_planner.task_states import ASKING, CANCELED
 
 
 class PlannerNode(ManagedNode):
@@ -75,10 +77,18 @@ class PlannerNode(ManagedNode):
                                f"(default planner {self.params['planner']}, LLM backend {self.params['llm_backend']})")
 
     def deactivate(self) -> None:
-        if self.runner is not None:
-            done, _ = self.runner.cancel()
-            if done:
-                self.get_logger().info("the running task was cancelled (the planner was deactivated)")
+        self.cancel(route="deactivation")
+
+    def cancel(self, task_id: str = "", route: str = "cancel_task") -> tuple[bool, str]:
+        """The one way a task is canceled, whoever asks (``route``: the execute_directive goal's
+        cancel, the cancel_task service, deactivation): the running task (``task_id``, or whatever
+        runs) stops before its robot's next skill, or stops waiting for an answer; (done, message)."""
+        if self.runner is None:
+            return False, self.inactive_message()
+        done, message = self.runner.cancel(task_id)
+        if done:
+            self.get_logger().info(f"{message} (asked by {route})")
+        return done, message
 
     def release(self) -> None:
         if self.watch is not None:
@@ -129,16 +139,11 @@ class PlannerNode(ManagedNode):
         return fill_result(ExecuteDirective.Result(), result)
 
     def on_cancel_goal(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> CancelResponse:
-        if self.runner is None:
-            return CancelResponse.REJECT
-        done, _ = self.runner.cancel(task_id_of(goal_handle))
+        done, _ = self.cancel(task_id_of(goal_handle), route="the execute_directive goal's cancel")
         return CancelResponse.ACCEPT if done else CancelResponse.REJECT
 
     def on_cancel_task(self, request: CancelTask.Request, response: CancelTask.Response) -> CancelTask.Response:
-        if self.runner is None:
-            response.success, response.message = False, self.inactive_message()
-            return response
-        response.success, response.message = self.runner.cancel(request.task_id.strip())
+        response.success, response.message = self.cancel(request.task_id.strip(), route="cancel_task")
         return response
 
     async def on_answer_task(self, request: AnswerTask.Request, response: AnswerTask.Response) -> AnswerTask.Response:
@@ -164,7 +169,7 @@ class PlannerNode(ManagedNode):
             _reply, why_not = runner.desk.deliver(msg.data)
             if not why_not:
                 self.get_logger().info(f"directive {msg.data[:80]!r} taken as the answer of task "
-                                       f"{runner.desk.asking_task() or 'asking'}")
+                                       f"{runner.desk.asking_task() or ASKING}")
                 return
         result, _ = await runner.execute(PlanTaskRequest(msg.data, execute=True))
         if result.success:  # one severity per call site (rclpy)

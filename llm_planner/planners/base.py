@@ -125,8 +125,9 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
     #: True for planners allowed to see the full state (the fully_observable ablation, the
     #: classical fallback); everyone else only ever gets observations.
     needs_full_state: ClassVar[bool] = False
-    #: The world a planner plans in: "household" (the symbolic apartment) or "gtamp" (STaLM's
-    #: geometric kitchen-and-hall problems). The nodes of each graph only offer their own.
+    #: The domain a planner plans in: "household" (the symbolic apartments) or "gtamp" (STaLM's
+    #: geometric kitchen-and-hall problems), as the ``domain`` parameter names it. The nodes of each
+    #: graph only offer their own domain's planners.
     domain: ClassVar[str] = "household"
 
     def __init__(self, **params: Any) -> None:
@@ -182,12 +183,12 @@ def available(domain: str | None = None) -> list[str]:
 
 def create(name: str, **params: Any) -> Planner:
     """Instantiate a registered planner; unknown names raise ConfigError listing the known ones.
-    A name not registered yet loads the worlds' planner modules one world at a time until it is."""
+    A name not registered yet loads the domains' planner modules one domain at a time until it is."""
     if name not in _REGISTRY:
-        from llm_planner.plugins import worlds
+        from llm_planner.plugins import domains
 
-        for world in worlds():
-            _load_planners(world)
+        for domain in domains():
+            _load_planners(domain)
             if name in _REGISTRY:
                 break
     if name not in _REGISTRY:
@@ -198,11 +199,11 @@ def create(name: str, **params: Any) -> Planner:
 def _load_planners(domain: str | None = None) -> None:
     """Import the method modules of a domain (all domains: None) so their ``@register`` decorators
     run. Which modules: ``planner_modules`` in ``config/methods.yaml`` and ``$LLM_PLANNER_METHODS``
-    (:mod:`llm_planner.plugins`), imported on first use, so a node of one world never loads the
-    other world's methods."""
-    from llm_planner.plugins import load_group, worlds
+    (:mod:`llm_planner.plugins`), imported on first use, so a node of one domain never loads the
+    other domain's methods."""
+    from llm_planner.plugins import domains, load_group
 
-    if domain and domain not in worlds():
-        return  # a world without planner modules has no planners
-    for world in ([domain] if domain else worlds()):
-        load_group("planner_modules", world)
+    if domain and domain not in domains():
+        return  # a domain without planner modules has no planners
+    for each in ([domain] if domain else domains()):
+        load_group("planner_modules", each)

@@ -44,10 +44,12 @@ from llm_planner.ros import client_settings
 from llm_planner.ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
+from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNING, SUCCEEDED
 from llm_planner.viz.report import TaskRecord
 
-STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_CANCELED: "canceled",
-                GoalStatus.STATUS_ABORTED: "failed"}
+#: The ``status`` of an execute_directive result: how its action goal ended (refused goals end aborted: failed).
+STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: SUCCEEDED, GoalStatus.STATUS_CANCELED: CANCELED,
+                GoalStatus.STATUS_ABORTED: FAILED}
 
 
 class PlannerClient:
@@ -281,7 +283,7 @@ class PlannerClient:
         seen = 0
         while not self._result_future.done() and not stop.is_set():
             self.spin_for(0.1)
-            asking = [f for f in self._feedback if f["state"] == "asking"]
+            asking = [f for f in self._feedback if f["state"] == ASKING]
             if len(asking) > seen and not self._result_future.done():
                 seen = len(asking)
                 text = on_question(self.question() or {"task_id": asking[-1]["task_id"],
@@ -308,7 +310,7 @@ class PlannerClient:
         if spin_s > 0:
             self.spin_for(spin_s)
         latest = self.feedback()
-        if latest is None or latest["state"] != "asking" or (self._result_future is not None
+        if latest is None or latest["state"] != ASKING or (self._result_future is not None
                                                              and self._result_future.done()):
             return None
         return {"task_id": latest["task_id"], "question": latest["question"], "options": list(latest["options"])}
@@ -395,7 +397,7 @@ def format_status(msg: TaskStatus, details: bool = True) -> str:
         head += f": {msg.action} -> {msg.result or 'ok'}"
     if msg.message and (details or not msg.action):
         head = f"{head}  {msg.message}"
-    if msg.state == "asking" and getattr(msg, "options", None):
+    if msg.state == ASKING and getattr(msg, "options", None):
         head += f"  (answers: {' | '.join(msg.options)}; llm-planner answer TEXT)"
     if details and msg.action and (msg.belief or msg.decision_llm_requests):
         head += f"  decision: {msg.decision_llm_requests} LLM request(s)"
@@ -424,9 +426,9 @@ def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
     """A feedback message of execute_directive: one line; with ``details`` indented lines under it
     with the observation, the LLM requests of the decision, and where the planner believes the
     goal's objects are (one line per object) when it keeps a belief."""
-    if fields["state"] == "planning":
+    if fields["state"] == PLANNING:
         return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
-    if fields["state"] == "asking":
+    if fields["state"] == ASKING:
         options = fields.get("options") or []
         return f"[{fields['task_id']}] asking: {fields.get('question', '')}" + \
             (f"\n    answers: {' | '.join(options)}" if options and details else "")

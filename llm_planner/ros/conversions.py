@@ -21,6 +21,7 @@ from llm_planner.domains.percept import Percept
 from llm_planner.execution import StepRecord
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
+from llm_planner.task_states import EXECUTING
 from llm_planner.viz.markers import MarkerSpec
 from llm_planner.viz.report import RecordedStep, TaskRecord
 
@@ -158,7 +159,7 @@ FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation
 
 def step_fields(task_id: str, record: StepRecord) -> dict[str, Any]:
     """The feedback fields of one executed step of the closed loop (``belief`` as plain data)."""
-    return {"task_id": task_id, "state": "executing", "step": record.step, "action": record.action_text,
+    return {"task_id": task_id, "state": EXECUTING, "step": record.step, "action": record.action_text,
             "outcome": record.outcome, "observation": record.observed, "llm_requests": record.llm_requests,
             "decision_llm_requests": record.decision_llm_requests, "belief": tuple(record.belief)}
 

@@ -9,7 +9,7 @@ waiting for a service that never comes:
   an invalid one stops the node, naming it);
 - configure: the node's own ``configure`` builds what it serves with (the simulator's PyBullet
   world, the perceiver, the robot and executor links) and reaches the model server;
-- activate: the node serves; deactivate: it takes no new task (a running one is cancelled before
+- activate: the node serves; deactivate: it takes no new task (a running one is canceled before
   its next skill); cleanup and shutdown release what configure built.
 
 The lifecycle manager (:mod:`llm_planner.nodes.lifecycle_manager_node`) brings the graph to active

@@ -23,6 +23,7 @@ from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.environment import apply_ros_environment
+from llm_planner.task_states import CANCELED, EXECUTING
 
 T = TypeVar("T")
 #: shutdown_timeout_s of a node without the parameter schema (the lifecycle manager): config/*.yaml's value
@@ -109,14 +110,14 @@ class StatusPublisher:
 
     def step(self, directive: str, fields: dict[str, Any]) -> None:
         """The ``executing`` status of one step, from its feedback fields."""
-        self(fields["task_id"], directive, "executing", fields["step"], fields["action"], fields["outcome"],
+        self(fields["task_id"], directive, EXECUTING, fields["step"], fields["action"], fields["outcome"],
              fields["observation"], fields["llm_requests"], fields["decision_llm_requests"], fields["belief"])
 
 
 def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:
     """Put an action goal in its final state: CANCELED when it was canceled on request, SUCCEEDED
     when the task succeeded, ABORTED otherwise (failed, refused, canceled through cancel_task)."""
-    if outcome == "canceled" and goal_handle.is_cancel_requested:
+    if outcome == CANCELED and goal_handle.is_cancel_requested:
         goal_handle.canceled()
     elif success:
         goal_handle.succeed()

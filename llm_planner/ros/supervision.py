@@ -14,10 +14,12 @@ from typing import Any
 
 from llm_planner.ros.launch_files import resolve_launch_file, use_real_launch
 from llm_planner.ros.launcher import GraphRunner, LaunchSettings, describe_exit, load_launch_settings
+from llm_planner.task_states import FAILED, FINAL_STATES
 
 # ------------------------------------------------------------- reporting on task_status
-#: task_status states after which a task runs no more
-TERMINAL_STATES = frozenset({"succeeded", "failed", "canceled", "cancelled", "aborted", "rejected"})
+#: task_status states after which a task runs no more (a plan-only task ends planned, a busy robot
+#: refuses a task at once: neither keeps the graph up)
+TERMINAL_STATES = FINAL_STATES
 
 
 class GraphMonitor:
@@ -89,7 +91,7 @@ class GraphMonitor:
         if not self.ready.is_set() or self.error:
             return False
         publisher = self._publishers.get(namespace) or self._publishers[self.namespaces[0]]
-        status = self._msg_type(task_id="", directive="", state="failed", step=0, action="",
+        status = self._msg_type(task_id="", directive="", state=FAILED, step=0, action="",
                                 result="node exited", message=message)
         status.header.stamp = self._node.get_clock().now().to_msg()
         publisher.publish(status)

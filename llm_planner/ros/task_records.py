@@ -24,6 +24,7 @@ from llm_planner.adapters.base import Domain
 from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
 from llm_planner.ros.robot_link import LatestMessage
+from llm_planner.task_states import EXECUTING
 
 
 class TaskRecords:
@@ -43,7 +44,7 @@ class TaskRecords:
         world = self.params["scene"] if self.domain.name == "household" else self.params["problem"]
         start = self.geometry.wait(0, self.params["perception_wait_s"]) or GeometrySnapshot()
         record = TaskRecord.Response(success=True, task_id=task_id, directive=directive, planner=planner,
-                                     goal=goal, domain=self.domain.name, world=world, state="executing", start=start)
+                                     goal=goal, domain=self.domain.name, world=world, state=EXECUTING, start=start)
         with self.lock:
             self.records[task_id] = record
             while len(self.records) > self.params["task_records"]:

@@ -32,16 +32,14 @@ from rclpy.node import Node
 from llm_planner.adapters.base import Domain
 from llm_planner.clarification import NO, NeedsAnswer, Option, Question, approval_question
 from llm_planner.errors import LlmPlannerError
-from llm_planner.execution import CANCELED, FAILED, SUCCEEDED
 from llm_planner.ros.asking import CANCELED_WHILE_ASKING, QuestionDesk, answer_reply
 from llm_planner.ros.conversions import feedback_to_dict
 from llm_planner.ros.executor_link import ExecutorLink
 from llm_planner.ros.node_utils import StatusPublisher, WorkerPool
 from llm_planner.ros.robot_link import PerceptionCache
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
+from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNED, PLANNING, REFUSED, SUCCEEDED
 
-REFUSED = "refused"
-ASKING = "asking"
 FeedbackCallback = Callable[[dict[str, Any]], None]
 
 
@@ -80,7 +78,7 @@ class TaskRunner:
                 result.question, result.options = exc.question.text, list(exc.question.labels)
         except Exception as exc:  # noqa: BLE001 - a bug must not take the service down
             result = self._internal_error(exc, task_id)
-        self.status(task_id, request.directive, "planned" if result.success else "failed", message=result.message)
+        self.status(task_id, request.directive, PLANNED if result.success else FAILED, message=result.message)
         return result
 
     # ------------------------------------------------------------------ execution
@@ -97,14 +95,14 @@ class TaskRunner:
             return await self._execute(task_id, request, on_feedback or (lambda _: None), cancel.is_set)
         except Exception as exc:  # noqa: BLE001 - a bug must not take the node down
             result = self._internal_error(exc, task_id)
-            self.status(task_id, request.directive, "failed", message=result.message)
+            self.status(task_id, request.directive, FAILED, message=result.message)
             return result, FAILED
         finally:
             self.slot.release(task_id)
 
     async def _execute(self, task_id: str, request: PlanTaskRequest, on_feedback: FeedbackCallback,
                        stop: Callable[[], bool]) -> tuple[PlanTaskResult, str]:
-        self.status(task_id, request.directive, "planning", message="grounding the directive")
+        self.status(task_id, request.directive, PLANNING, message="grounding the directive")
         asked: list[str] = []
         while True:
             try:
@@ -112,7 +110,7 @@ class TaskRunner:
                 break
             except NeedsAnswer as exc:
                 if self.params["clarify_timeout_s"] <= 0 or exc.question.text in asked:
-                    self.status(task_id, request.directive, "failed", message=str(exc))
+                    self.status(task_id, request.directive, FAILED, message=str(exc))
                     return PlanTaskResult(False, str(exc), task_id=task_id), FAILED
                 asked.append(exc.question.text)
                 if stop():
@@ -123,7 +121,7 @@ class TaskRunner:
                     return ended
                 request = dataclasses.replace(request, directive=option.directive)
             except LlmPlannerError as exc:
-                self.status(task_id, request.directive, "failed", message=str(exc))
+                self.status(task_id, request.directive, FAILED, message=str(exc))
                 return PlanTaskResult(False, str(exc), task_id=task_id), FAILED
         if self.params["require_approval"] != "none" and not stop():
             approved, ended = await self._approve(task, on_feedback)
@@ -134,8 +132,8 @@ class TaskRunner:
         if stop():
             self.status(task_id, task.directive, CANCELED, message="canceled before execution")
             return task.result(self.domain, False, "canceled before execution"), CANCELED
-        self.status(task_id, task.directive, "planning", message=f"goal {goal} with {task.planner}")
-        on_feedback({"task_id": task_id, "state": "planning", "step": 0, "action": "", "outcome": "",
+        self.status(task_id, task.directive, PLANNING, message=f"goal {goal} with {task.planner}")
+        on_feedback({"task_id": task_id, "state": PLANNING, "step": 0, "action": "", "outcome": "",
                      "observation": "", "llm_requests": requests, "decision_llm_requests": 0, "belief": ()})
 
         def relay(feedback: Any) -> None:
@@ -147,7 +145,7 @@ class TaskRunner:
         try:
             status, result = await self.execution.run(self.executor.run, order, relay, stop)
         except LlmPlannerError as exc:
-            self.status(task_id, task.directive, "failed", message=str(exc))
+            self.status(task_id, task.directive, FAILED, message=str(exc))
             return task.result(self.domain, False, str(exc)), FAILED
         outcome = CANCELED if status == GoalStatus.STATUS_CANCELED else SUCCEEDED if result.success else FAILED
         return task.result(self.domain, result.success, result.message, plan=list(result.plan),

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from llm_planner.config import load_params_file
+from llm_planner.errors import ConfigError
 from llm_planner.adapters.gtamp import GTampDomain, GTampText
 from llm_planner.domains.gtamp.perception import GeometryPerceiver
 from llm_planner.domains.gtamp.sim import GTampSimulator
@@ -71,4 +72,6 @@ def test_the_llm_backend_parameter_reaches_the_plan_source_of_the_llm_methods():
     domain = GTampDomain({**load_params_file(config_dir() / "gtamp_nodes.yaml"), "llm_backend": "openai"})
     stalm = domain.make_planner("stalm")
     assert stalm._plan_source.backend is domain.language_model() and domain.language_model().name == "openai"
-    assert domain.make_planner("uct")._plan_source is None  # no language model in plain UCT
+    assert domain.make_planner(domain.resolve_planner("uct"))._plan_source is None  # no language model in plain UCT
+    with pytest.raises(ConfigError, match="resolved by resolve_planner first"):
+        domain.make_planner("uct")  # a request's name is resolved once, where it comes in

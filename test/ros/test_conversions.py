@@ -44,7 +44,7 @@ def test_the_executor_feedback_fields_are_the_action_feedback_fields():
     belief = (ObjectBelief("apple_1", (("held", 1.0),)), ObjectBelief("apple_2", (("fridge", 0.75), ("sink", 0.25))))
     fields = {"task_id": "abc", "state": "executing", "step": 2, "action": "grab(apple_1)", "outcome": "ok",
               "observation": "in kitchen; holding apple_1", "llm_requests": 4, "decision_llm_requests": 3,
-              "belief": belief}
+              "belief": belief, "question": "", "options": []}  # the executor never asks: no question
     inner = feedback_from_dict(ExecuteTask.Feedback, fields)
     assert feedback_to_dict(inner) == fields
     assert feedback_to_dict(feedback_from_dict(ExecuteDirective.Feedback, feedback_to_dict(inner))) == fields
@@ -57,7 +57,7 @@ def test_a_step_record_becomes_feedback_fields_with_its_belief():
     record = StepRecord(3, None, False, "fridge is closed", None, "putin(mug_2, fridge)", "in kitchen", 9, 2, belief)
     fields = step_fields("abc", record)
     assert fields["outcome"] == "fridge is closed" and fields["decision_llm_requests"] == 2
-    assert feedback_to_dict(feedback_from_dict(ExecuteTask.Feedback, fields)) == fields
+    assert feedback_to_dict(feedback_from_dict(ExecuteTask.Feedback, fields)) == {**fields, "question": "", "options": []}
 
 
 def test_a_task_record_message_becomes_plain_data():

@@ -20,6 +20,10 @@ What a user's server does, on purpose and measurably:
   and ``seed``: a model without ``do_sample``), ``ignore_structured_output`` (``response_format``
   accepted, the answer in the style); ``transformers serve`` does all three. Otherwise ``seed`` is
   honoured (the samples of a request, and a random number asked without a seed, vary);
+* wrong answers at ``error_rate`` (``--error-rate P --error-seed S``): each sample is wrong with
+  probability P, keyed by the prompt and the sample index, the way language models are wrong, and
+  still readable (:mod:`llm_planner.llm.offline.wrong_answers`); ``GET /stats`` counts them under
+  ``wrong`` by question and error kind;
 * faults at ``fault_rate``: ``429`` (with Retry-After), ``500``, ``timeout`` (no answer for
   ``hang_s``), ``garbage`` (a body that is not JSON, or gibberish content) and ``refusal`` ("I'm
   sorry, I can't help with that", with ``message.refusal`` under structured output).
@@ -79,6 +83,11 @@ class ModelServer(_ClientConfig):
         self.options = options.validate()
         self.model_name = options.model
         self.model = model or ServedModel()
+        self.errors = None  # --error-rate: wrong answers, the way models are wrong (wrong_answers.py)
+        if options.error_rate > 0:
+            from llm_planner.llm.offline.wrong_answers import ErrorModel
+
+            self.errors = ErrorModel(options.error_rate, options.error_seed)
         self.stats_ = ServeStats()
         self._rng = random.Random(options.seed)
         self._rng_lock = threading.Lock()
@@ -130,7 +139,9 @@ class ModelServer(_ClientConfig):
         return f"http://{HOST}:{self.port}/v1"
 
     def stats(self) -> dict[str, Any]:
-        return self.stats_.snapshot()
+        stats = self.stats_.snapshot()
+        stats.update(error_rate=self.options.error_rate, wrong=self.errors.counts() if self.errors else {})
+        return stats
 
     # -- one request
     def draw(self, fn: str, *args: Any) -> Any:
@@ -176,10 +187,10 @@ class ModelServer(_ClientConfig):
         try:
             self.stats_.add(in_flight=1)
             if self.options.greedy:  # one answer per prompt, written the same way every time
-                _kind, samples = self.model.answer(prompt, 1, 0)
+                _kind, samples = self.model.answer(prompt, 1, 0, errors=self.errors)
                 samples = samples[:1] * n
             else:
-                _kind, samples = self.model.answer(prompt, n, seed)
+                _kind, samples = self.model.answer(prompt, n, seed, errors=self.errors)
             delay = self.options.latency.draw(self._seeded())
             if delay:
                 self._closing.wait(delay)

@@ -79,6 +79,9 @@ class ServeOptions:
     hang_s: float = 30.0                # how long a "timeout" fault keeps the client waiting
     retry_after_s: float = 1.0          # Retry-After of a 429 fault
     seed: int = 0                       # faults, latency draws and style choices
+    error_rate: float = 0.0             # share of samples answered wrongly, the way models are wrong
+                                        # (llm_planner.llm.offline.wrong_answers; 0: the right answers)
+    error_seed: int = 0                 # which samples are wrong (hashed with the prompt and sample index)
     model: str = MODEL
     warm_up: bool = True                # load the embedder and data set before listening
 
@@ -89,6 +92,8 @@ class ServeOptions:
             raise ConfigError(f"unknown answer style '{self.style}' (styles: {', '.join(STYLES)})")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ConfigError(f"--fault-rate must be in [0, 1], got {self.fault_rate}")
+        if not 0.0 <= self.error_rate <= 1.0:
+            raise ConfigError(f"--error-rate must be in [0, 1] (the share of wrong answers), got {self.error_rate}")
         unknown = [f for f in self.faults if f not in FAULTS]
         if unknown or (self.fault_rate > 0 and not self.faults):
             raise ConfigError(f"unknown fault(s) {', '.join(unknown) or '(none given)'} (faults: {', '.join(FAULTS)})")
@@ -147,4 +152,7 @@ def format_stats(stats: dict[str, Any]) -> str:
         lines.append(f"  {kind:<12} {count:>7} requests, {stats['answered'].get(kind, 0):>7} answered")
     if stats["faults"]:
         lines.append("  faults: " + ", ".join(f"{k} {v}" for k, v in sorted(stats["faults"].items())))
+    if stats.get("wrong"):
+        lines.append(f"  wrong answers ({stats.get('error_rate', 0):.0%} of samples drawn): "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(stats["wrong"].items())))
     return "\n".join(lines)

@@ -39,12 +39,15 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register, served_kinds
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
+
+if TYPE_CHECKING:
+    from llm_planner.llm.offline.wrong_answers import ErrorModel
 
 #: The served stand-in's own question kinds (methods register others). A :class:`Sample`'s ``data`` by kind:
 #:
@@ -54,8 +57,9 @@ from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
 #: * random: ``{"number": int}``
 #: * unknown: ``{"text": str}``
 KINDS = ("world_model", "policy", "translate", "random", "unknown")
-__all__ = ["KINDS", "Sample", "ServedModel", "UnreadablePrompt", "classify", "policy_world", "prompt_line",
-           "prompt_names", "read_actions", "read_observation"]
+__all__ = ["KINDS", "Sample", "ServedModel", "UnreadablePrompt", "classify", "policy_question", "policy_world",
+           "prompt_line", "prompt_names", "read_actions", "read_observation", "translate_question",
+           "world_model_question"]
 
 
 class UnreadablePrompt(LlmPlannerError):
@@ -225,6 +229,43 @@ def remembered_views(world: WorldInfo, history: Sequence[Action]) -> tuple[Obser
     return tuple(views)
 
 
+# ------------------------------------------------------------------------------ the questions, read back
+def world_model_question(prompt: str) -> tuple[WorldInfo, str]:
+    """(the apartment's furniture and rooms as the world-model prompt lists them, the object type asked about)."""
+    containers = _names(_line(prompt, "Containers in the apartment"))
+    surfaces = _names(_line(prompt, "Surfaces in the apartment"))
+    rooms = _names(_line(prompt, "Rooms in the apartment"))
+    world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces}, {})
+    match = _WORLD_MODEL.search(prompt.rstrip())
+    if match is None:
+        raise UnreadablePrompt("the prompt asks for no object's positions")
+    return world, text_to_name(match.group("object"))
+
+
+def policy_question(prompt: str) -> tuple[WorldInfo, str, Observation, tuple[Action, ...]]:
+    """(apartment, goal text, current observation, completed actions) of a policy (or Say) prompt."""
+    world = policy_world(prompt)
+    tail = _POLICY.search(prompt.rstrip())
+    if tail is None:
+        raise UnreadablePrompt("the prompt ends with no 'Goal / Completed actions / Current observation' block")
+    return (world, tail.group("goal").strip(), read_observation(tail.group("observation"), world),
+            read_actions(tail.group("completed")))
+
+
+def translate_question(prompt: str) -> tuple[WorldInfo, str]:
+    """(apartment with its object counts, directive) of a translation prompt."""
+    containers = _names(_line(prompt, "Containers"))
+    surfaces = _names(_line(prompt, "Surfaces"))
+    rooms = _names(_line(prompt, "Rooms (not destinations)"))
+    objects = _counted_types(_line(prompt, "Objects (how many the house has)"))
+    world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
+                      {f: "" for f in containers + surfaces}, objects)
+    match = _TRANSLATE.search(prompt.rstrip())
+    if match is None:
+        raise UnreadablePrompt("the prompt ends with no 'Goal: ... Formal goal:' lines")
+    return world, match.group("directive").strip()
+
+
 # ------------------------------------------------------------------------------ answering
 class ServedModel:
     """Answers the project's questions from their prompts with an offline backend (thread-safe)."""
@@ -243,9 +284,10 @@ class ServedModel:
             self.backend.resources.embedder.encode(["warm up"])
             self.backend.prepare()
 
-    def answer(self, prompt: str, n: int, seed: int = 0) -> tuple[str, list[Sample]]:
+    def answer(self, prompt: str, n: int, seed: int = 0, errors: ErrorModel | None = None) -> tuple[str, list[Sample]]:
         """(question kind, n samples). A prompt that cannot be read is answered as a model would:
-        with a sentence saying what it misses."""
+        with a sentence saying what it misses. With ``errors`` (``--error-rate``), each sample is
+        replaced by a wrong one with the error model's probability (:mod:`.wrong_answers`)."""
         kind = classify(prompt)
         try:
             with self._lock:
@@ -255,6 +297,8 @@ class ServedModel:
                     served = next(k.served for k in served_kinds() if k.name == kind)
                     assert served is not None
                     samples = served.answer(self, prompt, n, seed)
+                    if errors is not None:
+                        samples = errors.apply(self, kind, prompt, samples)
         except UnreadablePrompt as exc:
             samples = [Sample("unknown", {"text": f"I cannot answer this: {exc}."})] * n
         except LlmPlannerError as exc:  # the offline components have no answer
@@ -263,14 +307,7 @@ class ServedModel:
 
     # -- world model (LLM-MCTS §2.2)
     def _world_model(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        containers = _names(_line(prompt, "Containers in the apartment"))
-        surfaces = _names(_line(prompt, "Surfaces in the apartment"))
-        rooms = _names(_line(prompt, "Rooms in the apartment"))
-        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
-                          {f: "" for f in containers + surfaces}, {})
-        found = _WORLD_MODEL.search(prompt.rstrip())
-        assert found is not None  # the prompt was recognised by this pattern
-        obj_type = text_to_name(found.group("object"))
+        world, obj_type = world_model_question(prompt)
         answer = self.backend.object_positions(world, obj_type, m=n, seed=seed)
         samples = [Sample("world_model", {"object": name_to_text(obj_type), "positions": [
             ["inside" if rel == INSIDE else "on", name_to_text(place)] for rel, place in sample]})
@@ -283,13 +320,9 @@ class ServedModel:
     def _policy(self, prompt: str, n: int, seed: int) -> list[Sample]:
         from llm_planner.llm.base import PolicyQuery
 
-        world = policy_world(prompt)
-        tail = _POLICY.search(prompt.rstrip())
-        assert tail is not None
-        observation = read_observation(tail.group("observation"), world)
-        history = read_actions(tail.group("completed"))
+        world, goal, observation, history = policy_question(prompt)
         past = remembered_views(world, history)
-        query = PolicyQuery(world, tail.group("goal").strip(), observation, history, (), None, past)
+        query = PolicyQuery(world, goal, observation, history, (), None, past)
         answer = self.backend.next_actions(query, m=n, seed=seed)
         situation = _situation(observation)
         samples = [Sample("policy", {"goal": query.instruction, "next_actions": [t], "situation": situation})
@@ -302,15 +335,7 @@ class ServedModel:
     def _translate(self, prompt: str, n: int, seed: int) -> list[Sample]:
         from llm_planner.errors import GoalError
 
-        containers = _names(_line(prompt, "Containers"))
-        surfaces = _names(_line(prompt, "Surfaces"))
-        rooms = _names(_line(prompt, "Rooms (not destinations)"))
-        objects = _counted_types(_line(prompt, "Objects (how many the house has)"))
-        world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces),
-                          {f: "" for f in containers + surfaces}, objects)
-        found = _TRANSLATE.search(prompt.rstrip())
-        assert found is not None  # the prompt was recognised by this pattern
-        directive = found.group("directive").strip()
+        world, directive = translate_question(prompt)
         try:
             items = self.backend.translate(world, directive).items
         except GoalError as exc:
@@ -345,6 +370,7 @@ def _situation(observation: Observation) -> str:
 def _register_own_kinds() -> None:
     """Register the served stand-in's own question kinds (:data:`KINDS` but ``unknown``)."""
     from llm_planner.llm.offline.styles import WRITERS
+    from llm_planner.llm.offline.wrong_answers import WRONG  # its wrong answers (``--error-rate``)
 
     recognisers = {
         "world_model": lambda p: bool(_WORLD_MODEL.search(p.rstrip())),
@@ -356,7 +382,8 @@ def _register_own_kinds() -> None:
         plain, chatty, markdown, as_json, reasoning = WRITERS[kind]
         answer = getattr(ServedModel, f"_{kind}")
         register(QuestionKind(kind, {}, ServedKind(recognise, answer, plain, chatty, markdown, as_json, reasoning,
-                                                   order=10 * (order + 1) if kind != "random" else 90),
+                                                   order=10 * (order + 1) if kind != "random" else 90,
+                                                   wrong=WRONG.get(kind, {})),
                               source="llm-planner serve"))
 
 

@@ -31,6 +31,7 @@ from llm_planner.llm.offline.served import prompt_line, prompt_names
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.clauses import split_clauses
+from llm_planner.methods.levy_karpas.wrong_answers import WRONG
 
 KIND = "nl2pddl"
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
@@ -181,6 +182,7 @@ def _chatty(d: dict[str, Any], rng: random.Random) -> str:
 QUESTION = register(QuestionKind(
     KIND, {"offline": offline_phase1, "openai": openai_phase1},
     ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
-                         lambda d: {"goal": d["goal"], "template": d["template"]}, order=40),
+                         lambda d: {"goal": d["goal"], "template": d["template"]}, order=40,
+                         wrong=WRONG),  # wrong answers: wrong_answers.py (llm-planner serve --error-rate)
     source="Levy & Karpas Phase I (seed 001)",
     schema=("goal_and_template", object_schema({"goal": {"type": "string"}, "template": {"type": "string"}}))))

@@ -27,6 +27,7 @@ from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.answers import object_schema
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
+from llm_planner.methods.stalm.wrong_plans import WRONG
 
 KIND = "task_plans"
 
@@ -119,7 +120,7 @@ def _reasoning(d: dict[str, Any]) -> str:
 QUESTION = register(QuestionKind(
     KIND, {"offline": offline_task_plans, "openai": openai_task_plans},
     ServedKind(recognise, served_answer, lambda d: d["text"], _plan_chatty, _plan_markdown, _structured, _reasoning,
-               order=0),
+               order=0, wrong=WRONG),  # wrong plans: wrong_plans.py (llm-planner serve --error-rate)
     source="STaLM §3.3 (seed 003)",
     schema=("task_plan", object_schema({"challenges": {"type": "array", "items": {"type": "string"}},
                                         "plan": {"type": "array",

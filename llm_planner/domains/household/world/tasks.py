@@ -39,7 +39,7 @@ Instruction grammar (lower case; items in the goal's order; a goal parser may re
     NOUN        := the object type with "_" -> " ", plural when COUNT > 1 (English rule:
                    +es after s/x/z/ch/sh, consonant+y -> ies, else +s; overrides in the YAML;
                    a name that is already a plural stays as it is)
-                 | "pair of " / "pairs of " + the type   (a noun counted in pairs, llm.text.PAIR_NOUNS:
+                 | "pair of " / "pairs of " + the type   (a noun counted in pairs, pair_nouns.PAIR_NOUNS:
                                                           "a pair of scissors", "two pairs of headphones")
     REL         := inside | in | into       (destination is a container: INSIDE)
                  | on | onto | on top of    (destination is a surface: ON)
@@ -62,6 +62,7 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.pair_nouns import is_pair_noun
 from llm_planner.domains.household.world.scene import Scene, load_scene
 from llm_planner.domains.household.world.symbolic import (
     Goal,
@@ -72,7 +73,6 @@ from llm_planner.domains.household.world.symbolic import (
     goal_to_lists,
 )
 from llm_planner.errors import ConfigError
-from llm_planner.llm.text import is_pair_noun
 from llm_planner.paths import config_dir
 
 SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
@@ -248,7 +248,7 @@ def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
 # ---------------------------------------------------------------------------- phrasing
 def noun(obj_type: str, count: int, phrasing: Phrasing) -> str:
     """Surface form of an object type: ``cutlery_fork`` -> ``cutlery fork`` / ``cutlery forks``; a
-    noun counted in pairs (``llm.text.PAIR_NOUNS``) -> ``pair of scissors`` / ``pairs of scissors``;
+    noun counted in pairs (``pair_nouns.PAIR_NOUNS``) -> ``pair of scissors`` / ``pairs of scissors``;
     a name that is already plural (``frozen_peas``) stays as it is."""
     override = phrasing.nouns.get(obj_type, {})
     form = "singular" if count == 1 else "plural"
