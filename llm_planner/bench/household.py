@@ -35,6 +35,17 @@ per decision, and the concurrent / sequential ratio of the wall time::
     llm-planner bench household --latencies 0.5 --suites simple,comp,novel_comp3 --episodes 8 --seeds 3 \\
         --methods "llm_mcts:max_in_flight=1,llm_mcts" --workers 12
 
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): for each rate a served model that
+answers wrongly at that rate (``llm-planner serve --error-rate P``, the way language models are
+wrong: ``llm/offline/wrong_answers.py``) is started, and every method runs against each, side by
+side, as with ``--latencies`` (the two grids exclude each other). A table of success against the
+error rate follows, and the curves are drawn into one PNG (``FILE.error_rates.png`` next to
+``--json FILE``, else ``household_error_rates.png``), with the seed's GPT-3.5 figures marked; the
+JSON rows carry ``error_rate``::
+
+    llm-planner bench household --error-rates 0,0.2,0.4,0.6 --methods llm_mcts,l_policy,uniform_prior,uct \
+        --suites simple,comp --episodes 4 --seeds 2 --workers 3 --json runs/quality.json
+
 **Profile** (``--profile [FILE]``): the episodes run in this process under cProfile, and the
 functions that take the time of the search (own time and cumulative) are printed; FILE keeps the
 statistics for ``python -m pstats``.
@@ -105,6 +116,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="latency grid: start llm-planner serve with each latency (seconds per request; answer style "
                         "--serve-style, default plain) and run every method against each, side by side, each with "
                         "answer caches of its own; prints the latency table (e.g. 0,0.2,0.5,1.0)")
+    p.add_argument("--error-rates", default=None, metavar="P,P,...",
+                   help="model-quality grid: start llm-planner serve answering wrongly at each rate (--error-rate; "
+                        "error seed --serve-error-seed) and run every method against each, side by side; prints "
+                        "success against the error rate and draws it (FILE.error_rates.png next to --json FILE); "
+                        "e.g. 0,0.2,0.4,0.6")
     p.add_argument("--profile", nargs="?", const="", default=None, metavar="FILE",
                    help="run the episodes in this process under cProfile and print where the time goes "
                         "(FILE: also write the statistics)")
@@ -114,11 +130,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 @dataclass(frozen=True)
 class MethodSpec:
     """A planner name and configuration overrides (``llm_mcts:final_action=visits``), and the
-    latency of the served model it runs against (``--latencies``; None: the configured backend)."""
+    latency of the served model it runs against (``--latencies``; None: the configured backend), or
+    its rate of wrong answers (``--error-rates``)."""
 
     planner: str
     overrides: tuple[tuple[str, Any], ...] = ()
     latency: float | None = None
+    error_rate: float | None = None
+
+    @property
+    def served_key(self) -> Any:
+        """Which served model of the run this method runs against (a key of ``settings["served"]``)."""
+        return self.latency if self.error_rate is None else ("error_rate", self.error_rate)
 
     @property
     def base_label(self) -> str:
@@ -128,7 +151,8 @@ class MethodSpec:
 
     @property
     def label(self) -> str:
-        return self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
+        label = self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
+        return label if self.error_rate is None else f"{label} P={self.error_rate:g}"
 
 
 def planner_figures(planner: Any) -> dict[str, Any]:
@@ -298,7 +322,7 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
     a served model each method names itself in the model id, which keys the answer cache and the
     prior file, so no method is served answers (or a prior) another method paid for."""
     served = settings.get("served") or {}
-    overrides = served.get(spec.latency, settings["llm_config"])
+    overrides = served.get(spec.served_key, settings["llm_config"])
     if not served:
         return overrides
     openai = dict(overrides.get("openai", {}))
@@ -309,7 +333,10 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
 def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
                         backend: str) -> tuple[dict[float | None, dict[str, Any]], str]:
     """The served models of the run, by latency: one per ``--latencies`` value, or the one of
-    ``--serve-style`` (key None), or none; each is started by ``bench.serving`` and stopped at exit."""
+    ``--serve-style`` (key None), or none; each is started by ``bench.serving`` and stopped at exit.
+    With ``--error-rates``: one per rate, keyed ``("error_rate", P)``."""
+    if args.error_rates:
+        return _error_rate_models(args, llm_overrides, backend)
     if not args.latencies:
         overrides, backend = serve_for_bench(args, llm_overrides, backend)
         return ({None: overrides} if args.serve_style else {}), backend
@@ -326,6 +353,32 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain",
                                     "serve_latency": f"{latency:g}"})
         served[latency], backend = serve_for_bench(one, llm_overrides, backend)
+    return served, backend
+
+
+def error_rates_of(text: str) -> list[float]:
+    """``0,0.2,0.4`` -> rates; ConfigError for anything but distinct numbers in [0, 1]."""
+    try:
+        rates = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        rates = []
+    if not rates or any(not 0.0 <= x <= 1.0 for x in rates) or len(set(rates)) != len(rates):
+        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], e.g. 0,0.2,0.4,0.6")
+    return rates
+
+
+def _error_rate_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
+                       backend: str) -> tuple[dict[Any, dict[str, Any]], str]:
+    """``--error-rates``: one served model per rate (style --serve-style, default plain)."""
+    rates = error_rates_of(args.error_rates)
+    if args.latencies:
+        raise ConfigError("--error-rates and --latencies exclude each other: run one grid at a time")
+    if args.serve_error_rate:
+        raise ConfigError("--error-rates and --serve-error-rate exclude each other (the grid sets each server's rate)")
+    served: dict[Any, dict[str, Any]] = {}
+    for rate in rates:
+        one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain", "serve_error_rate": rate})
+        served[("error_rate", rate)], backend = serve_for_bench(one, llm_overrides, backend)
     return served, backend
 
 
@@ -364,7 +417,9 @@ def _run(args: argparse.Namespace) -> int:
     served, backend = start_served_models(args, llm_overrides, backend)  # --serve-style, --latencies
     if None in served:
         llm_overrides = served[None]
-    if args.latencies:
+    if args.error_rates:
+        methods = [MethodSpec(m.planner, m.overrides, error_rate=key[1]) for key in served for m in methods]
+    elif args.latencies:
         methods = [MethodSpec(m.planner, m.overrides, latency) for latency in served for m in methods]
     for _home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
@@ -421,8 +476,11 @@ def _run(args: argparse.Namespace) -> int:
         "suites": suites, "episodes_per_seed": args.episodes, "seeds": args.seeds, "seed_offset": args.seed_offset,
         "max_steps": args.max_steps, "workers": args.workers, "world": world_kind, "llm_mcts": mcts_config,
         "llm_overrides": llm_overrides, "wall_s": round(wall, 1),
-        "latencies": [x for x in served if x is not None], "serve_style": args.serve_style or (
-            "plain" if args.latencies else None)})
+        "latencies": [x for x in served if isinstance(x, float)],
+        "error_rates": [x[1] for x in served if isinstance(x, tuple)] or (
+            [args.serve_error_rate] if args.serve_error_rate else []),
+        "error_seed": args.serve_error_seed, "serve_style": args.serve_style or (
+            "plain" if args.latencies or args.error_rates else None)})
     report.episodes = records
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     fill_rows(report, records, homes, methods, suites, range(args.seed_offset, args.seed_offset + args.seeds))
@@ -431,6 +489,13 @@ def _run(args: argparse.Namespace) -> int:
         print(engine.header())
     if args.latencies:
         print("\n" + format_latency_table(report, methods, suites, in_flight))
+    if args.error_rates:
+        from llm_planner.bench.household_tables import format_error_rate_table, plot_error_rates
+
+        print("\n" + format_error_rate_table(report, methods, suites))
+        png = plot_error_rates(report, methods, suites, (str(args.json).removesuffix(".json") + ".error_rates.png")
+                               if args.json else "household_error_rates.png")
+        print(f"drew {png}")
     errors = [r for r in records if r.get("error")]
     if errors:
         print(f"\n{len(errors)} episode(s) ended in an error, counted as failures; first: {errors[0]['message']}",

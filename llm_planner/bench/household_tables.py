@@ -1,5 +1,6 @@
 """The tables of ``llm-planner bench household``: success rates in the layout of LLM-MCTS Tables 1 and 2
-(mean +- standard error over seeds), the cost of a decision (App. E), and the latency grid."""
+(mean +- standard error over seeds), the cost of a decision (App. E), the latency grid, and success
+against the served model's error rate (``--error-rates``, issue 22) as a table and a plot."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -36,6 +37,10 @@ def fill_rows(report: BenchReport, records: list[dict[str, Any]], homes: Sequenc
                         per_seed.append(sum(r["success"] for r in runs) / len(runs))
                 mean, err = mean_stderr(per_seed)
                 extra = {} if spec.latency is None else {"latency_s": spec.latency, "method_base": spec.base_label}
+                if spec.error_rate is not None:  # --error-rates: the served model's share of wrong answers
+                    extra.update(error_rate=spec.error_rate, method_base=spec.base_label)
+                elif report.config.get("serve_style"):  # a served model: --serve-error-rate P (0: right answers)
+                    extra.update(error_rate=float((report.config.get("error_rates") or [0.0])[0]))
                 moved = sum(int(r.get("unrelated_moves", 0) or 0) for r in cell)
                 report.add_row(spec.label, suite, len(cell), mean, err, home=home, unrelated_moves=moved, **extra,
                                **cost_figures(cell))
@@ -168,3 +173,84 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
              f"worker processes running episodes side by side; rounds = waits for a wave of questions; search = "
              f"the search's own time, without waiting for answers)")
     return format_table(header, body, title=title) + ("\n" + "\n".join(notes) if notes else "")
+
+
+# --------------------------------------------------------------------------- model quality (--error-rates)
+def _by_rate(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> dict[str, dict[str, list]]:  # noqa: ANN001
+    """base method -> suite -> [(rate, success, stderr), ...] in the order of the rates."""
+    rows = {(r["method"], r["split"]): r for r in report.rows}
+    out: dict[str, dict[str, list]] = {}
+    for spec in methods:
+        for suite in suites:
+            row = rows.get((spec.label, suite))
+            if row is not None and spec.error_rate is not None:
+                out.setdefault(spec.base_label, {}).setdefault(suite, []).append(
+                    (spec.error_rate, row["success_rate"], row["stderr"]))
+    return out
+
+
+def format_error_rate_table(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> str:  # noqa: ANN001
+    """Success (%) per method and suite at each error rate of the served model, and the seed's figure."""
+    from llm_planner.bench.report import fmt_pm, format_table
+    from llm_planner.llm.offline.wrong_answers import seed_marks
+
+    curves = _by_rate(report, methods, suites)
+    rates = list(dict.fromkeys(m.error_rate for m in methods if m.error_rate is not None))
+    marks = seed_marks("household")
+    body = []
+    for method, per_suite in curves.items():
+        for suite, points in per_suite.items():
+            at = {rate: (mean, err) for rate, mean, err in points}
+            seed = marks.get(method.split("[")[0], {}).get(suite)
+            body.append([method, suite, *[fmt_pm(*at[r], 100.0) if r in at else "-" for r in rates],
+                         "-" if seed is None else f"{seed:.1f}"])
+    title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
+             f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is unknown")
+    return title + "\n" + format_table(["method", "suite", *[f"P={r:g}" for r in rates], "seed (GPT-3.5)"], body)
+
+
+def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[str], path: str) -> Any:  # noqa: ANN001
+    """One PNG: per suite, success (%) against the error rate, one line per method (stderr bars), the
+    seed's figure of the method as a dotted level in its colour."""
+    import numpy as np
+
+    from llm_planner.llm.offline.wrong_answers import seed_marks
+    from llm_planner.viz.plots import _colors
+    from llm_planner.viz.topdown import new_figure, write_image
+
+    curves = _by_rate(report, methods, suites)
+    marks = seed_marks("household")
+    colors = dict(zip(curves, _colors(len(curves))))
+    width = 3.2 * len(suites) + 2.4
+    fig = new_figure(width, 3.6)
+    cfg = report.config
+    fig.text(0.01, 0.97, "household: success against the served model's error rate (llm-planner serve --error-rate)",
+             fontsize=9, fontweight="bold", va="top")
+    fig.text(0.01, 0.91, f"{cfg.get('seeds')} seeds x {cfg.get('episodes_per_seed')} episodes per point, "
+             f"error seed {cfg.get('error_seed', 0)}, wall {cfg.get('wall_s')} s; dotted: the seed's GPT-3.5 figure "
+             "(its error rate unknown)", fontsize=7, va="top")
+    panel = 0.8 / len(suites)
+    for k, suite in enumerate(suites):
+        ax = fig.add_axes((0.06 + k * panel * 1.0, 0.14, panel * 0.82, 0.68))
+        for method, per_suite in curves.items():
+            points = per_suite.get(suite, [])
+            if not points:
+                continue
+            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points))
+            ax.errorbar(xs, ys * 100, yerr=es * 100, marker="o", ms=3, lw=1.2, capsize=2, color=colors[method],
+                        label=method)
+            seed = marks.get(method.split("[")[0], {}).get(suite)
+            if seed is not None:
+                ax.axhline(seed, ls=":", lw=1.0, color=colors[method])
+        ax.set_title(suite, fontsize=8)
+        ax.set_ylim(-3, 105)
+        ax.set_xlabel("share of wrong answers P", fontsize=7)
+        if k == 0:
+            ax.set_ylabel("success (%)", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    if curves:
+        fig.axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
+    fig.canvas.draw()
+    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    return write_image(path, rgb)

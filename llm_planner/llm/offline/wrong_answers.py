@@ -82,7 +82,6 @@ from typing import Any
 
 from llm_planner.errors import ConfigError
 from llm_planner.llm.offline.commonsense import Commonsense, load_commonsense, scene_knowledge
-from llm_planner.llm.offline.served import policy_question, translate_question, world_model_question
 from llm_planner.llm.questions import Sample, served_kinds
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text, text_to_name
 from llm_planner.paths import config_dir, read_yaml_mapping
@@ -131,6 +130,14 @@ def load_error_settings(path: str | None = None) -> ErrorSettings:
     if not isinstance(correlation, (int, float)) or isinstance(correlation, bool) or not 0 <= correlation <= 1:
         raise ConfigError(f"{source}: correlation must be a number in [0, 1], got {correlation!r}")
     return ErrorSettings(weights, neighbours, float(bonus), str(source), float(correlation))
+
+
+def seed_marks(benchmark: str) -> dict[str, dict[str, float]]:
+    """The seed's own figures (success %) per method and split, for the curves of ``--error-rates``
+    (``seed_marks`` of ``config/serve_errors.yaml``)."""
+    data = read_yaml_mapping(config_dir() / "serve_errors.yaml", "the error kinds of llm-planner serve")
+    marks = (data.get("seed_marks") or {}).get(benchmark) or {}
+    return {str(m): {str(k): float(v) for k, v in (splits or {}).items()} for m, splits in marks.items()}
 
 
 # ------------------------------------------------------------------------------ the error model
@@ -295,6 +302,8 @@ def _kept_weights(knowledge: Any) -> dict[str, float]:
 def world_model_another_home(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``another_home``: as many places as the right sample, each of the same kind, where common
     sense keeps other things but not this object (see the module docstring)."""
+    from llm_planner.llm.offline.served import world_model_question  # served.py registers WRONG: imported here
+
     world, obj_type = world_model_question(prompt)
     knowledge = scene_knowledge(model.backend.resources, world)
     kept_here = knowledge.place_weights(obj_type)
@@ -329,6 +338,8 @@ class _Situation:
 
 
 def _situation(prompt: str) -> _Situation:
+    from llm_planner.llm.offline.served import policy_question  # served.py registers WRONG: imported here
+
     world, goal, observation, history = policy_question(prompt)
     return _Situation(world, goal, observation, history, named_in(goal, world.object_types),
                       named_in(goal, world.furniture))
@@ -424,6 +435,12 @@ def policy_absent_object(model: Any, prompt: str, sample: Sample, rng: random.Ra
 
 
 # ------------------------------------------------------------------------------ translation
+def _translate_question(prompt: str) -> tuple[WorldInfo, str]:
+    from llm_planner.llm.offline.served import translate_question  # served.py registers WRONG: imported here
+
+    return translate_question(prompt)
+
+
 def _goal(sample: Sample) -> list[list[Any]]:
     return [list(item) for item in sample.data.get("goal", [])]
 
@@ -433,7 +450,7 @@ def translate_wrong_count(model: Any, prompt: str, sample: Sample, rng: random.R
     goal = _goal(sample)
     if not goal:
         return None
-    world, _directive = translate_question(prompt)
+    world, _directive = _translate_question(prompt)
     have = Counter(world.object_type.values())
     options = []
     for i, (_rel, obj, _dest, count) in enumerate(goal):
@@ -454,7 +471,7 @@ def translate_neighbour_object(model: Any, prompt: str, sample: Sample, rng: ran
     goal = _goal(sample)
     if not goal:
         return None
-    world, _directive = translate_question(prompt)
+    world, _directive = _translate_question(prompt)
     have = Counter(world.object_type.values())
     i = rng.randrange(len(goal))
     taken = {item[1] for item in goal}

@@ -76,6 +76,7 @@ def served_answer(model: Any, prompt: str, n: int, seed: int) -> list[Sample]:
     """The goal (the offline goal parser on the directive's goal clauses) and the template (the
     steps it spells out), ``n`` times the same."""
     from llm_planner.errors import GoalError
+    from llm_planner.llm.offline.directive_reading import goal_parser
 
     rooms = prompt_names(prompt_line(prompt, "Rooms"))
     containers = prompt_names(prompt_line(prompt, "Containers"))
@@ -89,9 +90,10 @@ def served_answer(model: Any, prompt: str, n: int, seed: int) -> list[Sample]:
     steps, goal_text, stepwise = read_steps(directive, world)
     goal = "none"
     if goal_text:
-        try:
-            items = model.backend.translate(world, goal_text).items
-            goal = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in items)
+        try:  # the prompt names object types, not how many there are: counts are read as said (Phase II
+            # validates them against the problem), never asked back
+            items = goal_parser(model.backend.resources, world).parse(goal_text, ask=False)
+            goal = "-".join(f"({i.rel.upper()}, {i.obj_type}, {i.destination}, {i.count})" for i in items)
         except GoalError:
             goal = "none"
     template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)

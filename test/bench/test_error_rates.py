@@ -1,0 +1,65 @@
+"""``bench household --error-rates`` and ``--serve-error-rate`` (issue 22): the grid is checked before
+anything starts, each method runs against a served model per rate, the table and the PNG show
+success against the rate, and the JSON rows carry ``error_rate``."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llm_planner.bench.household import MethodSpec, error_rates_of
+from llm_planner.bench.household_tables import format_error_rate_table, plot_error_rates
+from llm_planner.bench.report import BenchReport
+from llm_planner.errors import ConfigError
+
+
+def test_rates_are_checked_before_anything_starts(capsys):
+    from llm_planner.cli import main
+
+    assert error_rates_of("0, 0.2,0.4") == [0.0, 0.2, 0.4]
+    for bad in ("0.2,0.2", "0,1.5", "low", ""):
+        with pytest.raises(ConfigError, match="distinct shares of wrong answers"):
+            error_rates_of(bad)
+    base = ["bench", "household", "--methods", "l_policy", "--suites", "simple", "--episodes", "1", "--seeds", "1"]
+    for bad, message in ((["--error-rates", "0,2"], "distinct shares"),
+                         (["--error-rates", "0,0.2", "--latencies", "0"], "exclude each other"),
+                         (["--error-rates", "0,0.2", "--serve-error-rate", "0.1"], "exclude each other"),
+                         (["--serve-error-rate", "1.2"], "must be in [0, 1]")):
+        assert main([*base, *bad]) == 1
+        assert message in capsys.readouterr().err
+
+
+def test_the_table_and_the_plot_show_success_against_the_rate(tmp_path):
+    methods = [MethodSpec(m, error_rate=p) for p in (0.0, 0.3) for m in ("llm_mcts", "l_policy")]
+    assert methods[1].label == "l_policy P=0" and methods[3].label == "l_policy P=0.3"
+    report = BenchReport("household", "openai", config={"seeds": 1, "episodes_per_seed": 4, "error_seed": 0})
+    success = {("llm_mcts", 0.0): 1.0, ("l_policy", 0.0): 1.0, ("llm_mcts", 0.3): 0.75, ("l_policy", 0.3): 0.25}
+    for spec in methods:
+        report.add_row(spec.label, "simple", 4, success[(spec.planner, spec.error_rate)], 0.0,
+                       error_rate=spec.error_rate, method_base=spec.base_label)
+    table = format_error_rate_table(report, methods, ["simple"])
+    assert "P=0.3" in table and "seed (GPT-3.5)" in table
+    line = next(row for row in table.splitlines() if row.startswith("l_policy"))
+    assert "100.0 ± 0.0" in line and "25.0 ± 0.0" in line and "83.4" in line  # the seed's GPT-3.5 policy on simple
+    png = plot_error_rates(report, methods, ["simple"], str(tmp_path / "quality.png"))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+@pytest.mark.slow
+def test_bench_household_error_rate_grid_against_served_models(tmp_path, capsys):
+    """Two rates, one method, one episode each: a served model per rate, rows with error_rate, the PNG;
+    at rate 1 every policy answer is wrong and the served model says so in its counts."""
+    from llm_planner.cli import main
+
+    out = tmp_path / "quality.json"
+    code = main(["bench", "household", "--error-rates", "0,1", "--methods", "l_policy", "--suites", "simple",
+                 "--episodes", "1", "--seeds", "1", "--workers", "2", "--no-progress", "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "against the served model's share of wrong answers" in printed and "100% wrong answers" in printed
+    assert "policy/" in printed  # the wrong answers served, by error kind
+    data = json.loads(out.read_text())
+    assert data["config"]["error_rates"] == [0.0, 1.0]
+    assert {(r["method_base"], r["error_rate"]) for r in data["rows"]} == {("l_policy", 0.0), ("l_policy", 1.0)}
+    assert next(r for r in data["rows"] if r["error_rate"] == 0.0)["success_rate"] == 1.0
+    assert (tmp_path / "quality.error_rates.png").is_file()
