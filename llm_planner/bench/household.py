@@ -330,8 +330,13 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
     return {**overrides, "openai": openai}
 
 
+#: The key of a served model of a run: its latency (``--latencies``), ``("error_rate", P)``
+#: (``--error-rates``), or None (the one ``--serve-style`` model).
+ServedKey = float | tuple[str, float] | None
+
+
 def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
-                        backend: str) -> tuple[dict[float | None, dict[str, Any]], str]:
+                        backend: str) -> tuple[dict[ServedKey, dict[str, Any]], str]:
     """The served models of the run, by latency: one per ``--latencies`` value, or the one of
     ``--serve-style`` (key None), or none; each is started by ``bench.serving`` and stopped at exit.
     With ``--error-rates``: one per rate, keyed ``("error_rate", P)``."""
@@ -348,7 +353,7 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
         raise ConfigError(f"--latencies '{args.latencies}': give distinct non-negative seconds, e.g. 0,0.2,0.5,1.0")
     if args.serve_latency not in ("0", "", None):
         raise ConfigError("--latencies and --serve-latency exclude each other (the grid sets each server's latency)")
-    served: dict[float | None, dict[str, Any]] = {}
+    served: dict[ServedKey, dict[str, Any]] = {}
     for latency in latencies:
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain",
                                     "serve_latency": f"{latency:g}"})
@@ -363,19 +368,20 @@ def error_rates_of(text: str) -> list[float]:
     except ValueError:
         rates = []
     if not rates or any(not 0.0 <= x <= 1.0 for x in rates) or len(set(rates)) != len(rates):
-        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], e.g. 0,0.2,0.4,0.6")
+        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], "
+                          "e.g. 0,0.2,0.4,0.6")
     return rates
 
 
 def _error_rate_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
-                       backend: str) -> tuple[dict[Any, dict[str, Any]], str]:
+                       backend: str) -> tuple[dict[ServedKey, dict[str, Any]], str]:
     """``--error-rates``: one served model per rate (style --serve-style, default plain)."""
     rates = error_rates_of(args.error_rates)
     if args.latencies:
         raise ConfigError("--error-rates and --latencies exclude each other: run one grid at a time")
     if args.serve_error_rate:
         raise ConfigError("--error-rates and --serve-error-rate exclude each other (the grid sets each server's rate)")
-    served: dict[Any, dict[str, Any]] = {}
+    served: dict[ServedKey, dict[str, Any]] = {}
     for rate in rates:
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain", "serve_error_rate": rate})
         served[("error_rate", rate)], backend = serve_for_bench(one, llm_overrides, backend)
@@ -418,9 +424,11 @@ def _run(args: argparse.Namespace) -> int:
     if None in served:
         llm_overrides = served[None]
     if args.error_rates:
-        methods = [MethodSpec(m.planner, m.overrides, error_rate=key[1]) for key in served for m in methods]
+        methods = [MethodSpec(m.planner, m.overrides, error_rate=key[1])
+                   for key in served if isinstance(key, tuple) for m in methods]
     elif args.latencies:
-        methods = [MethodSpec(m.planner, m.overrides, latency) for latency in served for m in methods]
+        methods = [MethodSpec(m.planner, m.overrides, latency)
+                   for latency in served if isinstance(latency, float) for m in methods]
     for _home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:

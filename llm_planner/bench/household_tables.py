@@ -176,7 +176,7 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)
-def _by_rate(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> dict[str, dict[str, list]]:  # noqa: ANN001
+def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> dict[str, dict[str, list]]:
     """base method -> suite -> [(rate, success, stderr), ...] in the order of the rates."""
     rows = {(r["method"], r["split"]): r for r in report.rows}
     out: dict[str, dict[str, list]] = {}
@@ -189,7 +189,7 @@ def _by_rate(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> 
     return out
 
 
-def format_error_rate_table(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> str:  # noqa: ANN001
+def format_error_rate_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> str:
     """Success (%) per method and suite at each error rate of the served model, and the seed's figure."""
     from llm_planner.bench.report import fmt_pm, format_table
     from llm_planner.llm.offline.wrong_answers import seed_marks
@@ -205,22 +205,23 @@ def format_error_rate_table(report, methods: Sequence["MethodSpec"], suites: Seq
             body.append([method, suite, *[fmt_pm(*at[r], 100.0) if r in at else "-" for r in rates],
                          "-" if seed is None else f"{seed:.1f}"])
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
-             f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is unknown")
+             f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is "
+             "unknown")
     return title + "\n" + format_table(["method", "suite", *[f"P={r:g}" for r in rates], "seed (GPT-3.5)"], body)
 
 
-def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[str], path: str) -> Any:  # noqa: ANN001
+def plot_error_rates(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str], path: str) -> Any:
     """One PNG: per suite, success (%) against the error rate, one line per method (stderr bars), the
     seed's figure of the method as a dotted level in its colour."""
     import numpy as np
 
     from llm_planner.llm.offline.wrong_answers import seed_marks
     from llm_planner.viz.plots import _colors
-    from llm_planner.viz.topdown import new_figure, write_image
+    from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
 
     curves = _by_rate(report, methods, suites)
     marks = seed_marks("household")
-    colors = dict(zip(curves, _colors(len(curves))))
+    colors = dict(zip(curves, _colors(len(curves)), strict=True))
     width = 3.2 * len(suites) + 2.4
     fig = new_figure(width, 3.6)
     cfg = report.config
@@ -236,7 +237,7 @@ def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[s
             points = per_suite.get(suite, [])
             if not points:
                 continue
-            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points))
+            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points, strict=True))
             ax.errorbar(xs, ys * 100, yerr=es * 100, marker="o", ms=3, lw=1.2, capsize=2, color=colors[method],
                         label=method)
             seed = marks.get(method.split("[")[0], {}).get(suite)
@@ -251,6 +252,4 @@ def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[s
         ax.grid(alpha=0.3)
     if curves:
         fig.axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    return write_image(path, rgb)
+    return write_image(path, rgb_pixels(fig))
