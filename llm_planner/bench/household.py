@@ -53,12 +53,14 @@ statistics for ``python -m pstats``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
@@ -474,7 +476,8 @@ def _run(args: argparse.Namespace) -> int:
     engine = None
     if args.profile is None:
         with bench_engine(args) as engine:
-            records = _run_jobs(jobs, settings, args.workers, not args.no_progress)
+            stream = Path(str(args.json).removesuffix(".json") + ".episodes.jsonl") if args.json else None
+            records = _run_jobs(jobs, settings, args.workers, not args.no_progress, stream)
     else:
         records = _profiled(lambda: _run_jobs(jobs, settings, 1, not args.no_progress), args.profile)
     wall = time.perf_counter() - started
@@ -558,7 +561,10 @@ def _profiled(work: Callable[[], list[dict[str, Any]]], path: str) -> list[dict[
     return records
 
 
-def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress: bool) -> list[dict[str, Any]]:
+def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress: bool,
+              stream: Path | None = None) -> list[dict[str, Any]]:
+    """Every job's episode record; with ``stream``, each record is also appended to that JSON-lines
+    file as its episode ends, so a long run stopped half-way keeps what it measured."""
     import threading
 
     from tqdm import tqdm
@@ -566,22 +572,31 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
     tqdm.set_lock(threading.RLock())  # no multiprocessing lock (it leaks a semaphore with spawn)
     bar = tqdm(total=len(jobs), desc="episodes", unit="ep", disable=not progress, file=sys.stderr, dynamic_ncols=True)
     records: list[dict[str, Any]] = []
+    sink = open(stream, "w") if stream else None  # noqa: SIM115 - closed below
+
+    def finished(record: dict[str, Any]) -> None:
+        records.append(record)
+        bar.update(1)
+        bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
+        if sink is not None:
+            sink.write(json.dumps(record, default=str) + "\n")
+            sink.flush()
+
     try:
         if workers == 1 and active_engine() is None:
             _init_worker(settings, own_process=False)
             for job in jobs:
-                records.append(run_job(job))
-                bar.update(1)
+                finished(run_job(job))
         else:
             from llm_planner.bench.report import process_map
 
             # spawned workers: torch and PyBullet do not survive fork well
             for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,),
                                       error_record=error_record):
-                records.append(record)
-                bar.update(1)
-                bar.set_postfix_str(f"{sum(r['success'] for r in records)}/{len(records)} ok")
+                finished(record)
     finally:
         bar.close()
+        if sink is not None:
+            sink.close()
     records.sort(key=lambda r: (r["home"], r["method"], r["suite"], r["seed"], r["index"]))
     return records

@@ -501,6 +501,11 @@ def test_bench_household_runs_and_writes_the_design_json(tmp_path, capsys):
     for row in data["rows"]:
         assert row["episodes"] == 2 and 0.0 <= row["success_rate"] <= 1.0 and "seconds_per_decision" in row
     assert len(data["episodes"]) == 4 and all("success" in e and not e.get("error") for e in data["episodes"])
+    streamed = [json.loads(line) for line in (tmp_path / "hh.episodes.jsonl").read_text().splitlines()]
+    key = lambda e: (e["method"], e["seed"], e["index"])  # noqa: E731 - the order episodes ended in
+    assert sorted(map(key, streamed)) == sorted(map(key, data["episodes"]))  # each as it ended
+    assert all(e["decision_seconds"] and len(e["decision_seconds"]) == e["decisions"] for e in streamed)
+    assert "median_seconds_per_decision" in data["rows"][0]
 
 
 @pytest.mark.slow
