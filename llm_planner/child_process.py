@@ -9,7 +9,7 @@ import ctypes
 import os
 import signal
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 

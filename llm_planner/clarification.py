@@ -13,8 +13,10 @@ LLM-MCTS (seed 000) §2.2 grounds a directive into a goal; where the grounding i
 planner asks instead of picking one (DESIGN.md, "duplicates are asked about").
 
     >>> q = Question("which table: kitchen table or coffee table?", (
-    ...     Option("kitchen table (kitchen)", "kitchen_table", ("kitchen table", "kitchen"), "put the mug on the kitchen table"),
-    ...     Option("coffee table (living room)", "coffee_table", ("coffee table", "living room"), "put the mug on the coffee table")),
+    ...     Option("kitchen table (kitchen)", "kitchen_table", ("kitchen table", "kitchen"),
+    ...            "put the mug on the kitchen table"),
+    ...     Option("coffee table (living room)", "coffee_table", ("coffee table", "living room"),
+    ...            "put the mug on the coffee table")),
     ...     kind=WHICH, refusal="which table: kitchen table (kitchen) or coffee table (living room)?")
     >>> q.read("the coffee table").value, q.read("the first one").value, q.read("a sandwich")
     ('coffee_table', 'kitchen_table', None)
@@ -112,7 +114,8 @@ class Question:
                     return self.options[_ORDINALS[w] - 1]
                 if w == "last":
                     return self.options[-1]
-        if words[:1] == ["option"] and len(words) == 2 and words[1].isdigit() and 0 < int(words[1]) <= len(self.options):
+        if (words[:1] == ["option"] and len(words) == 2 and words[1].isdigit()
+                and 0 < int(words[1]) <= len(self.options)):
             return self.options[int(words[1]) - 1]
         return self._by_name(text)
 

@@ -8,9 +8,10 @@ start with a message naming the parameter and what it accepts.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
@@ -60,7 +61,8 @@ _BOTH = ("planner", "executor")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("domain", str, _known_domain, "household or gtamp",
-          "the domain the graph runs: household (apartments) or gtamp (STaLM's problems)", choices=("household", "gtamp")),
+          "the domain the graph runs: household (apartments) or gtamp (STaLM's problems)",
+          choices=("household", "gtamp")),
     Param("scene", str, lambda v: bool(v.strip()), "a scene name under config/scenes/ or a YAML path (household)",
           "household: a scene under config/scenes/ or a path to a scene YAML file"),
     Param("problem", str, lambda v: bool(v.strip()), "a G-TAMP problem (P1..P6) or a problem YAML path (gtamp)",

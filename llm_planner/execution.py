@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
 #: A household episode stops when the world enters a state it was already in this many times (a loop).

@@ -26,7 +26,8 @@ _LOCK = threading.RLock()
 @lru_cache(maxsize=1)
 def catalogue() -> dict[str, Any]:
     """``config/methods.yaml`` as a mapping."""
-    return dict(read_yaml_mapping(config_dir() / "methods.yaml", "the method modules (planner_modules, question_modules)"))
+    return dict(read_yaml_mapping(config_dir() / "methods.yaml",
+                                  "the method modules (planner_modules, question_modules)"))
 
 
 def modules(group: str, domain: str | None = None) -> list[str]:

@@ -11,8 +11,9 @@ import threading
 import time
 import unicodedata
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.percept import Percept, Translation

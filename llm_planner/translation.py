@@ -10,14 +10,16 @@ together with Fast Downward).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
-from llm_planner.domains.household.world.symbolic import Household
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
+    from llm_planner.llm.base import LanguageModel
 
 
 #: Planners whose goal comes from their own channel rather than the LLM layer's translation.
@@ -55,7 +57,8 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
     return translate
 
 
-def _levy_karpas_goal(directive: str, household: Household, backend, state: dict) -> Translation:
+def _levy_karpas_goal(directive: str, household: Household, backend: str | LanguageModel | None,
+                      state: dict) -> Translation:
     from llm_planner.llm.text import goal_to_text
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
@@ -71,11 +74,12 @@ def _levy_karpas_goal(directive: str, household: Household, backend, state: dict
                        llm_requests=output.requests)
 
 
-def read_answer(household: Household, backend: Any, question: "Question", answer: str) -> "Option | None":
+def read_answer(household: Household, backend: Any, question: Question, answer: str) -> Option | None:
     """The option of ``question`` an answer picks (issue 23), read by the scene's directive reader:
     names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
     when the answer names no option."""
-    from llm_planner.llm.offline.directive_reading import directive_reader, read_answer as reader_answer
+    from llm_planner.llm.offline.directive_reading import directive_reader
+    from llm_planner.llm.offline.directive_reading import read_answer as reader_answer
     from llm_planner.llm.text import WorldInfo
 
     option = question.read(answer)

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Run the whole test suite, setting everything up first on a fresh machine (idempotent).
+# Lint and type-check llm_planner/, then run the whole test suite, setting everything up first on a
+# fresh machine (idempotent).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh test/world -x`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh" 2> >(grep -v "^WARNING: Location" >&2)
 cd "$ROOT"
+# Lint, import order and types of the package (ruff.toml, mypy.ini); any finding fails the run.
+# Seconds with the caches in .cache/ (a fresh clone's first mypy run analyses the libraries once).
+"$ROOT/.venv/bin/ruff" check llm_planner
+"$ROOT/.venv/bin/mypy" llm_planner
 exec "$ROOT/.venv/bin/python" -m pytest "$@"

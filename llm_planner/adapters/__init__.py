@@ -24,7 +24,7 @@ DOMAINS: dict[str, tuple[str, str]] = {
 }
 
 
-def get_domain(name: str) -> "type[Domain]":
+def get_domain(name: str) -> type[Domain]:
     """The adapter class of a domain; ConfigError naming the known domains."""
     if name not in DOMAINS:
         raise ConfigError(f"unknown domain '{name}' (known: {', '.join(DOMAINS)})")

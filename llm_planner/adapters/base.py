@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
 
-from llm_planner.planners.base import Planner
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
+from llm_planner.planners.base import Planner
 
 
 class Simulator(Protocol):
     """The simulator node's world: skills by name, what the sensors report, and the base path the
     last skill drove (map frame; empty when the base did not move), for pictures."""
 
-    last_path: list[tuple[float, float]]
+    @property
+    def last_path(self) -> list[tuple[float, float]]: ...
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]: ...
 
@@ -132,7 +134,7 @@ class Domain(ABC):
     def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:
         """The planner's task for a grounded goal (step limit from ``max_steps``)."""
 
-    def close_planner(self, planner: Planner) -> None:
+    def close_planner(self, planner: Planner) -> None:  # noqa: B027 - optional: most planners hold nothing
         """Release what a planner holds (a G-TAMP planner's collision world)."""
 
     # ---------------------------------------------------------------- directives and goals

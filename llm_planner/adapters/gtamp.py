@@ -9,7 +9,8 @@ goal through the tiny grammar of :mod:`llm_planner.domains.gtamp.directive` (no 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
@@ -56,8 +57,8 @@ class GTampDomain(Domain):
         """A G-TAMP planner; the methods that ask a language model get a plan source on the
         process's LanguageModel (its request counts are the planner's own)."""
         from llm_planner.methods.stalm.llm_source import PlanSource
-        from llm_planner.planners.base import create
         from llm_planner.methods.stalm.planner import LLM_METHODS, PLANNERS, registry_name
+        from llm_planner.planners.base import create
 
         registered = self.registered_planner(name)
         method = next((m for m in PLANNERS if registry_name(m) == registered), None)
@@ -100,10 +101,10 @@ class GTampDomain(Domain):
         return parse_goal(self.problem, atoms, where="goal")
 
     # ---------------------------------------------------------------- the robot
-    def make_simulator(self) -> "GTampSimulator":
+    def make_simulator(self) -> GTampSimulator:
         return GTampSimulator(self.problem)
 
-    def make_perceiver(self) -> "GeometryPerceiver":
+    def make_perceiver(self) -> GeometryPerceiver:
         return GeometryPerceiver(self.problem)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
@@ -123,7 +124,7 @@ class GTampDomain(Domain):
 
     # ---------------------------------------------------------------- text
     @classmethod
-    def step_text(cls, task: Any) -> "GTampText":
+    def step_text(cls, task: Any) -> GTampText:
         return GTampText(task.problem)
 
 
@@ -140,7 +141,7 @@ class GTampText:
     def summarize(self, state: GState) -> str:
         names = self.problem.object_names
         held = f"holding {names[state.held]}" if state.held is not None else "hand empty"
-        resting = [f"{n} on {p.region or '?'}" for n, p in zip(names, state.poses) if p is not None]
-        closed = [d for d, is_open in zip(self.problem.door_names, state.doors_open) if not is_open]
+        resting = [f"{n} on {p.region or '?'}" for n, p in zip(names, state.poses, strict=True) if p is not None]
+        closed = [d for d, is_open in zip(self.problem.door_names, state.doors_open, strict=True) if not is_open]
         parts = [held, ", ".join(resting)] + ([f"closed: {', '.join(closed)}"] if closed else [])
         return "; ".join(p for p in parts if p)

@@ -1,22 +1,31 @@
 """The household apartments (LLM-MCTS, Levy-Karpas, SayCanPay) as a :class:`Domain`.
 
-Scene from the ``scene`` parameter; the PyBullet apartment (:class:`llm_planner.domains.household.sim.world.HouseholdSim`)
-as the simulator; perception from geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics:
-``state`` (the robot's partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged
-view, for fully observable planners and the goal check, as a simulator's success check would);
-directives translated by the LLM layer (:mod:`llm_planner.translation`).
+Scene from the ``scene`` parameter; the PyBullet apartment
+(:class:`llm_planner.domains.household.sim.world.HouseholdSim`) as the simulator; perception from
+geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics: ``state`` (the robot's
+partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged view, for fully
+observable planners and the goal check, as a simulator's success check would); directives translated
+by the LLM layer (:mod:`llm_planner.translation`).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from llm_planner.adapters.base import Domain
-from llm_planner.domains.percept import Fact, Percept, Translation
-from llm_planner.planners.base import Planner, Task
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import (Action, Goal, Household, Observation, State, goal_from_lists,
-                                        goal_to_lists)
+from llm_planner.domains.household.world.symbolic import (
+    Action,
+    Goal,
+    Household,
+    Observation,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
+from llm_planner.domains.percept import Fact, Percept, Translation
+from llm_planner.planners.base import Planner, Task
 
 ROBOT = "robot"
 
@@ -68,10 +77,10 @@ class HouseholdDomain(Domain):
         return self.household.check_goal(goal_from_lists(items))
 
     # ---------------------------------------------------------------- the robot
-    def make_simulator(self) -> "HouseholdSimulator":
+    def make_simulator(self) -> HouseholdSimulator:
         return HouseholdSimulator(self.scene, self.params["seed"])
 
-    def make_perceiver(self) -> "HouseholdPerceiver":
+    def make_perceiver(self) -> HouseholdPerceiver:
         return HouseholdPerceiver(self.household)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
@@ -93,7 +102,7 @@ class HouseholdDomain(Domain):
 
     # ---------------------------------------------------------------- text
     @classmethod
-    def step_text(cls, task: Any) -> "HouseholdText":
+    def step_text(cls, task: Any) -> HouseholdText:
         return HouseholdText()
 
 
@@ -172,7 +181,8 @@ def state_predicates(household: Household, state: State) -> list[Fact]:
     return preds
 
 
-def _split(predicates: Iterable[Fact], furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
+def _split(predicates: Iterable[Fact],
+           furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
     """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
     room, near, holding = "", None, None
     relations: set[tuple[str, str, str]] = set()

@@ -33,11 +33,12 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from llm_planner.errors import ConfigError
 
@@ -123,7 +124,7 @@ class RayEngine:
         self._cpus = 0.0
 
     # -- life cycle
-    def start(self) -> "RayEngine":
+    def start(self) -> RayEngine:
         """Start or join Ray (bounded by ``init_timeout_s``) and create the counting actors."""
         if not self.settings.usage_stats:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage to Anyscale unasked
@@ -227,7 +228,8 @@ class RayEngine:
                 done, pending = ray.wait(pending, num_returns=1, timeout=self.settings.poll_s)
                 if not done:
                     if time.monotonic() - last > self.settings.stall_timeout_s:
-                        raise TimeoutError(f"no episode finished for stall_timeout_s={self.settings.stall_timeout_s:g} s "
+                        raise TimeoutError("no episode finished for "
+                                           f"stall_timeout_s={self.settings.stall_timeout_s:g} s "
                                            f"(config/ray.yaml); {len(pending)} still out, e.g. "
                                            f"{jobs[refs[pending[0]]]!r}; `ray status` shows the cluster")
                     continue
@@ -379,7 +381,8 @@ class RayRequestGate:
         except GetTimeoutError:
             self.slots.cancel.remote(token)  # the slot, if it comes, goes straight back
             raise LLMError(f"no slot for an LLM request within gate_wait_s={self.wait_s:g} s (config/ray.yaml): "
-                           f"the cluster-wide --llm-max-in-flight limit is held by others; raise it or the wait")
+                           "the cluster-wide --llm-max-in-flight limit is held by others; "
+                           "raise it or the wait") from None
         try:
             yield
         finally:

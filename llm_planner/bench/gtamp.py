@@ -2,9 +2,10 @@
 
 Every (problem, method, trial) is one episode of the closed loop the executor node runs
 (:func:`run_benchmark_episode`) with the problem's time budget (300 s for P1, P2, P4 and 600 s
-for P3, P5, P6 in the seed), scaled by ``--budget-scale`` or set per problem with ``--budget P3=60``. The table shows the success rate
-(mean +- standard error over trials) and the mean planning time of the successful episodes,
-like the seed's Table 2; further tables give LLM requests and motion-planner calls per episode.
+for P3, P5, P6 in the seed), scaled by ``--budget-scale`` or set per problem with ``--budget
+P3=60``. The table shows the success rate (mean +- standard error over trials) and the mean planning
+time of the successful episodes, like the seed's Table 2; further tables give LLM requests and
+motion-planner calls per episode.
 Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 ``stalm_no_occ_no_chal``) are rows of the same table when those methods are asked for.
 """
@@ -13,14 +14,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
-from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
-from llm_planner.errors import ConfigError
-from llm_planner.domains.gtamp.config import load_config
 from llm_planner.bench.gtamp_episode import EpisodeResult, run_benchmark_episode
+from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
+from llm_planner.domains.gtamp.config import load_config
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
+from llm_planner.errors import ConfigError
 from llm_planner.methods.stalm.planner import POLICIES
 
 TABLE2 = ("stalm", "uct", "uct_hcount", "saycan", "iterative_replanning", "llm_mcts")
@@ -184,8 +186,8 @@ def render_tables(report: BenchReport) -> str:
     out = [format_table(["Method", "Metric"] + problems, body, title=title)
            + "\n(Time: mean planning time of the successful episodes; '-': no success, i.e. time-out or step limit)"]
     for key, label in (("llm_requests", "LLM requests per episode"), ("mp_calls", "motion-planner calls per episode")):
-        rows = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
-        out.append(format_table(["Method"] + problems, rows, title=f"\n{label} (backend: {report.backend})"))
+        table = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
+        out.append(format_table(["Method"] + problems, table, title=f"\n{label} (backend: {report.backend})"))
     return "\n".join(out)
 
 

@@ -9,15 +9,14 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from llm_planner.domains.gtamp.sim import GTampSimWorld
-from llm_planner.execution import run_episode
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import ProblemSpec
-from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.domains.gtamp.problems import load_problem
-from llm_planner.domains.gtamp.sim import GTampSim
-from llm_planner.planners.base import create
+from llm_planner.domains.gtamp.sim import GTampSim, GTampSimWorld
+from llm_planner.execution import run_episode
+from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.methods.stalm.planner import GTampPlanner, GTampTask, registry_name
+from llm_planner.planners.base import create
 
 
 @dataclass
@@ -56,8 +55,9 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
     config = config or load_config()
     budget = spec.time_budget_s if budget_s is None else budget_s
     started = time.perf_counter()
-    planner: GTampPlanner = create(registry_name(method), backend=backend, seed=seed, config=config,  # type: ignore[assignment]
-                                   plan_source=plan_source, clock=clock)
+    planner = create(registry_name(method), backend=backend, seed=seed, config=config, plan_source=plan_source,
+                     clock=clock)
+    assert isinstance(planner, GTampPlanner)  # registry_name names a G-TAMP planner
     sim = GTampSim(spec)
     try:
         result = run_episode(planner, GTampTask(spec, time_budget_s=budget), GTampSimWorld(sim))

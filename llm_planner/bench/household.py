@@ -57,16 +57,21 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
+from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
 from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
-from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+    from llm_planner.domains.skill import SkillOutcome
+    from llm_planner.execution import World
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
@@ -95,7 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--episodes", type=int, default=5, help="tasks per suite and seed (default 5)")
     p.add_argument("--seeds", type=int, default=3, help="task-set seeds; mean ± stderr is over them (default 3)")
     p.add_argument("--seed-offset", type=int, default=0, help="first task-set seed (default 0)")
-    p.add_argument("--simulations", type=int, default=None, help="N of Algorithm 1 (default: config/llm_mcts.yaml, 100)")
+    p.add_argument("--simulations", type=int, default=None,
+                   help="N of Algorithm 1 (default: config/llm_mcts.yaml, 100)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a key of config/llm_mcts.yaml for every method (repeatable)")
     p.add_argument("--llm-set", action="append", default=[], metavar="KEY=VALUE",
@@ -219,7 +225,7 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
 
 
 @lru_cache(maxsize=8)
-def _household(scene: str):  # noqa: ANN202 - Household
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
@@ -233,7 +239,7 @@ def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = N
     return tuple(generate_tasks(_household(scene).scene, suite, n, seed, tasks_file))
 
 
-def make_world(household, placement_seed: int, pybullet: bool):  # noqa: ANN001, ANN201
+def make_world(household: Household, placement_seed: int, pybullet: bool) -> World:
     """The world of one episode: the symbolic model, or PyBullet with perception (``--pybullet``)."""
     if not pybullet:
         from llm_planner.execution import SymbolicWorld
@@ -247,7 +253,7 @@ class PyBulletWorld:
     skills move the robot; observations and the goal check come from geometry through
     ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
 
-    def __init__(self, household, placement_seed: int) -> None:  # noqa: ANN001
+    def __init__(self, household: Household, placement_seed: int) -> None:
         from llm_planner.domains.household.sim.perception import perceive, perceive_full
         from llm_planner.domains.household.sim.world import HouseholdSim
 
@@ -256,19 +262,19 @@ class PyBulletWorld:
         scene = household.scene
         self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
 
-    def execute(self, action):  # noqa: ANN001, ANN201
+    def execute(self, action: Action) -> SkillOutcome:
         from llm_planner.domains.skill import SkillOutcome
 
         result = self.sim.execute(action)
         return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
 
-    def observe(self):  # noqa: ANN201
+    def observe(self) -> Observation:
         return self._perceive(self.household.scene, self.sim.geometry())
 
-    def full_state(self):  # noqa: ANN201
+    def full_state(self) -> State:
         return self._perceive_full(self.household.scene, self.sim.geometry(), self.household)
 
-    def goal_reached(self, goal) -> bool:  # noqa: ANN001
+    def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.full_state(), goal)
 
     def close(self) -> None:
@@ -326,8 +332,13 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
     return {**overrides, "openai": openai}
 
 
+#: The key of a served model of a run: its latency (``--latencies``), ``("error_rate", P)``
+#: (``--error-rates``), or None (the one ``--serve-style`` model).
+ServedKey = float | tuple[str, float] | None
+
+
 def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
-                        backend: str) -> tuple[dict[float | None, dict[str, Any]], str]:
+                        backend: str) -> tuple[dict[ServedKey, dict[str, Any]], str]:
     """The served models of the run, by latency: one per ``--latencies`` value, or the one of
     ``--serve-style`` (key None), or none; each is started by ``bench.serving`` and stopped at exit.
     With ``--error-rates``: one per rate, keyed ``("error_rate", P)``."""
@@ -344,7 +355,7 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
         raise ConfigError(f"--latencies '{args.latencies}': give distinct non-negative seconds, e.g. 0,0.2,0.5,1.0")
     if args.serve_latency not in ("0", "", None):
         raise ConfigError("--latencies and --serve-latency exclude each other (the grid sets each server's latency)")
-    served = {}
+    served: dict[ServedKey, dict[str, Any]] = {}
     for latency in latencies:
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain",
                                     "serve_latency": f"{latency:g}"})
@@ -359,19 +370,20 @@ def error_rates_of(text: str) -> list[float]:
     except ValueError:
         rates = []
     if not rates or any(not 0.0 <= x <= 1.0 for x in rates) or len(set(rates)) != len(rates):
-        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], e.g. 0,0.2,0.4,0.6")
+        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], "
+                          "e.g. 0,0.2,0.4,0.6")
     return rates
 
 
 def _error_rate_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
-                       backend: str) -> tuple[dict[Any, dict[str, Any]], str]:
+                       backend: str) -> tuple[dict[ServedKey, dict[str, Any]], str]:
     """``--error-rates``: one served model per rate (style --serve-style, default plain)."""
     rates = error_rates_of(args.error_rates)
     if args.latencies:
         raise ConfigError("--error-rates and --latencies exclude each other: run one grid at a time")
     if args.serve_error_rate:
         raise ConfigError("--error-rates and --serve-error-rate exclude each other (the grid sets each server's rate)")
-    served: dict[Any, dict[str, Any]] = {}
+    served: dict[ServedKey, dict[str, Any]] = {}
     for rate in rates:
         one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain", "serve_error_rate": rate})
         served[("error_rate", rate)], backend = serve_for_bench(one, llm_overrides, backend)
@@ -388,13 +400,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport
+    from llm_planner.domains.household.world.tasks import SUITES
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.methods.llm_mcts.config import load_config
-    from llm_planner.domains.household.world.tasks import SUITES
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
-    homes = [(s, s) for s in args.scene] if args.scene else [(h, HOMES[h]) for h in _split(args.home, list(HOMES), "home")]
+    homes = ([(s, s) for s in args.scene] if args.scene
+             else [(h, HOMES[h]) for h in _split(args.home, list(HOMES), "home")])
     if args.episodes < 1 or args.seeds < 1:
         raise ConfigError("--episodes and --seeds must be >= 1")
     if args.workers < 1:
@@ -413,10 +426,12 @@ def _run(args: argparse.Namespace) -> int:
     if None in served:
         llm_overrides = served[None]
     if args.error_rates:
-        methods = [MethodSpec(m.planner, m.overrides, error_rate=key[1]) for key in served for m in methods]
+        methods = [MethodSpec(m.planner, m.overrides, error_rate=key[1])
+                   for key in served if isinstance(key, tuple) for m in methods]
     elif args.latencies:
-        methods = [MethodSpec(m.planner, m.overrides, latency) for latency in served for m in methods]
-    for home, scene in homes:
+        methods = [MethodSpec(m.planner, m.overrides, latency)
+                   for latency in served if isinstance(latency, float) for m in methods]
+    for _home, scene in homes:
         _household(scene)  # a bad scene fails here, with its file named
         for suite in suites:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):
@@ -431,7 +446,8 @@ def _run(args: argparse.Namespace) -> int:
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(_household(scene).scene, load_sim_config()).raise_errors()
 
-    settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides, "backend": backend,
+    settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides,
+                "backend": backend,
                 "pybullet": bool(args.pybullet), "max_steps": args.max_steps, "served": served}
     jobs = [Job(home, scene, spec, suite, seed, i)
             for home, scene in homes for spec in methods for suite in suites
@@ -525,7 +541,7 @@ def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: ar
     return "\n".join(out)
 
 
-def _profiled(work, path: str) -> list[dict[str, Any]]:  # noqa: ANN001 - a callable
+def _profiled(work: Callable[[], list[dict[str, Any]]], path: str) -> list[dict[str, Any]]:
     """``work()`` under cProfile; prints the top functions by own and by cumulative time."""
     import cProfile
     import io

@@ -3,11 +3,13 @@
 against the served model's error rate (``--error-rates``, issue 22) as a table and a plot."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from statistics import median
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from llm_planner.bench.household import MethodSpec
+    from llm_planner.bench.report import BenchReport
 
 #: Labels of the seed's tables for the methods (Tables 1 and 2).
 PAPER_NAMES = {
@@ -17,7 +19,8 @@ PAPER_NAMES = {
 }
 
 
-def fill_rows(report, records: list[dict[str, Any]], homes, methods, suites, seeds) -> None:  # noqa: ANN001
+def fill_rows(report: BenchReport, records: list[dict[str, Any]], homes: Sequence[tuple[str, str]],
+              methods: Sequence[MethodSpec], suites: Sequence[str], seeds: Iterable[int]) -> None:
     """One row per (home, method, suite): success mean ± stderr over seeds, and cost figures."""
     from llm_planner.bench.report import mean_stderr
 
@@ -77,7 +80,8 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def format_report(report, homes, methods, suites, sims: int, wall: float) -> str:  # noqa: ANN001
+def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods: Sequence[MethodSpec],
+                  suites: Sequence[str], sims: int, wall: float) -> str:
     from llm_planner.bench.report import format_table
 
     out = []
@@ -116,7 +120,7 @@ def format_report(report, homes, methods, suites, sims: int, wall: float) -> str
     return "\n".join(out)
 
 
-def success_table(report, home: str, title: str) -> str:  # noqa: ANN001 - BenchReport
+def success_table(report: BenchReport, home: str, title: str) -> str:
     """Methods x suites success (mean ± stderr over seeds, Tables 1/2), and per method the objects
     its episodes grabbed that no goal names (issue 27: a robot must not shuffle someone's things)."""
     from llm_planner.bench.report import fmt_pm, format_table
@@ -131,7 +135,7 @@ def success_table(report, home: str, title: str) -> str:  # noqa: ANN001 - Bench
     return format_table(["method", *suites, "unrelated moves"], body, title=title)
 
 
-def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence[str],  # noqa: ANN001
+def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str],
                          in_flight: dict[MethodSpec, int]) -> str:
     """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
     per decision; then, per latency, each concurrent method's wall time over the sequential one's."""
@@ -158,8 +162,9 @@ def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence
         for seq in [m for m in cost if in_flight[m] == 1]:
             for con in [m for m in cost if in_flight[m] > 1]:
                 ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)
-                gaps = ", ".join(f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
-                                 for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
+                gaps = ", ".join(
+                    f"{s} {100 * (rows[(con.label, s)]['success_rate'] - rows[(seq.label, s)]['success_rate']):+.1f}"
+                    for s in suites if (con.label, s) in rows and (seq.label, s) in rows)
                 notes.append(f"{latency:g} s: {con.base_label} takes {ratio:.2f} of the wall time per decision of "
                              f"{seq.base_label} (1/{1 / ratio:.1f}); success difference (points): {gaps}")
     cfg = report.config
@@ -171,7 +176,7 @@ def format_latency_table(report, methods: Sequence[MethodSpec], suites: Sequence
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)
-def _by_rate(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> dict[str, dict[str, list]]:  # noqa: ANN001
+def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> dict[str, dict[str, list]]:
     """base method -> suite -> [(rate, success, stderr), ...] in the order of the rates."""
     rows = {(r["method"], r["split"]): r for r in report.rows}
     out: dict[str, dict[str, list]] = {}
@@ -184,7 +189,7 @@ def _by_rate(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> 
     return out
 
 
-def format_error_rate_table(report, methods: Sequence["MethodSpec"], suites: Sequence[str]) -> str:  # noqa: ANN001
+def format_error_rate_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> str:
     """Success (%) per method and suite at each error rate of the served model, and the seed's figure."""
     from llm_planner.bench.report import fmt_pm, format_table
     from llm_planner.llm.offline.wrong_answers import seed_marks
@@ -200,22 +205,23 @@ def format_error_rate_table(report, methods: Sequence["MethodSpec"], suites: Seq
             body.append([method, suite, *[fmt_pm(*at[r], 100.0) if r in at else "-" for r in rates],
                          "-" if seed is None else f"{seed:.1f}"])
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
-             f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is unknown")
+             f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is "
+             "unknown")
     return title + "\n" + format_table(["method", "suite", *[f"P={r:g}" for r in rates], "seed (GPT-3.5)"], body)
 
 
-def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[str], path: str) -> Any:  # noqa: ANN001
+def plot_error_rates(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str], path: str) -> Any:
     """One PNG: per suite, success (%) against the error rate, one line per method (stderr bars), the
     seed's figure of the method as a dotted level in its colour."""
     import numpy as np
 
     from llm_planner.llm.offline.wrong_answers import seed_marks
     from llm_planner.viz.plots import _colors
-    from llm_planner.viz.topdown import new_figure, write_image
+    from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
 
     curves = _by_rate(report, methods, suites)
     marks = seed_marks("household")
-    colors = dict(zip(curves, _colors(len(curves))))
+    colors = dict(zip(curves, _colors(len(curves)), strict=True))
     width = 3.2 * len(suites) + 2.4
     fig = new_figure(width, 3.6)
     cfg = report.config
@@ -231,7 +237,7 @@ def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[s
             points = per_suite.get(suite, [])
             if not points:
                 continue
-            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points))
+            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points, strict=True))
             ax.errorbar(xs, ys * 100, yerr=es * 100, marker="o", ms=3, lw=1.2, capsize=2, color=colors[method],
                         label=method)
             seed = marks.get(method.split("[")[0], {}).get(suite)
@@ -246,6 +252,4 @@ def plot_error_rates(report, methods: Sequence["MethodSpec"], suites: Sequence[s
         ax.grid(alpha=0.3)
     if curves:
         fig.axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    return write_image(path, rgb)
+    return write_image(path, rgb_pixels(fig))

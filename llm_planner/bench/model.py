@@ -12,7 +12,15 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llm_planner.bench.report import BenchReport
+    from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
+
+#: a timed operation on one recorded (state, action) pair
+Operation = Callable[["State", "Action"], object]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import BenchReport, format_table, mean_stderr
-    from llm_planner.errors import ConfigError
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.errors import ConfigError
 
     if args.pairs < 1 or args.repeats < 1 or args.horizon < 1:
         raise ConfigError("--pairs, --repeats and --horizon must be positive")
@@ -53,20 +61,21 @@ def run(args: argparse.Namespace) -> int:
     if args.pddl:
         rows.append(_time_pddl(report, household, args.pddl, args.seed))
     print(format_table(["operation", "µs per call", "calls per second"], rows,
-                       title=f"symbolic model speed, scene {scene.name}: " + ", ".join(f"{k} {v}" for k, v in sizes.items())
+                       title=f"symbolic model speed, scene {scene.name}: "
+                       + ", ".join(f"{k} {v}" for k, v in sizes.items())
                        + f"; {len(pairs)} recorded (state, action) pairs x {args.repeats} repeats"))
     if args.json:
         print(f"wrote {report.write_json(args.json)}")
     return 0
 
 
-def _record_pairs(household, n: int, horizon: int, seed: int):
+def _record_pairs(household: Household, n: int, horizon: int, seed: int) -> tuple[list[tuple[State, Action]], Goal]:
     """(state, action) pairs of random legal rollouts from random placements, and a goal."""
     from llm_planner.domains.household.world.tasks import generate_tasks
 
     goal = generate_tasks(household.scene, "comp", 1, seed)[0].goal
     rng = random.Random(seed)
-    pairs = []
+    pairs: list[tuple[State, Action]] = []
     while len(pairs) < n:
         state = household.sample_initial_state(rng.randrange(2**31))
         for _ in range(horizon):
@@ -76,7 +85,7 @@ def _record_pairs(household, n: int, horizon: int, seed: int):
     return pairs[:n], goal
 
 
-def _sizes(household, pairs) -> dict[str, Any]:
+def _sizes(household: Household, pairs: Sequence[tuple[State, Action]]) -> dict[str, Any]:
     scene = household.scene
     legal = sum(len(household.legal_actions(s)) for s, _ in pairs[:2000]) / min(len(pairs), 2000)
     return {"rooms": len(scene.rooms), "furniture": len(scene.furniture), "containers": len(scene.containers),
@@ -84,14 +93,15 @@ def _sizes(household, pairs) -> dict[str, Any]:
             "legal_actions_mean": round(legal, 1)}
 
 
-def _operations(goal, horizon: int, seed: int) -> dict[str, Callable]:
+def _operations(goal: Goal, horizon: int, seed: int) -> dict[str, Callable[[Household], Operation]]:
     """Name -> factory(household) -> function(state, action) timed per recorded pair."""
 
-    def rollout(h):
+    def rollout(h: Household) -> Operation:
         rng = random.Random(seed)
-        box = {"state": None, "t": 0}
+        box: dict[str, Any] = {"state": None, "t": 0}
 
-        def one(state, _action):  # a random rollout that restarts from the recorded state each horizon
+        # a random rollout that restarts from the recorded state each horizon
+        def one(state: State, _action: Action) -> None:
             if box["t"] % horizon == 0:
                 box["state"] = state
             box["t"] += 1
@@ -109,7 +119,7 @@ def _operations(goal, horizon: int, seed: int) -> dict[str, Callable]:
     }
 
 
-def _time_once(fn: Callable, pairs) -> float:
+def _time_once(fn: Operation, pairs: Sequence[tuple[State, Action]]) -> float:
     """Seconds per call of ``fn`` over all pairs (loop overhead included, as a caller pays it)."""
     started = time.perf_counter()
     for state, action in pairs:
@@ -117,7 +127,7 @@ def _time_once(fn: Callable, pairs) -> float:
     return (time.perf_counter() - started) / len(pairs)
 
 
-def _time_pddl(report, household, k: int, seed: int) -> list[str]:
+def _time_pddl(report: BenchReport, household: Household, k: int, seed: int) -> list[str]:
     from llm_planner.bench.report import mean_stderr
     from llm_planner.domains.household.world import pddl
     from llm_planner.domains.household.world.tasks import generate_tasks
@@ -125,7 +135,7 @@ def _time_pddl(report, household, k: int, seed: int) -> list[str]:
     seconds, lengths = [], []
     for task in generate_tasks(household.scene, "comp", k, seed):
         result = pddl.solve(household, household.sample_initial_state(task.placement_seed), task.goal)
-        if result.solved:
+        if result.solved and result.actions is not None:  # (solved has actions)
             seconds.append(result.seconds)
             lengths.append(len(result.actions))
     mean, err = mean_stderr(seconds)

@@ -14,10 +14,14 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Household
 
 INPUTS = ("directive", "directive+state")
 INPUT_LABEL = {"directive": "D", "directive+state": "D+S"}
@@ -27,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("nl2pddl", help="Levy-Karpas Tables 1, 2, 4, 5: consistency and goal/template accuracy",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default=None, help="LLM backend: offline (default) or openai")
-    p.add_argument("--splits", default="test,test_unseen", help="data set splits to evaluate (default test,test_unseen)")
+    p.add_argument("--splits", default="test,test_unseen",
+                   help="data set splits to evaluate (default test,test_unseen)")
     p.add_argument("--n", type=int, default=None, help="samples per split (default: config/nl2pddl.yaml)")
     p.add_argument("--inputs", default=",".join(INPUTS), help="directive, directive+state or both (default both)")
     p.add_argument("--tries", type=int, default=None, help="B, predictions tried (default 5)")
@@ -67,7 +72,7 @@ def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
     _WORKER["households"] = {}
 
 
-def _household(scene: str):
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
@@ -79,8 +84,8 @@ def _household(scene: str):
 
 def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
     """One sample with one input: the system's output, its scores and costs."""
-    from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
     from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
 
     sample, modality = job
     system = _WORKER["system"]
@@ -127,7 +132,8 @@ def summarize(records: Sequence[dict], backend: str, config: dict, splits: Seque
 
     report = BenchReport("nl2pddl", backend, {
         "tries_B": config["consistency"]["tries"], "planner_timeout_s": config["consistency"]["planner_timeout_s"],
-        "splits": {s: config["dataset"]["splits"][s] for s in splits}, "train_n": config["dataset"]["splits"]["train"]["n"],
+        "splits": {s: config["dataset"]["splits"][s] for s in splits},
+        "train_n": config["dataset"]["splits"]["train"]["n"],
         "wall_time_s": round(wall_s, 1)})
     for modality in inputs:
         for split in splits:
@@ -157,7 +163,8 @@ def print_tables(report: BenchReport) -> None:
     rows = report.rows
     splits = list(dict.fromkeys(r["split"] for r in rows))
     cfg = report.config
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['input'] for e in report.episodes}))}"
+    inputs = max(1, len({e["input"] for e in report.episodes}))
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // inputs}"
                       f" ({cfg['splits'][s]['scene']})" for s in splits)
     print(f"nl2pddl (Levy-Karpas) | backend: {report.backend} | {sizes} | train n={cfg['train_n']} | "
           f"B={cfg['tries_B']} | Fast Downward limit {cfg['planner_timeout_s']:g} s | wall time {cfg['wall_time_s']} s")
@@ -170,15 +177,18 @@ def print_tables(report: BenchReport) -> None:
           + [_cell(r["goal_at_1"])] for r in rows]
     print()
     print(format_table(["input", "split", *GOAL_MEASURES, "goal@1"], t2,
-                       title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top prediction before the check)"))
-    t4 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r[f"template_{m}"]) for m in TEMPLATE_MEASURES]
+                       title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top "
+                             "prediction before the check)"))
+    t4 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]]
+          + [_cell(r[f"template_{m}"]) for m in TEMPLATE_MEASURES]
           + [_cell(r["plan_at_1"]), f"{r['tries_mean']:.2f}", f"{r['seconds_per_directive']:.2f}"] for r in rows]
     print()
     print(format_table(["input", "split", *TEMPLATE_MEASURES, "plan@1", "tries", "s/sample"], t4,
                        title="Table 4: plan-template accuracy (plan@1: top template before the check; s/sample: "
                              "a problem solved for one input is not solved again for the other)"))
     verbs = sorted({v for r in rows for v in r["action_by_op"]})
-    t5 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r["action_by_op"].get(v, float("nan"))) for v in verbs]
+    t5 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]]
+          + [_cell(r["action_by_op"].get(v, float("nan"))) for v in verbs]
           for r in rows]
     print()
     print(format_table(["input", "split", *verbs], t5, title="Table 5: action accuracy by operator type"))

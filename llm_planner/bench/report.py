@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -45,7 +46,8 @@ class BenchReport:
     rows: list[dict[str, Any]] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
 
-    def add_row(self, method: str, split: str, episodes: int, success_rate: float, stderr: float, **figures: Any) -> None:
+    def add_row(self, method: str, split: str, episodes: int, success_rate: float | None, stderr: float | None,
+                **figures: Any) -> None:
         self.rows.append({"method": method, "split": split, "episodes": episodes,
                           "success_rate": success_rate, "stderr": stderr, **figures})
 
@@ -79,8 +81,8 @@ class BenchReport:
             v = r.get(value)
             if v is None:
                 continue
-            e = r.get(err, 0.0) if err else None
-            cells[(r["method"], r["split"])] = fmt_pm(v, e, scale, digits) if err else f"{v * scale:.{digits}f}"
+            cells[(r["method"], r["split"])] = (fmt_pm(v, r.get(err, 0.0), scale, digits) if err
+                                                else f"{v * scale:.{digits}f}")
         header = ["method"] + splits
         body = [[m] + [cells.get((m, s), "-") for s in splits] for m in methods]
         return format_table(header, body, title=title or f"{self.benchmark}: {value} (backend: {self.backend})")
@@ -92,9 +94,9 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
     widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
     line = "  ".join("-" * w for w in widths)
     out = [title] if title else []
-    out.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
+    out.append("  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True)))
     out.append(line)
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
     return "\n".join(out)
 
 

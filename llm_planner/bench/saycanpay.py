@@ -21,10 +21,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.domains.household.world.tasks import HouseholdTask
 
 STRATEGIES = ("greedy_action", "beam_action")
 SCORES = ("say", "saycan", "saycanpay")
@@ -47,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "(paper,oracle): each method runs with each decoder")
     p.add_argument("--splits", default="test,novel,unseen", help="test, novel, unseen (default all)")
     p.add_argument("--n", type=int, default=None, help="tasks per split (default: config/saycanpay.yaml)")
-    p.add_argument("--models", default=None, metavar="DIR", help="trained Can/Pay models (default: the training output)")
+    p.add_argument("--models", default=None, metavar="DIR",
+                   help="trained Can/Pay models (default: the training output)")
     p.add_argument("--say-input", default=None, choices=("observations", "full"),
                    help="what the offline Say reads besides the plan so far (default: config)")
     p.add_argument("--config", default=None, metavar="FILE", help="a saycanpay YAML overriding config/saycanpay.yaml")
@@ -58,7 +65,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def parse_method(name: str) -> dict[str, str]:
+class MethodParams(TypedDict):
+    """The SayCanPay planner parameters a benchmark method name stands for."""
+
+    strategy: str
+    score: str
+    can: str
+    variant: str
+
+
+def parse_method(name: str) -> MethodParams:
     """``STRATEGY:SCORE[+oracle_can][@oracle]`` or ``greedy_token[@oracle]`` as planner parameters."""
     from llm_planner.errors import ConfigError
 
@@ -75,7 +91,7 @@ def parse_method(name: str) -> dict[str, str]:
     return {"strategy": strategy, "score": score, "can": can, "variant": variant}
 
 
-def needs_models(parsed: dict[str, str]) -> bool:
+def needs_models(parsed: MethodParams) -> bool:
     return parsed["score"] == "saycanpay" or (parsed["score"] == "saycan" and parsed["can"] == "learned")
 
 
@@ -86,8 +102,8 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool,
                  done_step: bool = False) -> None:
     from llm_planner.llm.factory import make_backend
-    from llm_planner.methods.saycanpay.planner import load_models
     from llm_planner.methods.saycanpay.config import model_dir
+    from llm_planner.methods.saycanpay.planner import load_models
 
     _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
     from pathlib import Path
@@ -96,7 +112,7 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
                                     done_step=done_step) if need_models else None
 
 
-def _household(scene: str):
+def _household(scene: str) -> Household:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
 
@@ -107,17 +123,18 @@ def _household(scene: str):
 
 
 def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
-    from llm_planner.execution import SymbolicWorld, run_episode
-    from llm_planner.planners.base import Task
-    from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
     from llm_planner.domains.household.world.expert import expert_plan
     from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
+    from llm_planner.planners.base import Task
 
     split, task, method = job
     household = _household(task.scene)
     state = household.sample_initial_state(task.placement_seed)
     config = _WORKER["config"]
-    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"], **parse_method(method))
+    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"],
+                               **parse_method(method))
     episode = Task(task.instruction, task.goal, household, max_steps=int(config["decoding"]["max_steps"]))
     started = time.perf_counter()
     result = run_episode(planner, episode, SymbolicWorld(household, state))
@@ -126,7 +143,8 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     parsed = parse_method(method)
     decoder = planner.decoder
     return {"method": method, "decoder": parsed["variant"], "strategy": parsed["strategy"],
-            "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id, "suite": task.suite, "scene": task.scene,
+            "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id,
+            "suite": task.suite, "scene": task.scene,
             "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
             "steps": steps, "expert_length": expert, "cost_effective": result.success and steps == expert,
             "relative_length": expert / steps if result.success and steps else (1.0 if result.success else 0.0),
@@ -136,14 +154,15 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------ aggregation
-def tasks_of(config: dict[str, Any], split: str, n: int | None):
+def tasks_of(config: dict[str, Any], split: str, n: int | None) -> list[HouseholdTask]:
     from llm_planner.domains.household.world.tasks import generate_tasks
 
     spec = config["benchmark"][split]
     total = int(n if n is not None else spec["n"])
     suites = list(spec["suites"])
     per = [total // len(suites) + (1 if i < total % len(suites) else 0) for i in range(len(suites))]
-    return [t for suite, k in zip(suites, per) for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
+    return [t for suite, k in zip(suites, per, strict=True)
+            for t in generate_tasks(str(spec["scene"]), suite, k, int(spec["seed"]))]
 
 
 def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequence[str], splits: Sequence[str],
@@ -158,7 +177,8 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
             success, err = mean_stderr([float(r["success"]) for r in rs])
             cost, cost_err = mean_stderr([float(r["cost_effective"]) for r in rs])
             rel, _ = mean_stderr([r["relative_length"] for r in rs])
-            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost, cost_effectiveness_stderr=cost_err,
+            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost,
+                           cost_effectiveness_stderr=cost_err,
                            relative_length=rel, planning_time_s=sum(r["planning_time_s"] for r in rs) / len(rs),
                            llm_requests_per_plan=sum(r["llm_requests"] for r in rs) / len(rs))
     report.episodes = list(records)
@@ -187,7 +207,8 @@ def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | N
 
 def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
     cfg = report.config
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // max(1, len({e['method'] for e in report.episodes}))} "
+    methods = max(1, len({e["method"] for e in report.episodes}))
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // methods} "
                       f"({cfg['benchmark'][s]['scene']}: {'/'.join(cfg['benchmark'][s]['suites'])})" for s in splits)
     print(f"saycanpay | Say backend: {report.backend} (Say input: {cfg['say_input']}) | {sizes} | "
           f"k={cfg['decoding']['beam_size']} m={cfg['decoding']['candidates']} | models: {cfg['models']} | "
@@ -208,22 +229,23 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
         print(_table(report, general, "success_rate", "stderr", "Table 5: generalization, planning success % "
                                                                 "(novel: novel suites; unseen: unseen apartment)"))
     print()
-    print(_table(report, splits, "relative_length", None, "Figure 4: relative length expert/generated x100 (0 = failed)"))
+    print(_table(report, splits, "relative_length", None,
+                 "Figure 4: relative length expert/generated x100 (0 = failed)"))
     print()
     print(_table(report, splits, "planning_time_s", None, "planning seconds per plan", scale=1.0, digits=2))
 
 
 # ---------------------------------------------------------------------------- training
-def train_on_first_use(config: dict[str, Any], directory, progress: bool = True) -> None:  # noqa: ANN001 - Path
+def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool = True) -> None:
     """Train the Can and Pay models (seed 004, §6) with ``config["training"]`` and save them in
     ``directory``, with progress bars: what ``llm-planner train saycanpay`` does, done on first use."""
     import sys
 
     from tqdm import tqdm
 
+    from llm_planner.domains.household.world.expert import build_dataset
     from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.training import train_models
-    from llm_planner.domains.household.world.expert import build_dataset
 
     opts = config["training"]
     epochs = int(opts["epochs"])
@@ -253,10 +275,9 @@ def train_on_first_use(config: dict[str, Any], directory, progress: bool = True)
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
-    from llm_planner.methods.saycanpay.config import load_config, model_dir
-
     from llm_planner.errors import ConfigError
     from llm_planner.llm.factory import make_backend
+    from llm_planner.methods.saycanpay.config import load_config, model_dir
     from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
 
     config = load_config(args.config)
@@ -265,7 +286,8 @@ def run(args: argparse.Namespace) -> int:
     decoders = [d.strip() for d in args.decoders.split(",") if d.strip()]
     unknown = [d for d in decoders if d not in DECODERS]
     if unknown or not decoders:
-        raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from {', '.join(DECODERS)})")
+        raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from "
+                          f"{', '.join(DECODERS)})")
     offers = token_logprobs_backend(make_backend(backend=args.backend or None))
     base = [m.strip() for m in (args.methods or ",".join(METHODS)).split(",") if m.strip()]
     if args.methods is None and offers:
@@ -301,7 +323,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
     with bench_engine(args) as engine:
-        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, models_dir, need_models, done_step),
+        records = parallel_records(jobs, _run_job, _init_worker,
+                                   (args.backend, config, models_dir, need_models, done_step),
                                   args.workers, "saycanpay", not args.no_progress)
     records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
     sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]

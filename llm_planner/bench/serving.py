@@ -35,7 +35,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--serve-style", default=None, choices=STYLES,
                        help="start llm-planner serve with this answer style and run the openai backend against it")
     group.add_argument("--serve-latency", default="0", metavar="S|DIST",
-                       help="its latency per request: seconds, or uniform:LO,HI | normal:MEAN,SD | lognormal:MEDIAN,SIGMA "
+                       help="its latency per request: seconds, or uniform:LO,HI | normal:MEAN,SD | "
+                            "lognormal:MEDIAN,SIGMA "
                             "| exp:MEAN (default 0)")
     group.add_argument("--serve-structured", action="store_true",
                        help="let it accept structured output (JSON schema); by default it refuses, so the client "
@@ -50,7 +51,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a further option of llm-planner serve, e.g. --serve-arg=--fault-rate=0.2 (repeatable)")
 
 
-def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], backend: str) -> tuple[dict[str, Any], str]:
+def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
+                    backend: str) -> tuple[dict[str, Any], str]:
     """Without ``--serve-style``: the arguments unchanged. With it: a started server (stopped, with its
     request counts printed, when the process exits) and the overrides that point the openai backend
     at it (the model name says style and latency, so tables and answer caches tell runs apart)."""
@@ -80,7 +82,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
     def stop() -> None:
         try:
             stats = server.stats()
-            print(f"\nserved model ({args.serve_style}, latency {latency}{quality}): " + format_stats(stats), flush=True)
+            print(f"\nserved model ({args.serve_style}, latency {latency}{quality}): " + format_stats(stats),
+                  flush=True)
         except OSError:
             pass
         server.stop()
@@ -94,7 +97,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any], bac
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
                  "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
     load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker
-    print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency {latency}{quality}, "
+    print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency "
+          f"{latency}{quality}, "
           f"structured output {'accepted' if args.serve_structured else 'refused'}"
           + (f", {' '.join(args.serve_arg)}" if args.serve_arg else "") + ")", flush=True)
     return overrides, "openai"

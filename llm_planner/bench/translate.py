@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,10 +217,10 @@ def run(args: argparse.Namespace) -> int:
 
     from llm_planner.bench.report import BenchReport, format_table
     from llm_planner.bench.serving import serve_for_bench
-    from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.llm.factory import make_backend
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.llm.config import load_llm_config, parse_dotted
+    from llm_planner.llm.factory import make_backend
 
     all_cases = load_cases(args.eval_set)
     homes = [h.strip() for h in (args.home or ",".join(dict.fromkeys(c.scene for c in all_cases))).split(",")
@@ -242,11 +243,16 @@ def run(args: argparse.Namespace) -> int:
                for c in tqdm(cases, desc="directives", unit="dir", file=sys.stderr, dynamic_ncols=True,
                             disable=args.no_progress)]
 
-    report = BenchReport("translate", described["backend"], config={"backend": described, "homes": homes,
-                                                                     "eval_set": str(args.eval_set or "config/translate_eval.yaml")})
+    eval_set = str(args.eval_set or "config/translate_eval.yaml")
+    report = BenchReport("translate", described["backend"],
+                         config={"backend": described, "homes": homes, "eval_set": eval_set})
     report.episodes = records
     rows = []
-    groups = [(f"{h} ({s})", lambda r, h=h, s=s: r["scene"] == h and r["split"] == s) for s in ("dev", "test") for h in homes]
+
+    def home_split(home: str, split: str) -> Callable[[dict[str, Any]], bool]:
+        return lambda r: r["scene"] == home and r["split"] == split
+
+    groups = [(f"{h} ({s})", home_split(h, s)) for s in ("dev", "test") for h in homes]
     groups += [("all dev", lambda r: r["split"] == "dev"), ("all test (held out)", lambda r: r["split"] == "test"),
                ("all", lambda r: True)]
     for split, selects in groups:

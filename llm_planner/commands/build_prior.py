@@ -30,10 +30,10 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from llm_planner.bench.report import format_table
-    from llm_planner.errors import ConfigError
-    from llm_planner.methods.llm_mcts.prior import build_prior, evaluate_prior
-    from llm_planner.llm.text import WorldInfo
     from llm_planner.domains.household.world.scene import load_scene
+    from llm_planner.errors import ConfigError
+    from llm_planner.llm.text import WorldInfo
+    from llm_planner.methods.llm_mcts.prior import build_prior, evaluate_prior
 
     if args.samples is not None and args.samples < 1:
         raise ConfigError(f"--samples must be at least 1, got {args.samples}")

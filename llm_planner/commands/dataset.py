@@ -7,6 +7,11 @@ and writes JSON Lines. ``--check-pddl K`` compares K expert plans with Fast Down
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.expert import Trajectory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import format_table, mean_stderr
-    from llm_planner.errors import ConfigError
     from llm_planner.domains.household.world.expert import build_dataset, save_dataset
+    from llm_planner.errors import ConfigError
 
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
@@ -69,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_pybullet(scene_name: str, trajectories, k: int) -> int:
+def _check_pybullet(scene_name: str, trajectories: Sequence[Trajectory], k: int) -> int:
     """Replay an evenly spread sample of ``k`` trajectories on the PyBullet robot; print the outcome."""
     import time
 

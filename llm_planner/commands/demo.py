@@ -18,6 +18,12 @@ the terminal or with --answer TEXT (issue 23).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from llm_planner_interfaces.msg import TaskStatus
 
 DEFAULT_DIRECTIVE = "put one fork inside the dishwasher"
 
@@ -44,13 +50,11 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from llm_planner.commands.plan import print_result
+    from llm_planner.commands.plan import Answerer, print_result
     from llm_planner.errors import LlmPlannerError
     from llm_planner.ros.client import PlannerClient, format_feedback, format_status
     from llm_planner.ros.launch_files import resolve_launch_file
     from llm_planner.ros.launcher import GraphRunner
-
-    from llm_planner.commands.plan import Answerer
 
     arguments = {"params_file": str(Path(args.params_file).resolve())} if args.params_file else {}
     log_dir = Path(args.logs) / time.strftime("%Y%m%d-%H%M%S")
@@ -63,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     record, no_record = None, ""
     try:
         with PlannerClient("llm_planner_demo") as client:
-            def show_status(msg) -> None:  # noqa: ANN001 - TaskStatus; the steps come as feedback
+            def show_status(msg: TaskStatus) -> None:  # the steps come as feedback
                 if not msg.step:
                     print("[status] " + format_status(msg, details=False), flush=True)
 
@@ -100,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result["success"] else 1
 
 
-def _with_approval(params_file: str | None, log_dir: "Path") -> "Path":
+def _with_approval(params_file: str | None, log_dir: Path) -> Path:
     """A copy of the parameter file (default config/llm_planner.yaml) with require_approval: goal."""
     from pathlib import Path
 

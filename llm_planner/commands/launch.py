@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "also accepted that way)")
     p.add_argument("--sigkill-timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds after SIGTERM before a node gets SIGKILL (ros2 launch: sigkill_timeout:=)")
-    p.add_argument("--settings", default=None, metavar="FILE", help="launcher settings file (default: config/launch.yaml)")
+    p.add_argument("--settings", default=None, metavar="FILE",
+                   help="launcher settings file (default: config/launch.yaml)")
     p.add_argument("-s", "--show-args", "--show-arguments", action="store_true",
                    help="list the launch file's arguments and exit")
     p.add_argument("-p", "--print", "--print-description", action="store_true", dest="print_description",
@@ -58,12 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 LAUNCHER_ARGUMENTS = ("sigterm_timeout", "sigkill_timeout")
 
 
-def parse_launch_arguments(name: str | None, positional: list[str], options: list[str]) -> tuple[str | None, dict[str, str]]:
+def parse_launch_arguments(name: str | None, positional: list[str],
+                           options: list[str]) -> tuple[str | None, dict[str, str]]:
     """The launch file name and the KEY:=VALUE / KEY=VALUE arguments (a first positional with ':=' is an argument)."""
     from llm_planner.errors import ConfigError
 
     if name is not None and ":=" in name:
-        name, positional = None, [name, *positional]
+        positional = [name, *positional]
+        name = None
     arguments: dict[str, str] = {}
     for item, separator in [(i, ":=") for i in positional] + [(i, "=") for i in options]:
         key, sep, value = item.partition(separator)
@@ -83,12 +86,12 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.ros.supervision import run_launch_file
 
     name, arguments = parse_launch_arguments(args.name, args.launch_arguments, args.arg)
-    timeouts = {key: arguments.pop(key) for key in LAUNCHER_ARGUMENTS if key in arguments}
+    given = {key: arguments.pop(key) for key in LAUNCHER_ARGUMENTS if key in arguments}
     try:
-        timeouts = {key: float(value) for key, value in timeouts.items()}
+        timeouts = {key: float(value) for key, value in given.items()}
     except ValueError:
         raise ConfigError(f"launch arguments {', '.join(LAUNCHER_ARGUMENTS)} take a number of seconds, "
-                          f"got {timeouts}") from None
+                          f"got {given}") from None
     flags = {"sigterm_timeout": args.sigterm_timeout, "sigkill_timeout": args.sigkill_timeout}
     timeouts.update({key: value for key, value in flags.items() if value is not None})
     settings = load_launch_settings(args.settings, on_exit=args.on_exit, exit_grace_s=args.exit_grace_s, **timeouts)

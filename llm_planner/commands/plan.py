@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
                        "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
-    p.add_argument("--planner", default="", help="household graph: llm_mcts (baselines uct, l_policy, no_heuristic_policy, uniform_prior, fully_observable), pddl (Levy-Karpas), saycanpay, classical; G-TAMP graph (llm-planner launch gtamp): stalm, stalm_no_uct, stalm_no_occ, stalm_no_chal, stalm_no_occ_no_chal, uct, uct_hcount, saycan, iterative_replanning, llm_mcts (default: the configured one)")
+    p.add_argument("--planner", default="",
+                   help="household graph: llm_mcts (baselines uct, l_policy, no_heuristic_policy, uniform_prior, "
+                        "fully_observable), pddl (Levy-Karpas), saycanpay, classical; G-TAMP graph (llm-planner "
+                        "launch gtamp): stalm, stalm_no_uct, stalm_no_occ, stalm_no_chal, stalm_no_occ_no_chal, uct, "
+                        "uct_hcount, saycan, iterative_replanning, llm_mcts (default: the configured one)")
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")

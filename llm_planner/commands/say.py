@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from llm_planner.commands.plan import add_graph_options
 from llm_planner.task_states import FINAL_STATES, SUCCEEDED
+
+if TYPE_CHECKING:
+    from llm_planner_interfaces.msg import TaskStatus
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     done = threading.Event()
     outcome = {"ok": True, "task": ""}
 
-    def on_status(msg) -> None:
+    def on_status(msg: TaskStatus) -> None:
         print(format_status(msg), flush=True)
         if not outcome["task"] and " ".join(msg.directive.split()) == " ".join(args.directive.split())[:200]:
             outcome["task"] = msg.task_id  # the task of this directive (an answered question rewrites it)

@@ -24,6 +24,10 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +59,8 @@ def run_check(args: argparse.Namespace) -> int:
         scene = load_scene(path)
     except SceneError as exc:
         lines = exc.problems or (str(exc),)
-        print(f"{path}: {len(lines)} schema error(s); fix these first (llm_planner/domains/household/world/scene.py has the schema):")
+        print(f"{path}: {len(lines)} schema error(s); fix these first "
+              "(llm_planner/domains/household/world/scene.py has the schema):")
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1
@@ -117,20 +122,21 @@ def _is_gtamp(path: Path) -> bool:
 
 
 # ----------------------------------------------------------------------- commonsense notes
-def prior_notes(scene) -> list[str]:  # noqa: ANN001 - Scene
+def prior_notes(scene: Scene) -> list[str]:
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
     from llm_planner.llm.factory import make_backend
-    from llm_planner.methods.llm_mcts.prior import build_prior
     from llm_planner.llm.offline.commonsense import load_commonsense, scene_knowledge
     from llm_planner.llm.text import WorldInfo, name_to_text
+    from llm_planner.methods.llm_mcts.prior import build_prior
 
     backend = make_backend(backend="offline")
     world = WorldInfo.from_scene(scene)
     knowledge = scene_knowledge(backend.resources, world)
     notes = []
     odd = []
-    named = load_commonsense(backend.config.get("offline.commonsense")).alias_index()  # the file's own names and aliases
+    # the file's own names and aliases
+    named = load_commonsense(backend.config.get("offline.commonsense")).alias_index()
     for otype in scene.object_types:
         if name_to_text(otype) in named and knowledge.place_weights(otype):
             continue

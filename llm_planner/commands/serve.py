@@ -14,11 +14,10 @@ import signal
 from typing import Any
 
 #: Options of the stand-in that mean nothing to a real model: (dest, default) as argparse sets them.
-STAND_IN_ONLY = (("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"),
-                 ("fault_rate", 0.0), ("no_structured_output", False), ("max_n", 0), ("model", None),
-                 ("ignore_n", False), ("greedy", False), ("ignore_structured_output", False),
-                 ("error_rate", 0.0), ("error_seed", 0),
-                 ("llm_config", None), ("set", []))
+STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
+    ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
+    ("no_structured_output", False), ("max_n", 0), ("model", None), ("ignore_n", False), ("greedy", False),
+    ("ignore_structured_output", False), ("error_rate", 0.0), ("error_seed", 0), ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     latency = p.add_mutually_exclusive_group()
     latency.add_argument("--latency", type=float, default=None, metavar="S", help="seconds per request (default 0)")
     latency.add_argument("--latency-dist", default=None, metavar="DIST",
-                         help="latency drawn per request: uniform:LO,HI | normal:MEAN,SD | lognormal:MEDIAN,SIGMA | exp:MEAN")
+                         help="latency drawn per request: uniform:LO,HI | normal:MEAN,SD | "
+                              "lognormal:MEDIAN,SIGMA | exp:MEAN")
     p.add_argument("--max-concurrency", type=int, default=0, metavar="K",
                    help="requests answered at once, the rest queue (default 0: no limit)")
     p.add_argument("--style", default="plain", help="answer style: plain, chatty, markdown, json, thinking, mixed "

@@ -108,13 +108,13 @@ def _problem_picture(args: argparse.Namespace) -> int:
 
 def _run_household(args: argparse.Namespace) -> int:
     from llm_planner.bench.household import PyBulletWorld
-    from llm_planner.errors import ConfigError
-    from llm_planner.execution import run_episode
-    from llm_planner.planners.base import Task, create
-    from llm_planner.viz.recorder import HouseholdRecorder
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
+    from llm_planner.errors import ConfigError
+    from llm_planner.execution import StepRecord, run_episode
+    from llm_planner.planners.base import Task, create
+    from llm_planner.viz.recorder import HouseholdRecorder
 
     if args.suite not in SUITES:
         raise ConfigError(f"unknown suite '{args.suite}' (suites: {', '.join(SUITES)})")
@@ -126,11 +126,16 @@ def _run_household(args: argparse.Namespace) -> int:
     try:
         recorder = HouseholdRecorder.for_sim(world.sim, goal=task.goal, title=f"{task.instruction}")
         recorder.start()
-        print(f"task {task.task_id}: {task.instruction!r} ({planner.name if hasattr(planner, 'name') else args.planner}, "
+        print(f"task {task.task_id}: {task.instruction!r} "
+              f"({planner.name if hasattr(planner, 'name') else args.planner}, "
               f"PyBullet world of {household.scene.name})", flush=True)
+
+        def on_step(r: StepRecord) -> None:
+            recorder.on_step(r)
+            print(f"  {r.step}. {r.action} -> {'ok' if r.success else 'failed: ' + r.reason}", flush=True)
+
         result = run_episode(planner, Task(task.instruction, task.goal, household, args.max_steps), world,
-                             on_step=lambda r: (recorder.on_step(r), print(
-                                 f"  {r.step}. {r.action} -> {'ok' if r.success else 'failed: ' + r.reason}", flush=True)))
+                             on_step=on_step)
         written = recorder.write(args.out_dir or RUN_DIR, gif=not args.no_gif)
     finally:
         world.close()
@@ -141,10 +146,10 @@ def _run_household(args: argparse.Namespace) -> int:
 
 def _run_gtamp(args: argparse.Namespace) -> int:
     from llm_planner.domains.gtamp.problems import load_problem
-    from llm_planner.execution import run_episode
     from llm_planner.domains.gtamp.sim import GTampSim
-    from llm_planner.planners.base import create
+    from llm_planner.execution import StepRecord, run_episode
     from llm_planner.methods.stalm.planner import GTampTask, registry_name
+    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import GTampRecorder, PathTap
 
     problem = load_problem(args.problem)
@@ -153,11 +158,12 @@ def _run_gtamp(args: argparse.Namespace) -> int:
     sim = GTampSim(problem)
     tap = PathTap(sim)
     try:
-        recorder = GTampRecorder(problem, sim.observe, lambda: tap.last_path, title=f"{problem.name}: {problem.description}")
+        recorder = GTampRecorder(problem, sim.observe, lambda: tap.last_path,
+                                 title=f"{problem.name}: {problem.description}")
         recorder.start()
         print(f"G-TAMP {problem.name} with {method}: {problem.description}", flush=True)
 
-        def on_step(record) -> None:  # noqa: ANN001 - execution.StepRecord
+        def on_step(record: StepRecord) -> None:
             recorder.on_step(record)
             print(f"  {record.step}. {record.action_text} -> {'ok' if record.success else 'failed: ' + record.reason}",
                   flush=True)

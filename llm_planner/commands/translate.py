@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llm_planner.llm.base import LanguageModel
+    from llm_planner.llm.translate import TranslationResult
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +25,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override one configuration key, e.g. --set openai.model=gpt-4o-mini (repeatable)")
 
 
-def make_backend_from_args(args: argparse.Namespace):  # noqa: ANN201 - LanguageModel
+def make_backend_from_args(args: argparse.Namespace) -> LanguageModel:
     from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.llm.factory import make_backend
 
@@ -60,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _translate(args: argparse.Namespace):  # noqa: ANN202 - TranslationResult
-    from llm_planner.llm.translate import translate_directive
+def _translate(args: argparse.Namespace) -> TranslationResult:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
+    from llm_planner.llm.translate import translate_directive
 
     household = Household(load_scene(args.scene))
     return translate_directive(args.directive, household, make_backend_from_args(args))

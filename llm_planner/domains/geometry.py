@@ -8,10 +8,30 @@ is in which container is for perception to work out from the boxes.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # x, y, z, w
+
+
+def vec3(values: Iterable[float]) -> Vec3:
+    """Three numbers as a :data:`Vec3` (PyBullet and numpy answer lists and arrays; fewer or more
+    than three values raise ``ValueError``)."""
+    x, y, z = values
+    return (x, y, z)
+
+
+def aabb(corners: Iterable[Iterable[float]]) -> tuple[Vec3, Vec3]:
+    """An axis-aligned box (lowest corner, highest corner) as two :data:`Vec3` (e.g. from ``p.getAABB``)."""
+    lo, hi = corners
+    return vec3(lo), vec3(hi)
+
+
+def quat(values: Iterable[float]) -> Quat:
+    """Four numbers (x, y, z, w) as a :data:`Quat`; fewer or more raise ``ValueError``."""
+    x, y, z, w = values
+    return (x, y, z, w)
 
 #: Body types of a snapshot (objects carry their object type, e.g. ``apple``, in ``type``).
 WALL = "wall"
@@ -36,7 +56,7 @@ class BodyGeometry:
 
     @property
     def aabb_center(self) -> Vec3:
-        return tuple((lo + hi) / 2.0 for lo, hi in zip(self.aabb_min, self.aabb_max))  # type: ignore[return-value]
+        return vec3((lo + hi) / 2.0 for lo, hi in zip(self.aabb_min, self.aabb_max, strict=True))
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,25 @@ LLM-MCTS's prior belief and heuristic policy over these answers are
 :mod:`llm_planner.methods.llm_mcts.prior` and :mod:`llm_planner.methods.llm_mcts.policy`.
 """
 from llm_planner.llm.base import (
-    ActionSamples, AnswerInfo, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, Usage,
+    ActionSamples,
+    AnswerInfo,
+    Candidates,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
+    Usage,
 )
 from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.factory import FallbackBackend, make_backend
 from llm_planner.llm.policy import empirical_policy, say_candidates
 from llm_planner.llm.text import (
-    WorldInfo, action_to_text, goal_to_text, name_to_text, observation_to_text, text_to_action,
+    WorldInfo,
+    action_to_text,
+    goal_to_text,
+    name_to_text,
+    observation_to_text,
+    text_to_action,
 )
 from llm_planner.llm.translate import TranslationResult, translate_directive
 

@@ -140,7 +140,8 @@ def unfence(text: str) -> str:
 
 
 _MARKUP = re.compile(r"(\*\*|__|\*|`)")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6]|\d{1,2}\s*[.)]|\(\d{1,2}\)|step\s*\d{1,2}\s*[:.)-]|[a-z]\))\s+",
+_LIST_MARK = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6]|\d{1,2}\s*[.)]|\(\d{1,2}\)|"
+                        r"step\s*\d{1,2}\s*[:.)-]|[a-z]\))\s+",
                         re.IGNORECASE)
 _HEADER = re.compile(r"^\s*#{1,6}\s*")
 
@@ -169,7 +170,8 @@ def paragraphs(lines: list[str]) -> list[list[str]]:
 
 
 # ----------------------------------------------------------------------------- refusals
-_REFUSAL = re.compile(r"^\s*(?:i'?m\s+sorry|i\s+am\s+sorry|sorry,|i\s+(?:cannot|can't|can\s*not|won't|am\s+unable|'m\s+unable)"
+_REFUSAL = re.compile(r"^\s*(?:i'?m\s+sorry|i\s+am\s+sorry|sorry,|"
+                      r"i\s+(?:cannot|can't|can\s*not|won't|am\s+unable|'m\s+unable)"
                       r"|as\s+an\s+ai|unfortunately,?\s+i)", re.IGNORECASE)
 
 
@@ -233,16 +235,16 @@ def read_positions(text: str) -> list[tuple[str, str]]:
     if data is not None:
         entries = _first_key(data, ("positions", "possible_positions", "answer", "places", "locations"))
         entries = data if isinstance(data, list) and entries is None else entries
-        out = []
+        found: list[tuple[str, str]] = []
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict):
                 rel = str(_first_key(entry, ("relation", "rel")) or "").lower()
                 place = str(_first_key(entry, ("place", "furniture", "location", "destination")) or "")
                 if place:
-                    out.append((rel, place.strip().lower()))
+                    found.append((rel, place.strip().lower()))
             elif isinstance(entry, str):
-                out.extend(read_positions(entry))
-        return out
+                found.extend(read_positions(entry))
+        return found
     out: list[tuple[str, str]] = []
     for line in plain_lines(_own_answer(text)):
         line = re.sub(r"^(?:answer|possible positions?(?: of [^:]+)?)\s*:\s*", "", line, flags=re.IGNORECASE)
@@ -268,7 +270,8 @@ def read_positions(text: str) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------------------- policy and Say
 _VERBS = [  # (pattern of the words a model uses, canonical form); most specific first
-    (r"walk(?:\s+over)?\s+to|go(?:\s+back)?\s+to|head\s+(?:over\s+)?to|move\s+to|navigate\s+to|approach|come\s+to", "walk to"),
+    (r"walk(?:\s+over)?\s+to|go(?:\s+back)?\s+to|head\s+(?:over\s+)?to|move\s+to|navigate\s+to|approach|come\s+to",
+     "walk to"),
     (r"pick\s+up|grab|take|get|grasp", "grab"),
     (r"open", "open"),
     (r"close|shut", "close"),
@@ -277,13 +280,14 @@ _VERBS = [  # (pattern of the words a model uses, canonical form); most specific
 _VERB_RE = re.compile(r"(?<![\w'])(?P<verb>" + "|".join(f"(?:{p})" for p, _ in _VERBS) + r")\b", re.IGNORECASE)
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+need\s+to|\bwithout|\binstead\s+of|\bavoid|\bbefore\s+you)\s+"
                       r"(?:\w+\s+){0,2}$", re.IGNORECASE)
-_ADJECTIVE = re.compile(r"\b(?:is|are|am|was|were|be|been|being|stays?|remains?|still|the|an?|already|now|it's|its)\s+$",
+_ADJECTIVE = re.compile(r"\b(?:is|are|am|was|were|be|been|being|stays?|remains?|still|the|an?|already|now|"
+                        r"it's|its)\s+$",
                         re.IGNORECASE)  # "is close to", "the open fridge": not the verbs
 _DONE_RE = re.compile(r"^(?:the\s+)?(?:task\s+(?:is\s+)?)?(?:done|finished|complete[d]?|all\s+done)\b|"
                       r"^(?:the\s+)?(?:goal|task)\s+(?:is|has\s+been)\s+(?:already\s+)?(?:done|achieved|complete[d]?|"
                       r"finished|satisfied)|^done!?$|^\W*done\W*$", re.IGNORECASE)
-_DONE_IN_PROSE = re.compile(r"\b(?:task|goal)\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)?(?:done|complete[d]?|finished|"
-                            r"achieved|satisfied)\b", re.IGNORECASE)
+_DONE_IN_PROSE = re.compile(r"\b(?:task|goal)\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)?"
+                            r"(?:done|complete[d]?|finished|achieved|satisfied)\b", re.IGNORECASE)
 _CALL = re.compile(r"^\s*(?P<verb>walk_?to|walk|go_?to|grab|pick_?up|open|close|put_?in(?:side)?|put_?on|place_?on|"
                    r"place_?in)\s*\((?P<args>[^()]*)\)", re.IGNORECASE)
 _CALL_VERBS = {"walkto": "walk to", "walk": "walk to", "goto": "walk to", "grab": "grab", "pickup": "grab",

@@ -26,14 +26,15 @@ import dataclasses
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.text import WorldInfo
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -53,13 +54,13 @@ class Usage:
     failures: int = 0            # questions that ended in an LLMError
     fallbacks: int = 0           # questions the offline backend answered after an openai failure
 
-    def copy(self) -> "Usage":
+    def copy(self) -> Usage:
         return dataclasses.replace(self)
 
-    def __sub__(self, other: "Usage") -> "Usage":
+    def __sub__(self, other: Usage) -> Usage:
         return Usage(**{f.name: getattr(self, f.name) - getattr(other, f.name) for f in dataclasses.fields(self)})
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         for f in dataclasses.fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
@@ -142,7 +143,7 @@ class LanguageModel(ABC):
 
     name: str = ""
 
-    def __init__(self, config: LLMConfig, resources: "Resources") -> None:
+    def __init__(self, config: LLMConfig, resources: Resources) -> None:
         self.config = config
         self.resources = resources
         self._usage = Usage()
@@ -241,7 +242,8 @@ class LanguageModel(ABC):
 def with_fallback_note(answer: Any, reason: str) -> Any:
     """The same answer with ``info.fallback`` set (answers are frozen dataclasses); an answer without
     :class:`AnswerInfo` (a registered kind's own type) is returned as it is."""
-    if not (dataclasses.is_dataclass(answer) and isinstance(getattr(answer, "info", None), AnswerInfo)):
+    info = getattr(answer, "info", None)
+    if not (dataclasses.is_dataclass(answer) and not isinstance(answer, type) and isinstance(info, AnswerInfo)):
         return answer
-    return dataclasses.replace(answer, info=dataclasses.replace(answer.info, fallback=reason))
+    return dataclasses.replace(answer, info=dataclasses.replace(info, fallback=reason))
 

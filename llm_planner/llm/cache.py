@@ -12,8 +12,9 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from llm_planner.errors import LLMError
 

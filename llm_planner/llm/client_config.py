@@ -5,7 +5,7 @@ read. Kept in ``llm/`` (not ``llm/offline/``) because both kinds of server share
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 #: the environment variable whose value the served models accept as API key (they need none)
 SERVE_KEY_ENV = "LLM_PLANNER_SERVE_KEY"
@@ -14,8 +14,11 @@ SERVE_KEY_ENV = "LLM_PLANNER_SERVE_KEY"
 class ServedClientConfig:
     """Mixed into a running server: ``base_url`` and ``model_name`` are set by the subclass."""
 
-    base_url: str
     model_name: str
+
+    if TYPE_CHECKING:
+        @property
+        def base_url(self) -> str: ...  # an attribute or a property of the subclass
 
     def client_config(self) -> dict[str, Any]:
         """Overrides of ``config/llm.yaml`` that point the openai backend at this server."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -60,7 +61,7 @@ class LLMConfig:
         value = self.data["cache"].get("dir")
         return Path(value).expanduser() if value else default_cache_dir()
 
-    def with_overrides(self, overrides: Mapping[str, Any] | None = None, **dotted: Any) -> "LLMConfig":
+    def with_overrides(self, overrides: Mapping[str, Any] | None = None, **dotted: Any) -> LLMConfig:
         """A new config with nested ``overrides`` and ``dotted`` keys (``policy__samples`` or via mapping)."""
         data = copy.deepcopy(dict(self.data))
         if overrides:
@@ -129,7 +130,8 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"LLM configuration 'world_model.floor' must be in (0, 1), got {floor!r}")
     mode = data["openai"].get("structured_output", "auto")
     if mode not in ("auto", "json_schema", "off"):
-        raise ConfigError(f"LLM configuration 'openai.structured_output' must be auto, json_schema or off, got {mode!r}")
+        raise ConfigError("LLM configuration 'openai.structured_output' must be auto, json_schema "
+                          f"or off, got {mode!r}")
     for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s", "queue_timeout_s",
                 "probe.timeout_s", "probe.retry_after_s"):
         value = _dotted(data["openai"], key)
@@ -142,7 +144,8 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
                               f"{2 if key == 'probe.samples' else 1}, got {value!r}")
     low, high = data["openai"]["in_flight"]["queue_low"], data["openai"]["in_flight"]["queue_high"]
     if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and 0 <= low < high):
-        raise ConfigError(f"LLM configuration 'openai.in_flight': need 0 <= queue_low < queue_high, got {low!r}, {high!r}")
+        raise ConfigError("LLM configuration 'openai.in_flight': need 0 <= queue_low < queue_high, "
+                          f"got {low!r}, {high!r}")
     for section in ("world_model", "policy", "translate", "task_plans", "candidates"):
         budget = data[section].get("max_tokens")
         stop = data[section].get("stop", [])

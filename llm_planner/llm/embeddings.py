@@ -12,13 +12,17 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.cache import open_sqlite
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -27,7 +31,7 @@ _MODEL = None
 _MODEL_LOCK = threading.Lock()
 
 
-def load_sentence_model():  # noqa: ANN201 - sentence_transformers.SentenceTransformer
+def load_sentence_model() -> SentenceTransformer:
     """The process-wide SentenceTransformer (loaded on first use, offline, on the CPU)."""
     global _MODEL
     with _MODEL_LOCK:
@@ -116,9 +120,9 @@ class Embedder:
                                        normalize_embeddings=True, show_progress_bar=False).astype(np.float32)
                 self.encode_seconds += time.perf_counter() - started
                 self.encoded += len(missing)
-                for text, vec in zip(missing, vectors):
+                for text, vec in zip(missing, vectors, strict=True):
                     self._memory[text] = vec
-                self._save_to_disk(zip(missing, vectors))
+                self._save_to_disk(zip(missing, vectors, strict=True))
             return np.stack([self._memory[t] for t in texts])
 
     def encode_one(self, text: str) -> np.ndarray:

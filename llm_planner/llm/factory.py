@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import (
-    ActionSamples, Candidates, GoalTuples, LanguageModel, PolicyQuery, PositionSamples, Usage,
+    ActionSamples,
+    Candidates,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
+    Usage,
     with_fallback_note,
 )
 from llm_planner.llm.cache import AnswerCache
@@ -15,7 +22,6 @@ from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo
-
 
 #: backend name -> (module, class): the offline stand-in and the OpenAI-compatible client.
 BACKEND_CLASSES: dict[str, tuple[str, str]] = {
@@ -119,8 +125,9 @@ def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = Non
     return primary
 
 
-def backend_class(name: str) -> type[LanguageModel]:
-    """The class of a backend by name, imported on first use (the interface never imports a backend)."""
+def backend_class(name: str) -> Callable[..., LanguageModel]:
+    """The class of a backend by name, imported on first use (the interface never imports a backend);
+    a remote backend's constructor also takes the answer cache."""
     if name not in BACKEND_CLASSES:
         raise LLMError(f"unknown LLM backend '{name}' (known: {', '.join(BACKEND_CLASSES)})")
     module, cls = BACKEND_CLASSES[name]

@@ -34,8 +34,9 @@ The offline backend's own answers are the parser's reading and are not checked a
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
 from llm_planner.errors import GoalError
@@ -55,7 +56,7 @@ class UnsupportedGoal(GoalError):
     directive otherwise) or ``lexical`` (the directive's words do not support an atom)."""
 
     def __init__(self, message: str, differences: tuple[str, ...], goal: Goal, kind: str,
-                 reading: "DirectiveReading | None" = None) -> None:
+                 reading: DirectiveReading | None = None) -> None:
         super().__init__(message)
         self.differences = differences
         self.goal = goal
@@ -117,14 +118,14 @@ class DirectiveReader(Protocol):
     def read(self, directive: str) -> DirectiveReading: ...
 
 
-def directive_reader(resources: "Resources", world: WorldInfo) -> DirectiveReader:
+def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene (built once per backend resources and scene)."""
     module, function = READER
     return getattr(importlib.import_module(module), function)(resources, world)
 
 
 # ------------------------------------------------------------------------------ checking
-def check_model_goal(directive: str | DirectiveReading, goal: Goal, world: WorldInfo, resources: "Resources",
+def check_model_goal(directive: str | DirectiveReading, goal: Goal, world: WorldInfo, resources: Resources,
                      complete: bool = True) -> DirectiveReading:
     """UnsupportedGoal unless a model's ``goal`` is what ``directive`` asks for (module docstring);
     returns the reading, which serves further goals for the same directive. ``complete`` false: an

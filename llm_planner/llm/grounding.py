@@ -14,14 +14,14 @@ object outside the admissible set, whatever it tries to say.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural, singular
-from llm_planner.domains.household.world.symbolic import Action
 
 
 @dataclass(frozen=True)
@@ -176,4 +176,4 @@ class Grounder:
         parsed = action_phrases(text)
         if parsed is None or parsed[0] != action.verb or len(parsed[1]) != len(action.args):
             return False
-        return all(self.refers_to(p, a, world, min_score) for p, a in zip(parsed[1], action.args))
+        return all(self.refers_to(p, a, world, min_score) for p, a in zip(parsed[1], action.args, strict=True))

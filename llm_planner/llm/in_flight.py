@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from llm_planner.errors import LLMError
 
@@ -42,7 +43,7 @@ class LimiterSettings:
     adaptive: bool = True       # False: always ``ceiling`` in flight (what a fixed pool of workers does)
 
     @staticmethod
-    def from_config(opts: dict[str, Any]) -> "LimiterSettings":
+    def from_config(opts: dict[str, Any]) -> LimiterSettings:
         section = dict(opts.get("in_flight") or {})
         return LimiterSettings(initial=int(section.get("initial", 2)), ceiling=int(opts.get("max_in_flight", 16)),
                                queue_low=float(section.get("queue_low", 0.9)),

@@ -47,14 +47,15 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from llm_planner.child_process import die_with_parent
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.llm.config import default_cache_dir
 from llm_planner.llm.client_config import ServedClientConfig
+from llm_planner.llm.config import default_cache_dir
 from llm_planner.paths import config_dir, read_yaml_mapping
 
 HOST = "127.0.0.1"
@@ -156,17 +157,18 @@ def resolve_model(spec: str, settings: LocalModelSettings) -> ModelSource:
                               f"installed: {known.install or 'install it'}")
         path = Path(list(found.submodule_search_locations)[0]) / known.file
         if not path.is_file():
-            raise ConfigError(f"the package {known.package} has no {known.file} ({path}); reinstall it: {known.install}")
+            raise ConfigError(f"the package {known.package} has no {known.file} ({path}); "
+                              f"reinstall it: {known.install}")
         return ModelSource(spec, path, "gguf")
     path = Path(spec).expanduser()
     if path.is_file() and path.suffix.lower() == ".gguf":
         return ModelSource(path.stem, path.resolve(), "gguf")
     if path.is_dir() and (path / "config.json").is_file():
         return ModelSource(path.resolve().name, path.resolve(), "folder")
-    known = ", ".join(sorted(settings.known_models))
+    names = ", ".join(sorted(settings.known_models))
     what = ("is not a .gguf file" if path.is_file() else "has no config.json (not a transformers model folder)"
             if path.is_dir() else "does not exist")
-    raise ConfigError(f"--local-model {spec!r}: {what}; give a known model ({known}), a GGUF file or a "
+    raise ConfigError(f"--local-model {spec!r}: {what}; give a known model ({names}), a GGUF file or a "
                       "transformers model folder")
 
 
@@ -322,7 +324,8 @@ def _check_port_free(port: int) -> None:
         try:
             sock.bind((HOST, port))
         except OSError as exc:
-            raise ConfigError(f"cannot listen on {HOST}:{port} ({exc}); choose another --port (0 picks a free one)") from None
+            raise ConfigError(f"cannot listen on {HOST}:{port} ({exc}); choose another --port "
+                              "(0 picks a free one)") from None
 
 
 def _transformers_cli() -> list[str]:
@@ -343,6 +346,8 @@ class LocalModelServer(ServedClientConfig):
     """``transformers serve`` with a local model, as a context manager: ``base_url`` and
     ``model_name`` once the model has answered a first chat request; ``timings`` says how long each
     stage took (prepare_s, load_s, first_answer_s, start_s) and ``prepared`` how the folder came to be."""
+
+    base_url: str
 
     def __init__(self, model: str = "smollm2", port: int = 0, settings: LocalModelSettings | None = None,
                  start_timeout_s: float | None = None, log_path: str | os.PathLike | None = None,
@@ -377,7 +382,7 @@ class LocalModelServer(ServedClientConfig):
         return config
 
     # -- life cycle
-    def start(self) -> "LocalModelServer":
+    def start(self) -> LocalModelServer:
         started = time.monotonic()
         source = resolve_model(self.spec, self.settings)
         self.prepared = prepare_model(source, self.settings, self.notify)
@@ -505,7 +510,7 @@ class LocalModelServer(ServedClientConfig):
             proc.stdout.close()
         self.proc = proc if proc.poll() is None else None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -529,7 +534,8 @@ class LocalModelServer(ServedClientConfig):
                 f"{self.proc.pid if self.proc else '-'}, {self.settings.device}, "
                 f"{self._sampling()})"
                 f"\n  model folder: {how}\n  started in {self.timings.get('start_s', 0):.1f} s (loaded in "
-                f"{self.timings.get('load_s', 0):.1f} s, first answer in {self.timings.get('first_answer_s', 0):.1f} s)")
+                f"{self.timings.get('load_s', 0):.1f} s, first answer in "
+                f"{self.timings.get('first_answer_s', 0):.1f} s)")
 
 
 def main(argv: Sequence[str]) -> int:

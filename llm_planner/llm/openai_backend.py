@@ -46,28 +46,50 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 from llm_planner.errors import ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
-    Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions, response_format, schema_of,
+    Unparsable,
+    first_action,
+    looks_like_refusal,
+    read_goal_tuples,
+    read_positions,
+    response_format,
+    schema_of,
 )
 from llm_planner.llm.base import (
-    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples,
+    ActionSamples,
+    AnswerInfo,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, QuestionClock, limiter_for
-from llm_planner.llm.openai_http import FormatRefused, preview as _preview
+from llm_planner.llm.openai_http import FormatRefused
+from llm_planner.llm.openai_http import preview as _preview
 from llm_planner.llm.openai_requests import OpenAIRequests
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.server_profile import (
-    IGNORED, REFUSED, ProbeSettings, ServerProfile, probe_server, server_profile,
+    IGNORED,
+    REFUSED,
+    ProbeSettings,
+    ServerProfile,
+    probe_server,
+    server_profile,
 )
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 T = TypeVar("T")
 
@@ -108,7 +130,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         self.probe_settings = ProbeSettings.from_config(opts)
         self.limiter: AdaptiveLimiter = limiter_for(self.base_url, self._model, LimiterSettings.from_config(opts))
         self._profile: ServerProfile | None = None
-        self._client = None
+        self._client: openai.OpenAI | None = None
         self.sleep: Callable[[float], None] = time.sleep
 
     @property
@@ -167,12 +189,13 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                            "(openai.api_key_env in config/llm.yaml names it)")
         return "no-key"  # local OpenAI-compatible servers usually ignore the key
 
-    def client(self):  # noqa: ANN201 - openai.OpenAI
+    def client(self) -> openai.OpenAI:
         if self._client is None:
             try:
                 import openai
             except ImportError as exc:
-                raise ModelServerError(f"the openai package is not installed ({exc}); pip install -r requirements.txt") from None
+                raise ModelServerError(f"the openai package is not installed ({exc}); pip "
+                                       "install -r requirements.txt") from None
             self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
                                          timeout=self.timeout_s, max_retries=0)
         return self._client
@@ -185,7 +208,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         server honours it (see the module docstring)."""
         profile = self.server_profile()
         if self.structured_mode == "json_schema" and profile.structured_output == REFUSED:
-            raise ModelServerError(f"openai backend: {self.base_url} refused structured output (probed on first contact); "
+            raise ModelServerError(f"openai backend: {self.base_url} refused structured output "
+                                   "(probed on first contact); "
                            "set openai.structured_output: auto (falls back to text) or off")
         if self.greedy:
             n = 1  # M identical answers are one answer (the profile says so)
@@ -203,7 +227,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
 
     def _ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
              cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
-        messages = [{"role": "user", "content": prompt}]
+        messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": prompt}]
         key_params = {"kind": kind, "n": n, **params, **(cache_extra or {})}
         key = cache_key(self.name, self.model, messages, key_params)
         if self.cache is not None:
@@ -240,7 +264,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
     def _params(self, section: str, **extra: Any) -> dict[str, Any]:
         """Sampling and the answer budget of a question kind (its section of config/llm.yaml)."""
         opts = self.config.section(section)
-        params = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
+        params: dict[str, Any] = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
         if "top_p" in opts:
             params["top_p"] = float(opts["top_p"])
         if opts.get("stop"):
@@ -287,7 +311,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 continue
             wanted = world.containers if rel_word in _INSIDE_WORDS else \
                 world.surfaces if rel_word.startswith("on") else world.furniture
-            hit = grounder.ground_name(place, wanted, min_score) or grounder.ground_name(place, world.furniture, min_score)
+            hit = (grounder.ground_name(place, wanted, min_score)
+                   or grounder.ground_name(place, world.furniture, min_score))
             if hit is None:
                 continue
             entry = (world.relation(hit.name), hit.name)
@@ -308,7 +333,8 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                                                         opts["seed"] if seed is None else seed)
         return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests))
 
-    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str, seed: int) -> tuple[tuple[list[str], int], _Reply]:
+    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
+                        seed: int) -> tuple[tuple[list[str], int], _Reply]:
         from llm_planner.llm.prompts import policy_prompt
 
         prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
@@ -343,14 +369,14 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         unique = list(dict.fromkeys(texts))
         sims = grounder.action_similarities(unique, list(admissible))
         kept: dict[str, str | None] = {}
-        for text, row in zip(unique, sims):
+        for text, row in zip(unique, sims, strict=True):
             best = admissible[int(row.argmax())]
             if float(row.max()) >= min_action and grounder.names_action(text, best, world, min_name):
                 kept[text] = text
                 continue
             named = next((a for a in admissible if grounder.names_action(text, a, world, min_name)), None)
             kept[text] = action_to_text(named) if named else None
-        return [kept[t] for t in texts if kept[t]]
+        return [k for k in (kept[t] for t in texts) if k]
 
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         from llm_planner.llm.prompts import translate_prompt

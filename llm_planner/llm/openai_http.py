@@ -3,7 +3,8 @@ choices), kept apart from the request logic of :mod:`llm_planner.llm.openai_back
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 class NRefused(Exception):

@@ -2,16 +2,32 @@
 with bounded retries inside the server's in-flight limit, and M samples in one request or at once."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.errors import ModelServerError
 from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
-from llm_planner.llm.request_gate import request_gate
 from llm_planner.llm.openai_http import (
-    FormatRefused, NRefused, choice_text, cut_at_stop, refused_parameter, retry_after, server_message, short,
+    FormatRefused,
+    NRefused,
+    choice_text,
+    cut_at_stop,
+    refused_parameter,
+    retry_after,
+    server_message,
+    short,
 )
+from llm_planner.llm.request_gate import request_gate
+
+if TYPE_CHECKING:
+    import threading
+
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
+
+    from llm_planner.llm.base import Usage
 
 
 class OpenAIRequests:
@@ -28,6 +44,14 @@ class OpenAIRequests:
     key_env: str
     limiter: AdaptiveLimiter
     sleep: Callable[[float], None]
+    # (set by LanguageModel)
+    _usage: Usage
+    _usage_lock: threading.Lock
+
+    if TYPE_CHECKING:
+        @property
+        def model(self) -> str: ...
+        def client(self) -> openai.OpenAI: ...
 
     def backoff(self, retry: int, retry_after_s: float | None = None) -> float:
         """Seconds to sleep before retry number ``retry`` (0-based)."""
@@ -42,19 +66,20 @@ class OpenAIRequests:
 
     def _timed_out(self, what: str) -> str:
         return (f"{what}; {self.speed()}. A slow server needs more time per request (openai.timeout_s, now "
-                f"{self.timeout_s:g} s) and per question (openai.question_timeout_s, now {self.question_timeout_s:g} s), "
+                f"{self.timeout_s:g} s) and per question (openai.question_timeout_s, now "
+                f"{self.question_timeout_s:g} s), "
                 "or fewer questions at once (the planner's max_in_flight; openai.max_in_flight, now "
                 f"{self.limiter.settings.ceiling})")
 
     # ---------------------------------------------------------------- requests
-    def _create(self, kind: str, messages: list[dict[str, str]], n: int, params: dict[str, Any],
+    def _create(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],
                 clock: QuestionClock) -> list[str]:
         """One chat completion with bounded retries, each attempt holding a slot of the server's
         in-flight limit; returns the texts of its choices."""
         with clock.request():
             return self._attempts(kind, messages, n, params, clock)
 
-    def _attempts(self, kind: str, messages: list[dict[str, str]], n: int, params: dict[str, Any],
+    def _attempts(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],
                   clock: QuestionClock) -> list[str]:
         import openai
 
@@ -133,10 +158,11 @@ class OpenAIRequests:
                 last = "the answer has no choices"
                 continue
             return [cut_at_stop(choice_text(c), params.get("stop")) for c in choices]
-        what = f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} attempt(s): {last}"
+        what = (f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} "
+                f"attempt(s): {last}")
         raise ModelServerError(self._timed_out(what) if timeouts else what)
 
-    def _sample(self, kind: str, messages: list[dict[str, str]], n: int, params: dict[str, Any],
+    def _sample(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],
                 clock: QuestionClock) -> tuple[list[str], int]:
         """n samples: one request with ``n`` when the server honours it, else the missing ones one
         request each, at once (seeds 0..n-1), within the server's in-flight limit."""

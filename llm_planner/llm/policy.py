@@ -46,4 +46,4 @@ def say_candidates(similarities: np.ndarray, admissible: list, m: int, scale: fl
     order = np.argsort(-probs, kind="stable")[:m]
     top = probs[order]
     top = top / top.sum() if top.sum() > 0 else np.full(len(order), 1.0 / len(order))
-    return [(admissible[i], float(p)) for i, p in zip(order, top)]
+    return [(admissible[i], float(p)) for i, p in zip(order, top, strict=True)]

@@ -26,21 +26,26 @@ is everything a served model (``llm_planner.llm.offline.served``) needs to answe
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from string import Template
-from typing import Sequence
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 from llm_planner.errors import LLMError
 from llm_planner.llm.text import (
-    WorldInfo, action_to_text, actions_to_text, goal_to_formal, name_to_text, observation_to_text,
+    WorldInfo,
+    action_to_text,
+    actions_to_text,
+    goal_to_formal,
+    name_to_text,
+    observation_to_text,
 )
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_template(name: str) -> Template:
     path = PROMPTS_DIR / f"{name}.txt"
     try:
@@ -82,7 +87,8 @@ def translate_prompt(world: WorldInfo, directive: str, examples: Sequence[tuple[
     """Listing 3 with K (instruction, goal) examples, from D when available."""
     shots = "\n".join(render("translate_example", directive=d, formal=goal_to_formal(g)) for d, g in examples)
     return render("translate", objects=objects_text(world, as_text=False), containers=", ".join(world.containers),
-                  surfaces=", ".join(world.surfaces), rooms=", ".join(world.rooms), examples=shots, directive=directive.strip())
+                  surfaces=", ".join(world.surfaces), rooms=", ".join(world.rooms), examples=shots,
+                  directive=directive.strip())
 
 
 def policy_example(instruction: str, completed: Sequence[Action], observation: str, upcoming: Sequence[Action]) -> str:

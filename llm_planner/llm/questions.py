@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from llm_planner.errors import LLMError
 
@@ -58,7 +59,7 @@ class ServedKind:
     #: how the stand-in answers wrongly when asked to (``llm-planner serve --error-rate P``): error
     #: kind -> ``wrong(served_model, prompt, right_sample, rng)`` -> a wrong :class:`Sample` that still
     #: parses, or None where that error does not fit (:mod:`llm_planner.llm.offline.wrong_answers`)
-    wrong: Mapping[str, Callable[[Any, str, Sample, random.Random], "Sample | None"]] = field(default_factory=dict)
+    wrong: Mapping[str, Callable[[Any, str, Sample, random.Random], Sample | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class QuestionKind:
     def answerer(self, backend: str) -> Answerer:
         """The answerer for a backend by name; LLMError naming the backends that can answer."""
         if backend not in self.answerers:
-            raise LLMError(f"the {backend} backend cannot answer '{self.name}' questions ({self.source or 'no source'}); "
+            raise LLMError(f"the {backend} backend cannot answer '{self.name}' questions "
+                           f"({self.source or 'no source'}); "
                            f"backends that can: {', '.join(sorted(self.answerers)) or 'none'}")
         return self.answerers[backend]
 
@@ -99,7 +101,8 @@ def get(name: str) -> QuestionKind:
         load_registered()
         kind = _KINDS.get(name)
     if kind is None:
-        raise LLMError(f"no method registered the question kind '{name}' (registered: {', '.join(sorted(_KINDS)) or 'none'}); "
+        raise LLMError(f"no method registered the question kind '{name}' (registered: "
+                       f"{', '.join(sorted(_KINDS)) or 'none'}); "
                        "import the method's questions module, list it under question_modules in config/methods.yaml "
                        "or name it in $LLM_PLANNER_METHODS")
     return kind
@@ -114,7 +117,8 @@ def registered() -> list[QuestionKind]:
 def served_kinds() -> list[QuestionKind]:
     """The kinds the served stand-in recognises, in the order their recognisers are tried."""
     load_registered()
-    return sorted((k for k in registered() if k.served is not None), key=lambda k: k.served.order)  # type: ignore[union-attr]
+    return sorted((k for k in registered() if k.served is not None),
+                  key=lambda k: k.served.order if k.served is not None else 0)
 
 
 def load_registered() -> None:

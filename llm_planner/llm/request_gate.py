@@ -14,8 +14,9 @@ neither Ray nor ROS.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Iterator, Protocol
+from typing import Protocol
 
 
 class RequestGate(Protocol):

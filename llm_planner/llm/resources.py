@@ -4,15 +4,16 @@ table of further parts a backend builds once (:meth:`Resources.shared`)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from llm_planner.domains.household.world.symbolic import Action, Goal
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.embeddings import Embedder, shared_embedder
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, action_to_text
-from llm_planner.domains.household.world.symbolic import Action, Goal
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import PolicyQuery
@@ -58,7 +59,7 @@ class Resources:
         self.embedder.encode(all_action_texts(world))
 
     # ---------------------------------------------------------------- data set D
-    def expert(self) -> "ExpertIndex":
+    def expert(self) -> ExpertIndex:
         """The retrieval index over D (loaded, or built on first use; see ``offline.dataset``)."""
         from llm_planner.llm.retrieval import ExpertIndex, load_expert_data
 
@@ -75,7 +76,7 @@ class Resources:
             return False
         return True
 
-    def policy_examples(self, query: "PolicyQuery", k: int) -> list[str]:
+    def policy_examples(self, query: PolicyQuery, k: int) -> list[str]:
         """K prompt blocks of the K expert trajectories most similar to the instruction (§2.3)."""
         if k <= 0:
             return []

@@ -8,22 +8,23 @@ shown (as in the authors' released code). The offline backend's policy over the 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
 from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, observation_to_text
 from llm_planner.paths import share_dir
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
 
 if TYPE_CHECKING:
-    from llm_planner.llm.base import PolicyQuery
     from llm_planner.domains.household.world.expert import Trajectory
+    from llm_planner.llm.base import PolicyQuery
 
 #: Used by the translation prompt when no data set is available.
 FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (
@@ -40,7 +41,7 @@ DEFAULT_DATASET = Path("data") / "generated" / "expert_household.jsonl"
 
 
 # ------------------------------------------------------------------------------ loading D
-def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = None) -> list["Trajectory"]:
+def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = None) -> list[Trajectory]:
     """D from (in order): the ``dataset`` argument (trajectories or a path), ``offline.dataset``,
     ``data/generated/expert_household.jsonl`` if present, else built in memory from the training
     suites of the seen apartment (``offline.dataset_n`` tasks, ``offline.dataset_seed``)."""
@@ -56,7 +57,8 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
         if default.is_file():
             return load_dataset(default)
         opts = config.section("offline")
-        return build_dataset("apartment_seen", int(opts["dataset_n"]), int(opts["dataset_seed"]), workers=1).trajectories
+        return build_dataset("apartment_seen", int(opts["dataset_n"]), int(opts["dataset_seed"]),
+                             workers=1).trajectories
     except (ConfigError, LlmPlannerError, OSError) as exc:
         raise LLMError(f"the expert data set D is unavailable: {exc}") from None
 
@@ -72,7 +74,7 @@ def world_of_scene(scene: str) -> WorldInfo:
 class ExpertIndex:
     """D with its instruction embeddings: the K most similar instructions, their goals and K-shot prompt blocks."""
 
-    def __init__(self, trajectories: Sequence["Trajectory"], grounder: Grounder) -> None:
+    def __init__(self, trajectories: Sequence[Trajectory], grounder: Grounder) -> None:
         if not trajectories:
             raise LLMError("the expert data set D is empty")
         self.trajectories = list(trajectories)
@@ -99,7 +101,7 @@ class ExpertIndex:
                 break
         return out
 
-    def policy_examples(self, query: "PolicyQuery", k: int) -> list[str]:
+    def policy_examples(self, query: PolicyQuery, k: int) -> list[str]:
         """K-shot blocks (App. F listing 1) for the top-K instructions, each cut at the expert step
         whose observation is most like the current one (the authors' code compares observation
         embeddings; we compare the observed facts, which is cheaper and exact)."""
@@ -110,7 +112,8 @@ class ExpertIndex:
             trajectory = self.trajectories[i]
             world = world_of_scene(trajectory.task.scene)
             candidates = trajectory.observations[:-1] or trajectory.observations
-            step = max(range(len(candidates)), key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
+            step = max(range(len(candidates)),
+                       key=lambda j: (observation_similarity(candidates[j], query.observation), -j))
             blocks.append(policy_example(trajectory.task.instruction, trajectory.actions[:step],
                                          observation_to_text(candidates[step], world), trajectory.actions[step:]))
         return blocks

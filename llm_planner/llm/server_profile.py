@@ -32,9 +32,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from llm_planner.llm.answers import strip_reasoning
 
@@ -59,7 +60,7 @@ class ProbeSettings:
     retry_after_s: float = 60.0  # a failed probe is tried again after this long
 
     @staticmethod
-    def from_config(opts: dict[str, Any]) -> "ProbeSettings":
+    def from_config(opts: dict[str, Any]) -> ProbeSettings:
         p = dict(opts.get("probe") or {})
         return ProbeSettings(enabled=bool(p.get("enabled", True)), samples=max(2, int(p.get("samples", 3))),
                              max_tokens=int(p.get("max_tokens", 24)), temperature=float(p.get("temperature", 1.0)),

@@ -15,12 +15,16 @@ never where objects are), and the formal goal text of App. F listing 3,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.pair_nouns import PAIR_NOUNS, is_pair_noun  # noqa: F401 - re-exported
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 _VOWELS = "aeiou"
 
@@ -100,7 +104,7 @@ class WorldInfo:
     object_type: Mapping[str, str]  # instance name -> type name, e.g. apple_2 -> apple
 
     @classmethod
-    def from_household(cls, household: Household) -> "WorldInfo":
+    def from_household(cls, household: Household) -> WorldInfo:
         return cls(
             rooms=tuple(household.rooms),
             containers=tuple(f for f in household.furniture if household.is_container[f]),
@@ -110,7 +114,7 @@ class WorldInfo:
         )
 
     @classmethod
-    def from_scene(cls, scene) -> "WorldInfo":  # noqa: ANN001 - llm_planner.domains.household.world.scene.Scene
+    def from_scene(cls, scene: Scene) -> WorldInfo:
         return cls.from_household(Household(scene))
 
     @property

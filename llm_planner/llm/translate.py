@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 from llm_planner.errors import GoalError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.goal_support import check_model_goal
 from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
 from llm_planner.llm.text import WorldInfo, goal_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, w
         raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
                         "other things: name one of them")
     several = kind_duplicates(text, world) if world is not None else []
-    if several:
+    if several and world is not None:
         listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
         raise GoalError(f"which {text}: {listed}? say which one")
     return ranked[0].name

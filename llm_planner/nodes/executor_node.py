@@ -1,12 +1,13 @@
 """Executor node: runs a planner on the robot, step by step, closing the loop through perception.
 
 Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
-and a planner's registry name (resolved once, by the planner node) it runs :func:`llm_planner.execution.run_task` on a worker thread. Each action
-goes to ``robot/skill``; the observation after it is the first perception message stamped at or
-after the skill's outcome. Feedback and ``task_status`` report every step (with the LLM requests of
-the decision and the planner's belief about the goal's objects). Cancel stops the robot before its
-next skill; one robot runs one task at a time (a second goal is aborted at once). The record of its
-last ``task_records`` tasks (steps and the geometry after each) is served on ``task_record``.
+and a planner's registry name (resolved once, by the planner node) it runs
+:func:`llm_planner.execution.run_task` on a worker thread. Each action goes to ``robot/skill``; the
+observation after it is the first perception message stamped at or after the skill's outcome.
+Feedback and ``task_status`` report every step (with the LLM requests of the decision and the
+planner's belief about the goal's objects). Cancel stops the robot before its next skill; one robot
+runs one task at a time (a second goal is aborted at once). The record of its last ``task_records``
+tasks (steps and the geometry after each) is served on ``task_record``.
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import threading
 import traceback
 from typing import Any
 
+from llm_planner_interfaces.action import ExecuteTask
 from rclpy.action import ActionServer, CancelResponse
+from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
 from llm_planner.execution import EpisodeResult, StepRecord, run_task
@@ -25,7 +28,6 @@ from llm_planner.ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, 
 from llm_planner.ros.robot_link import RosRobotLink
 from llm_planner.ros.task_records import TaskRecords
 from llm_planner.task_states import CANCELED, EXECUTING, final_state
-from llm_planner_interfaces.action import ExecuteTask
 
 
 class ExecutorNode(ManagedNode):
@@ -50,6 +52,7 @@ class ExecutorNode(ManagedNode):
             self.robot = RosRobotLink(self, self.domain)
             self.records = TaskRecords(self, self.domain)
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
+        assert self.watch is not None
         self.watch.start()
         self.watch.probe()  # reach the model server now: its state is on /diagnostics from the start
         probe = self.watch.last
@@ -64,7 +67,7 @@ class ExecutorNode(ManagedNode):
             self.watch.stop()
         self.domain.reset_language_model()
 
-    async def execute(self, goal_handle) -> ExecuteTask.Result:
+    async def execute(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> ExecuteTask.Result:
         request = goal_handle.request
         if not self.active:
             goal_handle.abort()
@@ -80,6 +83,7 @@ class ExecutorNode(ManagedNode):
             self.running = None
         end_goal(goal_handle, result.outcome, result.success)
         state = final_state(result.outcome)
+        assert self.records is not None  # configured before it takes tasks
         self.records.end(request.task_id, state, result.message)
         self.status(request.task_id, request.directive, state, len(result.steps), message=result.message,
                     llm_requests=result.stats.llm_requests)
@@ -88,18 +92,22 @@ class ExecutorNode(ManagedNode):
                                   llm_requests=result.stats.llm_requests,
                                   planning_time_s=result.stats.planning_time_s)
 
-    def run(self, goal_handle) -> EpisodeResult:
+    def run(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> EpisodeResult:
         request = goal_handle.request
+        robot, records = self.robot, self.records
+        assert robot is not None and records is not None  # configured before it takes tasks
         self.step = 0
         self.status(request.task_id, request.directive, EXECUTING, message=f"planner {request.planner}")
-        self.records.begin(request.task_id, request.directive, request.planner, request.goal)
+        records.begin(request.task_id, request.directive, request.planner, request.goal)
         lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None
         fallbacks_before = lm.usage.fallbacks if lm is not None else 0
         fallback_step = [0]
 
         def fallback_note() -> str:
             """Said in the feedback and the result when the embedded provider answered for the server."""
-            used = lm.usage.fallbacks - fallbacks_before if lm is not None else 0
+            if lm is None:
+                return ""
+            used = lm.usage.fallbacks - fallbacks_before
             if not used:
                 return ""
             if not fallback_step[0]:
@@ -117,10 +125,10 @@ class ExecutorNode(ManagedNode):
                 fields = {**fields, "observation": f"{fields['observation']} [{note}]"}
             goal_handle.publish_feedback(feedback_from_dict(ExecuteTask.Feedback, fields))
             self.status.step(request.directive, fields)
-            self.records.step(request.task_id, fields, self.robot.last_path, self.robot.last_stamp_ns)
+            records.step(request.task_id, fields, robot.last_path, robot.last_stamp_ns)
 
         try:
-            result = run_task(self.domain, self.robot, request.directive, request.goal, request.planner,
+            result = run_task(self.domain, robot, request.directive, request.goal, request.planner,
                               request.timeout_s, start_ns=self.get_clock().now().nanoseconds, on_step=on_step,
                               should_stop=lambda: goal_handle.is_cancel_requested or not self.active)
         except Exception as exc:  # noqa: BLE001 - a planner bug must not take the executor down

@@ -19,9 +19,10 @@ from typing import Any
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.client import Client
 from rclpy.node import Node
 
-from llm_planner.config import read_params_file, default_params_file
+from llm_planner.config import default_params_file, read_params_file
 from llm_planner.ros.node_utils import run_node, wait_future
 
 MANAGER_SECTION = "/**/lifecycle_manager"
@@ -42,9 +43,10 @@ class LifecycleManager(Node):
         self.params = {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
         self.params["shutdown_timeout_s"] = read_params_file()["shutdown_timeout_s"]
         group = ReentrantCallbackGroup()
-        self.clients_ = {name: (self.create_client(GetState, f"{name}/get_state", callback_group=group),
-                                self.create_client(ChangeState, f"{name}/change_state", callback_group=group))
-                         for name in self.params["node_names"]}
+        self.clients_: dict[str, tuple[Client[Any, Any], Client[Any, Any]]] = {
+            name: (self.create_client(GetState, f"{name}/get_state", callback_group=group),
+                   self.create_client(ChangeState, f"{name}/change_state", callback_group=group))
+            for name in self.params["node_names"]}
         self.brought_up: set[str] = set()
         self.present: dict[str, bool] = {}
         self.stopping = threading.Event()

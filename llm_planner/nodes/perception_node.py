@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from llm_planner_interfaces.msg import GeometrySnapshot, PerceivedState
+
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import geometry_from_msg, percept_to_msg
 from llm_planner.ros.managed_node import ERROR, OK, WARN, ManagedNode
 from llm_planner.ros.node_utils import GEOMETRY_QOS, run_node
-from llm_planner_interfaces.msg import GeometrySnapshot, PerceivedState
 
 
 class PerceptionNode(ManagedNode):

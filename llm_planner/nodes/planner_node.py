@@ -23,7 +23,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from llm_planner_interfaces.action import ExecuteDirective
+from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask
 from rclpy.action import ActionServer, CancelResponse
+from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import String
 
@@ -34,8 +37,6 @@ from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, end_goal, run_no
 from llm_planner.ros.task_runner import TaskRunner
 from llm_planner.service import PlanTaskRequest, PlanTaskResult, new_task_id
 from llm_planner.task_states import ASKING, CANCELED
-from llm_planner_interfaces.action import ExecuteDirective
-from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask
 
 
 class PlannerNode(ManagedNode):
@@ -55,7 +56,9 @@ class PlannerNode(ManagedNode):
                             callback_group=group)
         ActionServer(self, ExecuteDirective, "execute_directive", self.on_execute_directive,
                      cancel_callback=self.on_cancel_goal, callback_group=group, **ACTION_QOS)
-        self.create_subscription(String, "directive", self.on_directive, 10, callback_group=group)
+        # (rclpy awaits a coroutine callback; its annotation admits plain functions only)
+        self.create_subscription(String, "directive", self.on_directive, 10,  # type: ignore[arg-type]
+                                 callback_group=group)
         self.create_service(AnswerTask, "answer_task", self.on_answer_task, qos_profile=SERVICE_QOS,
                             callback_group=group)
 
@@ -63,6 +66,7 @@ class PlannerNode(ManagedNode):
         if self.runner is None:
             self.runner = TaskRunner(self, self.domain)
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
+        assert self.watch is not None
         self.watch.start()
         probe = self.watch.probe()  # reach the model server now
         if probe is not None and not probe.reachable:
@@ -91,6 +95,11 @@ class PlannerNode(ManagedNode):
             self.watch.stop()
         self.domain.reset_language_model()
 
+    def _active_runner(self) -> TaskRunner:
+        """The task runner of a node that serves requests (configure built it)."""
+        assert self.runner is not None, "the planner node serves requests only once configured"
+        return self.runner
+
     def refusal(self) -> PlanTaskResult:
         return PlanTaskResult(False, self.inactive_message(), task_id=new_task_id())
 
@@ -100,14 +109,15 @@ class PlannerNode(ManagedNode):
         with self.count_lock:
             self.in_flight += 1
         try:
-            result = await self.runner.plan(PlanTaskRequest(request.directive, request.planner, request.execute,
+            result = await self._active_runner().plan(PlanTaskRequest(request.directive, request.planner,
+                                                                      request.execute,
                                                             request.timeout_s))
         finally:
             with self.count_lock:
                 self.in_flight -= 1
         return fill_result(response, result)
 
-    async def on_execute_directive(self, goal_handle) -> ExecuteDirective.Result:
+    async def on_execute_directive(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> ExecuteDirective.Result:
         goal = goal_handle.request
         if not self.active:
             goal_handle.abort()
@@ -115,7 +125,7 @@ class PlannerNode(ManagedNode):
         with self.count_lock:
             self.in_flight += 1
         try:
-            result, outcome = await self.runner.execute(
+            result, outcome = await self._active_runner().execute(
                 PlanTaskRequest(goal.directive, goal.planner, True, goal.timeout_s),
                 on_feedback=lambda fields: goal_handle.publish_feedback(
                     feedback_from_dict(ExecuteDirective.Feedback, fields)),
@@ -128,7 +138,7 @@ class PlannerNode(ManagedNode):
         end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)
 
-    def on_cancel_goal(self, goal_handle) -> CancelResponse:
+    def on_cancel_goal(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> CancelResponse:
         done, _ = self.cancel(task_id_of(goal_handle), route="the execute_directive goal's cancel")
         return CancelResponse.ACCEPT if done else CancelResponse.REJECT
 
@@ -145,28 +155,33 @@ class PlannerNode(ManagedNode):
         if reply is None:
             response.success, response.message = False, why_not
             return response
-        response.success, response.message = await reply
+        taken = await reply
+        assert taken is not None  # the asking task resolves the reply with (taken, message)
+        response.success, response.message = taken
         return response
 
     async def on_directive(self, msg: String) -> None:
         if not self.active:
             self.get_logger().warning(f"directive {msg.data[:80]!r} ignored: {self.inactive_message()}")
             return
-        if self.runner.desk.asking() is not None:  # a voice frontend's next words answer the question
-            _reply, why_not = self.runner.desk.deliver(msg.data)
+        runner = self._active_runner()
+        if runner.desk.asking() is not None:  # a voice frontend's next words answer the question
+            _reply, why_not = runner.desk.deliver(msg.data)
             if not why_not:
                 self.get_logger().info(f"directive {msg.data[:80]!r} taken as the answer of task "
-                                       f"{self.runner.desk.asking_task() or ASKING}")
+                                       f"{runner.desk.asking_task() or ASKING}")
                 return
-        result, _ = await self.runner.execute(PlanTaskRequest(msg.data, execute=True))
+        result, _ = await runner.execute(PlanTaskRequest(msg.data, execute=True))
         if result.success:  # one severity per call site (rclpy)
             self.get_logger().info(f"directive {msg.data[:80]!r}: {result.message}")
         else:
             self.get_logger().warning(f"directive {msg.data[:80]!r}: {result.message}")
 
     def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
-        running = self.runner.slot._running  # (task id, directive, cancel event) or None
-        queued = self.runner.planning.pool._work_queue.qsize()  # the pool's backlog
+        runner = self._active_runner()
+        assert self.watch is not None  # configure built it with the runner
+        running = runner.slot._running  # (task id, directive, cancel event) or None
+        queued = runner.planning.pool._work_queue.qsize()  # the pool's backlog
         values = {"requests in flight": self.in_flight, "planning queue": queued,
                   "default planner": self.params["planner"], "llm_backend": self.params["llm_backend"]}
         if running:
@@ -182,7 +197,7 @@ class PlannerNode(ManagedNode):
             self.runner.close()
 
 
-def task_id_of(goal_handle) -> str:
+def task_id_of(goal_handle: ServerGoalHandle[Any, Any, Any]) -> str:
     """The task id of an execute_directive goal: the start of its goal id."""
     return bytes(goal_handle.goal_id.uuid).hex()[:12]
 

@@ -16,19 +16,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
+from llm_planner_interfaces.msg import GeometrySnapshot
+from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-
 from visualization_msgs.msg import MarkerArray
 
 from llm_planner.ros.conversions import geometry_to_msg, markers_to_msg
 from llm_planner.ros.managed_node import OK, ManagedNode
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS, run_node
-from llm_planner_interfaces.msg import GeometrySnapshot
-from llm_planner_interfaces.srv import RenderSnapshot, RobotSkill
+
+if TYPE_CHECKING:
+    from llm_planner.adapters.base import Simulator
 
 
 class SimulatorNode(ManagedNode):
@@ -37,7 +39,7 @@ class SimulatorNode(ManagedNode):
 
     def __init__(self) -> None:
         super().__init__("simulator")
-        self.sim = None
+        self.sim: Simulator | None = None
         self.lock = threading.Lock()  # PyBullet is not thread-safe: one skill or snapshot at a time
         self.group = MutuallyExclusiveCallbackGroup()
         self.skills: deque[float] = deque(maxlen=1000)  # monotonic times of the last skills (step rate)
@@ -45,7 +47,8 @@ class SimulatorNode(ManagedNode):
         self.skill_count = 0
         self.geometry_pub = self.create_publisher(GeometrySnapshot, "sim/geometry", GEOMETRY_QOS)
         self.markers_pub = self.create_publisher(MarkerArray, "markers", GEOMETRY_QOS)
-        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS, callback_group=self.group)
+        self.create_service(RobotSkill, "robot/skill", self.on_skill, qos_profile=SERVICE_QOS,
+                            callback_group=self.group)
         self.create_service(RenderSnapshot, "sim/render", self.on_render, qos_profile=SERVICE_QOS,
                             callback_group=self.group)
         self.timer = self.create_timer(1.0 / self.params["geometry_rate_hz"], self.on_timer, callback_group=self.group)
@@ -79,6 +82,7 @@ class SimulatorNode(ManagedNode):
         """Publish the geometry (and, at start and after a skill, the markers); the geometry's stamp."""
         with self.lock:
             stamp = self.get_clock().now().to_msg()
+            assert self.sim is not None  # configured before it publishes
             geometry = self.sim.geometry()
             self.geometry_pub.publish(geometry_to_msg(geometry, stamp))
         self.published.append(time.monotonic())
@@ -91,6 +95,7 @@ class SimulatorNode(ManagedNode):
             response.success, response.reason = False, self.inactive_message()
             return response
         with self.lock:
+            assert self.sim is not None  # active, so configured
             response.success, response.reason = self.sim.execute_skill(request.action, list(request.args))
             response.path = [Point(x=float(x), y=float(y)) for x, y in self.sim.last_path]
         self.skills.append(time.monotonic())
@@ -104,16 +109,17 @@ class SimulatorNode(ManagedNode):
 
     def on_render(self, request: RenderSnapshot.Request, response: RenderSnapshot.Response) -> RenderSnapshot.Response:
         view = request.view or "top"
+        render = getattr(self.sim, "render_png", None)  # a world that can be drawn (the household)
         if not self.active:
             response.success, response.message = False, self.inactive_message()
-        elif not hasattr(self.sim, "render_png"):
+        elif render is None:
             response.success, response.message = False, "this world cannot be rendered"
         elif view not in ("top", "perspective") or not request.path:
             response.success, response.message = False, "give a PNG path and a view of top or perspective"
         else:
             try:
                 with self.lock:
-                    response.success, response.message = True, self.sim.render_png(request.path, view)
+                    response.success, response.message = True, render(request.path, view)
             except (OSError, ValueError) as exc:
                 response.success, response.message = False, f"could not render: {exc}"
         return response

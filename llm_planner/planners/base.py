@@ -15,17 +15,24 @@ decision. ``preview`` answers "what would you do from here" for /plan_task witho
 ``describe_belief`` says where a planner that keeps a belief over object places (LLM-MCTS) thinks
 the goal's objects are; the loop puts it, with the LLM requests of each decision, in every step
 record (feedback, task_status, the demo report).
+
+The interface is generic in the world's types: ``Planner[TaskT, ObsT, ActionT, StateT]``. The
+household planners are :data:`HouseholdPlanner` s (a :class:`Task`, partial :class:`Observation` s,
+symbolic :class:`Action` s, the full :class:`State`); the G-TAMP planners
+(``llm_planner.methods.stalm.planner``) take a ``GTampTask`` and perceived ``GState`` s and decide
+``ConcreteAction`` s. Code that drives any planner (the closed loop, the nodes) uses ``Planner``.
 """
 from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
-from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -59,15 +66,19 @@ class PlannerStats:
             self.planning_time_s += time.perf_counter() - started
 
 
+#: The types a planner works with: the task, an observation, an action, the full state.
+TaskT = TypeVar("TaskT")
+ObsT = TypeVar("ObsT")
+ActionT = TypeVar("ActionT")
+StateT = TypeVar("StateT")
+
+
 @dataclass(frozen=True)
-class Decision:
-    """The next action, or ``action=None`` with a message saying why the planner stops.
+class Decision(Generic[ActionT]):
+    """The next action (a household :class:`Action`, a G-TAMP ``ConcreteAction``), or
+    ``action=None`` with a message saying why the planner stops."""
 
-    ``action`` is a household :class:`Action`, or the action type of another domain: the G-TAMP
-    planners (``llm_planner.methods.stalm.planner``) decide ``gtamp.domain.ConcreteAction`` s and take a
-    ``GTampTask`` and perceived ``GState`` s in ``start``/``decide``."""
-
-    action: Action | Any | None
+    action: ActionT | None
     message: str = ""
 
 
@@ -107,7 +118,7 @@ def goal_object_beliefs(household: Household, goal: Goal, top: Callable[[str, in
                  for o in household.objects if household.object_type[o] in types)
 
 
-class Planner(ABC):
+class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
     """Base class of all planners. Subclasses set ``name`` and implement ``start`` and ``decide``."""
 
     name: ClassVar[str] = ""
@@ -122,20 +133,20 @@ class Planner(ABC):
     def __init__(self, **params: Any) -> None:
         self.params = params
         self.stats = PlannerStats()
-        self.task: Task | Any | None = None  # Task, or a domain's own task type (GTampTask)
+        self.task: TaskT | None = None
 
     @abstractmethod
-    def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
+    def start(self, task: TaskT, observation: ObsT, full_state: StateT | None = None) -> None:
         """Begin an episode from the first observation (and the full state if ``needs_full_state``)."""
 
     @abstractmethod
-    def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
+    def decide(self, observation: ObsT, full_state: StateT | None = None) -> Decision[ActionT]:
         """Choose the next action."""
 
-    def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
+    def record(self, action: ActionT, success: bool, reason: str, observation: ObsT) -> None:
         """Take in the outcome of the last action and the observation after it (belief update)."""
 
-    def preview(self) -> list[Action]:
+    def preview(self) -> list[ActionT]:
         """The actions the planner currently intends to take, in order (may be empty)."""
         return []
 
@@ -146,8 +157,10 @@ class Planner(ABC):
         return ()
 
 
-PlannerFactory = Callable[..., Planner]
-_REGISTRY: dict[str, PlannerFactory] = {}
+#: A planner of the household world.
+HouseholdPlanner = Planner[Task, Observation, Action, State]
+
+_REGISTRY: dict[str, type[Planner]] = {}
 
 
 def register(name: str) -> Callable[[type[Planner]], type[Planner]]:

@@ -22,26 +22,30 @@ import contextlib
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import rclpy
 from action_msgs.msg import GoalStatus
+from llm_planner_interfaces.action import ExecuteDirective
+from llm_planner_interfaces.msg import TaskStatus
+from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask, RenderSnapshot
+from llm_planner_interfaces.srv import TaskRecord as TaskRecordSrv
 from rclpy.action import ActionClient
+from rclpy.client import Client
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.task import Future
 from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner.ros import client_settings
 from llm_planner.planners.base import describe_beliefs
+from llm_planner.ros import client_settings
 from llm_planner.ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
 from llm_planner.ros.environment import apply_ros_environment
-from llm_planner.viz.report import TaskRecord
 from llm_planner.ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
 from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNING, SUCCEEDED
-from llm_planner_interfaces.action import ExecuteDirective
-from llm_planner_interfaces.msg import TaskStatus
-from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask, RenderSnapshot, TaskRecord as TaskRecordSrv
+from llm_planner.viz.report import TaskRecord
 
 #: The ``status`` of an execute_directive result: how its action goal ended (refused goals end aborted: failed).
 STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: SUCCEEDED, GoalStatus.STATUS_CANCELED: CANCELED,
@@ -62,10 +66,13 @@ class PlannerClient:
         self.node = Node(node_name, namespace=namespace.strip("/"), context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self.plan_client = self.node.create_client(PlanTask, "plan_task", qos_profile=SERVICE_QOS)
-        self.cancel_client = self.node.create_client(CancelTask, "cancel_task", qos_profile=SERVICE_QOS)
-        self.answer_client = self.node.create_client(AnswerTask, "answer_task", qos_profile=SERVICE_QOS)
-        self.action_client = ActionClient(self.node, ExecuteDirective, "execute_directive", **ACTION_QOS)
+        self.plan_client: Client[Any, Any] = self.node.create_client(PlanTask, "plan_task", qos_profile=SERVICE_QOS)
+        self.cancel_client: Client[Any, Any] = self.node.create_client(CancelTask, "cancel_task",
+                                                                       qos_profile=SERVICE_QOS)
+        self.answer_client: Client[Any, Any] = self.node.create_client(AnswerTask, "answer_task",
+                                                                       qos_profile=SERVICE_QOS)
+        self.action_client: ActionClient[Any, Any, Any] = ActionClient(self.node, ExecuteDirective,
+                                                                       "execute_directive", **ACTION_QOS)
         self._goal: Any = None
         self._result_future: Any = None
         self._feedback: list[dict[str, Any]] = []
@@ -78,7 +85,7 @@ class PlannerClient:
         if self.context.ok():
             rclpy.shutdown(context=self.context)
 
-    def __enter__(self) -> "PlannerClient":
+    def __enter__(self) -> PlannerClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -139,12 +146,14 @@ class PlannerClient:
         """The planner node's lifecycle state (``active``, ``inactive``, ...; "" without get_state)."""
         from lifecycle_msgs.srv import GetState
 
-        client = self.node.create_client(GetState, "planner/get_state")
+        client: Client[Any, Any] = self.node.create_client(GetState, "planner/get_state")
         try:
             if not client.wait_for_service(timeout_sec=self.settings.discovery_settle_s + 1.0):
                 return ""
             future = client.call_async(GetState.Request())
-            return future.result().current_state.label if self.spin_until(future, self.server_timeout_s) else "unknown"
+            if not self.spin_until(future, self.server_timeout_s):
+                return "unknown"
+            return response_of(future).current_state.label
         finally:
             self.node.destroy_client(client)
 
@@ -291,7 +300,8 @@ class PlannerClient:
         future = self.cancel_client.call_async(CancelTask.Request(task_id=task_id))
         if not self._wait_served(future, self.cancel_client.service_is_ready, self._name("cancel_task"), wait_s):
             raise LlmPlannerError(f"{self._name('cancel_task')} did not answer within {wait_s:g} s")
-        return bool(future.result().success), future.result().message
+        response = response_of(future)
+        return bool(response.success), response.message
 
     # ------------------------------------------------------------------ questions (issue 23)
     def question(self, spin_s: float = 0.0) -> dict[str, Any] | None:
@@ -312,19 +322,21 @@ class PlannerClient:
         if not self.answer_client.service_is_ready() and not self._wait_for(self.answer_client.service_is_ready,
                                                                             wait_s):
             raise LlmPlannerError(f"{what} is not available: is the planner node running?")
-        if not task_id and self._goal is not None and self.question() is not None:
-            task_id = self.question()["task_id"]
+        asking = self.question() if not task_id and self._goal is not None else None
+        if asking is not None:
+            task_id = asking["task_id"]
         future = self.answer_client.call_async(AnswerTask.Request(task_id=task_id, text=text))
         if not self._wait_served(future, self.answer_client.service_is_ready, what, wait_s):
             raise LlmPlannerError(f"{what} did not answer within {wait_s:g} s")
-        return bool(future.result().success), future.result().message
+        response = response_of(future)
+        return bool(response.success), response.message
 
     # ------------------------------------------------------------------ task records (executor)
     def task_record(self, task_id: str = "", wait_s: float = 30.0) -> TaskRecord:
         """The executor's record of an executed task (``task_record``; empty: the last task): its
         steps with the LLM requests and belief of each decision and the world before and after each
         step; LlmPlannerError with the executor's message when it keeps no such task."""
-        client = self.node.create_client(TaskRecordSrv, "task_record", qos_profile=SERVICE_QOS)
+        client: Client[Any, Any] = self.node.create_client(TaskRecordSrv, "task_record", qos_profile=SERVICE_QOS)
         what = self._name("task_record")
         try:
             if not self._wait_for(client.service_is_ready, wait_s):
@@ -332,7 +344,7 @@ class PlannerClient:
             future = client.call_async(TaskRecordSrv.Request(task_id=task_id))
             if not self._wait_served(future, client.service_is_ready, what, wait_s):
                 raise LlmPlannerError(f"{what} did not answer within {wait_s:g} s")
-            response = future.result()
+            response = response_of(future)
         finally:
             self.node.destroy_client(client)
         if not response.success:
@@ -342,14 +354,14 @@ class PlannerClient:
     # ------------------------------------------------------------------ topics and the simulator
     def render(self, path: str, view: str = "top", wait_s: float = 10.0) -> str | None:
         """Ask the simulator for a PNG of the world; the written path, or None if it could not."""
-        client = self.node.create_client(RenderSnapshot, "sim/render", qos_profile=SERVICE_QOS)
+        client: Client[Any, Any] = self.node.create_client(RenderSnapshot, "sim/render", qos_profile=SERVICE_QOS)
         try:
             if not client.wait_for_service(timeout_sec=wait_s):
                 return None
             future = client.call_async(RenderSnapshot.Request(path=path, view=view))
-            if not self.spin_until(future, 60.0) or not future.result().success:
+            if not self.spin_until(future, 60.0) or not response_of(future).success:
                 return None
-            return future.result().message
+            return response_of(future).message
         finally:
             self.node.destroy_client(client)
 
@@ -367,6 +379,13 @@ class PlannerClient:
 
     def watch_status(self, on_status: Callable[[TaskStatus], None]) -> None:
         self.node.create_subscription(TaskStatus, "task_status", on_status, STATUS_QOS)
+
+
+def response_of(future: Future[Any]) -> Any:
+    """The response of a service call seen complete (a call that failed raised when it completed)."""
+    response = future.result()
+    assert response is not None, "a completed service call has its response"
+    return response
 
 
 def format_status(msg: TaskStatus, details: bool = True) -> str:

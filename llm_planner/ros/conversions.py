@@ -5,23 +5,25 @@ place that knows the message types."""
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, Vector3
+from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
+from llm_planner_interfaces.msg import ObjectBelief as ObjectBeliefMsg
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
+from llm_planner.domains.geometry import BodyGeometry, JointGeometry
+from llm_planner.domains.geometry import GeometrySnapshot as CoreGeometry
 from llm_planner.domains.percept import Percept
 from llm_planner.execution import StepRecord
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
-from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot as CoreGeometry, JointGeometry
 from llm_planner.task_states import EXECUTING
 from llm_planner.viz.markers import MarkerSpec
 from llm_planner.viz.report import RecordedStep, TaskRecord
-from llm_planner_interfaces.msg import GeometrySnapshot, ObjectBelief as ObjectBeliefMsg, ObjectPose, PerceivedState, \
-    Predicate
 
 
 # ------------------------------------------------------------------------------ time
@@ -71,7 +73,7 @@ def geometry_to_msg(geometry: CoreGeometry, stamp: Time) -> GeometrySnapshot:
 def geometry_from_msg(msg: GeometrySnapshot) -> CoreGeometry:
     p, o = msg.robot_pose.position, msg.robot_pose.orientation
     joints = [JointGeometry(name=n, position=q, open_threshold=t)
-              for n, q, t in zip(msg.joint_names, msg.joint_positions, msg.joint_open_thresholds)]
+              for n, q, t in zip(msg.joint_names, msg.joint_positions, msg.joint_open_thresholds, strict=False)]
     return CoreGeometry(scene=msg.scene, robot_position=(p.x, p.y, p.z), robot_orientation=(o.x, o.y, o.z, o.w),
                         held_object=msg.held_object or None, bodies=[body_from_msg(b) for b in msg.bodies],
                         joints=joints)
@@ -147,7 +149,8 @@ def belief_to_msg(beliefs: Sequence[ObjectBelief]) -> list[ObjectBeliefMsg]:
 
 
 def belief_from_msg(msgs: Sequence[ObjectBeliefMsg]) -> tuple[ObjectBelief, ...]:
-    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities)))) for m in msgs)
+    return tuple(ObjectBelief(m.object, tuple(zip(m.places, (float(q) for q in m.probabilities), strict=False)))
+                 for m in msgs)
 
 
 FEEDBACK_FIELDS = ("task_id", "state", "step", "action", "outcome", "observation", "llm_requests",

@@ -15,8 +15,9 @@ import os
 import random
 import sys
 import tempfile
+from collections.abc import MutableMapping
 from pathlib import Path
-from typing import MutableMapping
+from typing import Any
 
 from llm_planner.paths import config_dir
 
@@ -48,7 +49,7 @@ def ros_environment(base: MutableMapping[str, str] | None = None, *, domain_id: 
     return env
 
 
-def apply_ros_environment(**kwargs) -> dict[str, str]:
+def apply_ros_environment(**kwargs: Any) -> dict[str, str]:
     """Complete ``os.environ`` in place (call before ``rclpy.init`` in this process)."""
     env = ros_environment(**kwargs)
     os.environ.update(env)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from llm_planner_interfaces.action import ExecuteTask
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -17,7 +19,6 @@ from rclpy.node import Node
 from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.graph import server_of
 from llm_planner.ros.node_utils import ACTION_QOS, wait_future
-from llm_planner_interfaces.action import ExecuteTask
 
 #: How often a running task's wait checks for cancel, the executor's presence and the time limit.
 POLL_S = 0.05
@@ -26,7 +27,8 @@ POLL_S = 0.05
 class ExecutorLink:
     def __init__(self, node: Node, params: Mapping[str, Any]) -> None:
         self.params = params
-        self.client = ActionClient(node, ExecuteTask, "execute_task", callback_group=ReentrantCallbackGroup(),
+        self.client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, "execute_task",
+                                                                callback_group=ReentrantCallbackGroup(),
                                    **ACTION_QOS)
         self.node = node
         self.action = node.resolve_topic_name("execute_task")

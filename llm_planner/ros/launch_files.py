@@ -11,9 +11,10 @@ import runpy
 import shutil
 import sys
 import types
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -64,13 +65,12 @@ class Node:
 def _stand_in_modules() -> dict[str, types.ModuleType]:
     modules = {name: types.ModuleType(name) for name in
                ("launch", "launch.actions", "launch.substitutions", "launch_ros", "launch_ros.actions")}
-    modules["launch"].LaunchDescription = LaunchDescription
-    modules["launch"].actions = modules["launch.actions"]
-    modules["launch"].substitutions = modules["launch.substitutions"]
-    modules["launch.actions"].DeclareLaunchArgument = DeclareLaunchArgument
-    modules["launch.substitutions"].LaunchConfiguration = LaunchConfiguration
-    modules["launch_ros"].actions = modules["launch_ros.actions"]
-    modules["launch_ros.actions"].Node = Node
+    vars(modules["launch"]).update(LaunchDescription=LaunchDescription, actions=modules["launch.actions"],
+                                   substitutions=modules["launch.substitutions"])
+    vars(modules["launch.actions"]).update(DeclareLaunchArgument=DeclareLaunchArgument)
+    vars(modules["launch.substitutions"]).update(LaunchConfiguration=LaunchConfiguration)
+    vars(modules["launch_ros"]).update(actions=modules["launch_ros.actions"])
+    vars(modules["launch_ros.actions"]).update(Node=Node)
     return modules
 
 

@@ -31,10 +31,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, Callable, Mapping
+from typing import IO, Any
 
 import yaml
 
@@ -42,9 +43,8 @@ from llm_planner.child_process import die_with_parent
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
 from llm_planner.ros.environment import ros_environment
-
-
 from llm_planner.ros.launch_files import NodeCommand, describe
+
 # ----------------------------------------------------------------------- the settings
 ON_EXIT_CHOICES = ("shutdown", "continue")
 
@@ -181,7 +181,7 @@ class GraphRunner:
     _spawner: _SpawnThread | None = field(default=None, init=False)
     _reaper: _ReaperLink | None = field(default=None, init=False)
 
-    def start(self) -> "GraphRunner":
+    def start(self) -> GraphRunner:
         env = dict(self.env) if self.env is not None else ros_environment()
         self.commands = describe(self.launch_file, self.arguments, env)
         if self.log_dir:
@@ -205,7 +205,7 @@ class GraphRunner:
             start_new_session=True, preexec_fn=preexec))
         self._reaper.send(f"+{process.pid}")
         self.processes[command.name] = process
-        if out is subprocess.PIPE:
+        if isinstance(out, int):  # subprocess.PIPE
             thread = threading.Thread(target=_prefix_output, args=(command.name, process), daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -252,7 +252,7 @@ class GraphRunner:
             self._spawner.close()
         return {name: p.returncode for name, p in self.processes.items()}
 
-    def __enter__(self) -> "GraphRunner":
+    def __enter__(self) -> GraphRunner:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

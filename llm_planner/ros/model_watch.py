@@ -14,8 +14,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticStatus
 
@@ -101,9 +102,11 @@ class ModelWatch:
         probe = self.last
         if probe is None:
             return status(name, WARN, f"{base_url}: not probed yet", values)
-        values.update({"probe latency s": f"{probe.latency_s:.3f}", "probe age s": f"{time.monotonic() - probe.at:.1f}"})
+        values.update({"probe latency s": f"{probe.latency_s:.3f}",
+                       "probe age s": f"{time.monotonic() - probe.at:.1f}"})
         if not probe.reachable:
-            then = ("planning on the embedded offline provider until it answers" if self.params["llm_fallback"] == "offline"
+            then = ("planning on the embedded offline provider until it answers"
+                    if self.params["llm_fallback"] == "offline"
                     else "tasks that ask it fail (llm_fallback: none)")
             return status(name, ERROR, f"{base_url} {probe.detail}; {then}", values)
         slow = max(probe.latency_s, usage.seconds / usage.questions if usage.questions else 0.0)

@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterable
 
 POLL_S = 0.1
 
@@ -58,7 +59,7 @@ def _wait_gone(groups: set[int], timeout_s: float) -> set[int]:
     return alive
 
 
-def read_groups(lines) -> tuple[set[int], bool]:  # noqa: ANN001 - any iterable of text lines
+def read_groups(lines: Iterable[str]) -> tuple[set[int], bool]:
     """The groups still listed at the end of ``lines``, and whether the launcher said ``stop``."""
     groups: set[int] = set()
     for line in lines:

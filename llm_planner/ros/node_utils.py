@@ -9,9 +9,11 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypedDict, TypeVar, cast
 
 import rclpy
+from llm_planner_interfaces.msg import TaskStatus
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
@@ -22,7 +24,6 @@ from llm_planner.planners.base import ObjectBelief
 from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.environment import apply_ros_environment
 from llm_planner.task_states import CANCELED, EXECUTING
-from llm_planner_interfaces.msg import TaskStatus
 
 T = TypeVar("T")
 #: shutdown_timeout_s of a node without the parameter schema (the lifecycle manager): config/*.yaml's value
@@ -35,9 +36,19 @@ GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
 #: requests beyond the tenth while the server is busy and their callers wait forever
 #: (../shared/notes/ros2-from-pypi.md); 1000 queued requests are never dropped.
 SERVICE_QOS = QoSProfile(depth=1000, history=QoSHistoryPolicy.KEEP_LAST, reliability=QoSReliabilityPolicy.RELIABLE)
+
+
+class ActionQos(TypedDict):
+    """The QoS keywords of an action server or client."""
+
+    goal_service_qos_profile: QoSProfile
+    result_service_qos_profile: QoSProfile
+    cancel_service_qos_profile: QoSProfile
+
+
 #: The keyword arguments that give an ActionServer or ActionClient deep, reliable service queues.
-ACTION_QOS = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profile": SERVICE_QOS,
-              "cancel_service_qos_profile": SERVICE_QOS}
+ACTION_QOS: ActionQos = {"goal_service_qos_profile": SERVICE_QOS, "result_service_qos_profile": SERVICE_QOS,
+                         "cancel_service_qos_profile": SERVICE_QOS}
 STATUS_QOS = QoSProfile(depth=100, reliability=QoSReliabilityPolicy.RELIABLE)
 
 
@@ -63,16 +74,18 @@ class WorkerPool:
         self.pool = cf.ThreadPoolExecutor(max_workers=size, thread_name_prefix=name)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        future: Future = Future(executor=self.node.executor)
+        future: Future[T] = Future(executor=self.node.executor)
 
         def work() -> None:
             try:
                 future.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting callback
-                future.set_exception(exc)
+                # rclpy's annotation says Exception; it stores any, and a KeyboardInterrupt must reach the caller too
+                future.set_exception(exc)  # type: ignore[arg-type]
 
         self.pool.submit(work)
-        return await future  # type: ignore[misc]
+        # rclpy types the awaited value T | None (None for a cancelled future); this one is never cancelled
+        return cast(T, await future)
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -11,16 +11,23 @@ what depends on it (the LLM backend, the geometry timer). Nothing reports succes
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType,
-                                SetParametersResult)
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from llm_planner.config import PARAMS, Param, allowed_values, check_change, default_params_file, read_params_file
-from llm_planner.config import validate_params
+from llm_planner.config import (
+    PARAMS,
+    Param,
+    allowed_values,
+    check_change,
+    default_params_file,
+    read_params_file,
+    validate_params,
+)
 from llm_planner.errors import ConfigError
 
 _TYPES = {str: ParameterType.PARAMETER_STRING, int: ParameterType.PARAMETER_INTEGER,
@@ -37,10 +44,10 @@ def descriptor(param: Param, role: str, domain: str) -> ParameterDescriptor:
     constraints = f"one of {', '.join(choices)}" if choices else param.accepts
     desc = ParameterDescriptor(name=param.name, type=_TYPES[param.kind], description=param.description + note,
                                additional_constraints=constraints, read_only=not live)
-    if param.kind is float and param.low is not None:
+    if param.kind is float and param.low is not None and param.high is not None:
         desc.floating_point_range = [FloatingPointRange(from_value=float(param.low), to_value=float(param.high),
                                                         step=0.0)]
-    elif param.kind is int and param.low is not None:
+    elif param.kind is int and param.low is not None and param.high is not None:
         desc.integer_range = [IntegerRange(from_value=int(param.low), to_value=int(param.high), step=0)]
     return desc
 

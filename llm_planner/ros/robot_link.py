@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from llm_planner_interfaces.msg import PerceivedState
+from llm_planner_interfaces.srv import RobotSkill
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.client import Client
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
@@ -20,8 +24,6 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.ros.conversions import percept_from_msg, time_to_ns
 from llm_planner.ros.graph import is_alive, presence, publisher_of, server_of
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
-from llm_planner_interfaces.msg import PerceivedState
-from llm_planner_interfaces.srv import RobotSkill
 
 #: How often a wait on a node checks whether it is still in the ROS graph.
 GRAPH_POLL_S = 0.5
@@ -97,7 +99,7 @@ class RosRobotLink:
     def __init__(self, node: Node, domain: Domain) -> None:
         self.node = node
         self.params = domain.params
-        self.skill_client = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
+        self.skill_client: Client[Any, Any] = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
                                                callback_group=ReentrantCallbackGroup())
         self.skill_service = node.resolve_service_name("robot/skill")
         self.simulator: str | None = None  # the node seen serving robot/skill
@@ -137,6 +139,7 @@ class RosRobotLink:
                                       f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
                                       f"{presence(self.node, self.simulator)}")
         response = future.result()
+        assert response is not None  # the call is done (a failed call raised)
         self.last_path, self.last_stamp_ns = [(p.x, p.y) for p in response.path], time_to_ns(response.stamp)
         return bool(response.success), response.reason, self.last_stamp_ns
 

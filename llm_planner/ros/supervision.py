@@ -8,14 +8,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
+from typing import Any
 
 from llm_planner.ros.launch_files import resolve_launch_file, use_real_launch
 from llm_planner.ros.launcher import GraphRunner, LaunchSettings, describe_exit, load_launch_settings
 from llm_planner.task_states import FAILED, FINAL_STATES
-
 
 # ------------------------------------------------------------- reporting on task_status
 #: task_status states after which a task runs no more (a plan-only task ends planned, a busy robot
@@ -42,11 +41,11 @@ class GraphMonitor:
     def _run(self) -> None:
         try:
             import rclpy
+            from llm_planner_interfaces.msg import TaskStatus
             from rclpy.executors import SingleThreadedExecutor
             from rclpy.signals import SignalHandlerOptions
 
             from llm_planner.ros.environment import apply_ros_environment
-            from llm_planner_interfaces.msg import TaskStatus
 
             apply_ros_environment()
             self._context = rclpy.Context()
@@ -197,9 +196,9 @@ def run_launch_file(name: str | None, arguments: Mapping[str, str], settings: La
 
 
 def _run_real_launch(launch_file: Path, arguments: Mapping[str, str]) -> int:
-    from launch import LaunchService  # type: ignore[import-not-found]  # real ROS 2 install
-    from launch.actions import IncludeLaunchDescription  # type: ignore[import-not-found]
-    from launch.launch_description_sources import PythonLaunchDescriptionSource  # type: ignore[import-not-found]
+    from launch import LaunchService  # real ROS 2 install
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
 
     service = LaunchService()
     service.include_launch_description(IncludeLaunchDescription(

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from geometry_msgs.msg import Point
+from llm_planner_interfaces.msg import ExecutedStep, GeometrySnapshot
+from llm_planner_interfaces.srv import TaskRecord
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
@@ -22,8 +25,6 @@ from llm_planner.ros.conversions import belief_to_msg
 from llm_planner.ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
 from llm_planner.ros.robot_link import LatestMessage
 from llm_planner.task_states import EXECUTING
-from llm_planner_interfaces.msg import ExecutedStep, GeometrySnapshot
-from llm_planner_interfaces.srv import TaskRecord
 
 
 class TaskRecords:

@@ -22,9 +22,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from action_msgs.msg import GoalStatus
+from llm_planner_interfaces.action import ExecuteTask
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
@@ -37,7 +39,6 @@ from llm_planner.ros.node_utils import StatusPublisher, WorkerPool
 from llm_planner.ros.robot_link import PerceptionCache
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
 from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNED, PLANNING, REFUSED, SUCCEEDED
-from llm_planner_interfaces.action import ExecuteTask
 
 FeedbackCallback = Callable[[dict[str, Any]], None]
 

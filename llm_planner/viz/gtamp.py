@@ -9,12 +9,15 @@ that moved drawn faded where they started, and the occluders the geometric predi
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from llm_planner.domains.gtamp.domain import GState, ObjPose, ProblemSpec
-from llm_planner.domains.gtamp.domain import object_rect, region_rect
+from llm_planner.domains.gtamp.domain import GState, ObjPose, ProblemSpec, object_rect, region_rect
 from llm_planner.domains.shapes import Frame2D, Problem, Rect
 from llm_planner.viz.topdown import Arrow, Piece, TopView
+
+if TYPE_CHECKING:
+    from llm_planner.domains.gtamp.predicates import Literals
 
 Point = tuple[float, float]
 ROOM_COLORS = ((0.86, 0.93, 0.8), (0.93, 0.87, 0.74), (0.78, 0.86, 0.93))
@@ -25,7 +28,7 @@ INCHES_PER_METRE = 1.9  # a G-TAMP kitchen is 8 x 5 m with objects a few centime
 
 
 def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GState | None = None,
-                 path: Sequence[Point] = (), literals=None, problems: Sequence[Problem] = (),  # noqa: ANN001
+                 path: Sequence[Point] = (), literals: Literals | None = None, problems: Sequence[Problem] = (),
                  title: str = "") -> TopView:
     """A labelled top view of ``problem`` in ``state`` (default: its initial state).
 
@@ -45,25 +48,25 @@ def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GS
     goal_objects = {a.obj for a in problem.goal}
     goal_regions = {a.ref for a in problem.goal if a.direction == "on"}
     for region in layout.regions:
-        view.furniture.append(Piece(region.name, region_rect(region), tuple(region.color[:3]), region.name,
+        view.furniture.append(Piece(region.name, region_rect(region), region.color[:3], region.name,
                                     "goal" if region.name in goal_regions else "solid"))
     occluders = _occluders(literals, goal_objects)
-    for door, is_open in zip(layout.doors, state.doors_open):
+    for door, is_open in zip(layout.doors, state.doors_open, strict=True):
         cx, cy, _ = door.open_center if is_open else door.closed_center
         blocks = f"; blocks {', '.join(sorted(occluders[door.name]))}" if door.name in occluders else ""
         view.furniture.append(Piece(door.name, Rect(cx, cy, 0.0, door.size[0] / 2.0, door.size[1] / 2.0), DOOR_COLOR,
                                     f"{door.name} ({'open' if is_open else 'closed'}{blocks})",
                                     "problem" if blocks else "solid"))
-    for i, (obj, pose) in enumerate(zip(problem.objects, state.poses)):
+    for i, (obj, pose) in enumerate(zip(problem.objects, state.poses, strict=True)):
         if pose is None:  # held: drawn at the robot
             pose = ObjPose(state.base.x, state.base.y, 0.0, state.base.theta, "")
         style = "goal" if obj.name in goal_objects else ("problem" if obj.name in occluders else "solid")
         label = obj.name
-        view.objects.append(Piece(obj.name, object_rect(obj.shape, pose), tuple(obj.color[:3]), label, style,
+        view.objects.append(Piece(obj.name, object_rect(obj.shape, pose), obj.color[:3], label, style,
                                   obj.shape.kind == "cylinder"))
         before = start.poses[i] if start is not None else None
         if before is not None and (state.poses[i] is None or math.dist((before.x, before.y), (pose.x, pose.y)) > MOVED):
-            view.ghosts.append(Piece(obj.name, object_rect(obj.shape, before), tuple(obj.color[:3]), obj.name, "faded",
+            view.ghosts.append(Piece(obj.name, object_rect(obj.shape, before), obj.color[:3], obj.name, "faded",
                                      obj.shape.kind == "cylinder"))
             view.moves.append(Arrow((before.x, before.y), (pose.x, pose.y)))
     view.robot = Frame2D(state.base.x, state.base.y, state.base.theta)
@@ -79,7 +82,7 @@ def problem_view(problem: ProblemSpec, state: GState | None = None, *, start: GS
     return view
 
 
-def _occluders(literals, goal_objects: set[str]) -> dict[str, set[str]]:  # noqa: ANN001
+def _occluders(literals: Literals | None, goal_objects: set[str]) -> dict[str, set[str]]:
     """occluder -> what it blocks ("pick salter", "place salter on counter2"), for the goal's objects."""
     out: dict[str, set[str]] = {}
     if literals is None:

@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
-from llm_planner.domains.shapes import Frame2D, Problem, Rect
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
+from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, ObjectType, Scene
+from llm_planner.domains.household.world.symbolic import GoalItem
+from llm_planner.domains.shapes import Frame2D, Problem, Rect
 from llm_planner.viz.topdown import Arrow, Piece, TopView, rect_of_box
-from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.sim.check import LayoutCheck
 
 Point = tuple[float, float]
 #: An object that moved less than this (metres) between two snapshots did not move.
@@ -35,7 +40,7 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     room_colors = [tuple(c) for c in colors["rooms"]]
     view = TopView(title or scene.name, apartment_bounds(scene, cfg.render_margin))
     for i, room in enumerate(scene.rooms.values()):
-        view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))  # type: ignore[arg-type]
+        view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))
     view.walls = [w.rect for w in (walls if walls is not None else _walls(scene, cfg))]
     from llm_planner.domains.household.sim.check import doorway_gap
 
@@ -43,7 +48,7 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     layouts = layouts if layouts is not None else furniture_layouts(scene, cfg)
     for name, layout in layouts.items():
         color = tuple(colors["container" if layout.kind == CONTAINER else "surface"])
-        view.furniture.append(Piece(name, layout.footprint, color, label=name))  # type: ignore[arg-type]
+        view.furniture.append(Piece(name, layout.footprint, color, label=name))
     return view
 
 
@@ -54,17 +59,18 @@ def _walls(scene: Scene, cfg: SimConfig) -> list:
 
 
 # ------------------------------------------------------------------------------ scene check
-def layout_view(check, cfg: SimConfig | None = None, title: str = "") -> TopView:  # noqa: ANN001 - LayoutCheck
+def layout_view(check: LayoutCheck, cfg: SimConfig | None = None, title: str = "") -> TopView:
     """The picture of ``llm-planner scene check``: the layout, approach poses, start, problems."""
     cfg = cfg or load_sim_config()
     scene = check.scene
     errors = check.errors
-    view = base_view(scene, cfg, title or f"{scene.name}: " + (f"{len(errors)} problem(s)" if errors else "no problems"),
+    view = base_view(scene, cfg, title or f"{scene.name}: "
+                     + (f"{len(errors)} problem(s)" if errors else "no problems"),
                      walls=check.walls, layouts=check.layouts)
     culprits = {f.where.split(".")[1] for f in errors if f.where.startswith("furniture.")}
     view.furniture = [Piece(p.name, p.rect, p.color, p.label, "problem" if p.name in culprits else p.style)
                       for p in view.furniture]
-    view.approaches = [(n, l.approach) for n, l in check.layouts.items()]
+    view.approaches = [(n, lay.approach) for n, lay in check.layouts.items()]
     view.robot_start = check.robot_start
     view.robot_radius = check.drive_radius
     for k, finding in enumerate(errors, 1):
@@ -72,7 +78,8 @@ def layout_view(check, cfg: SimConfig | None = None, title: str = "") -> TopView
         points = tuple(m for m in finding.marks if not isinstance(m, Rect))
         view.problems.append(Problem(f"{k}", rects, points))
         view.notes.append(f"error {k}: {finding}")
-    view.notes.append("grey arrows: where the robot stands to work at each furniture; green dot and dashed circle: its start "
+    view.notes.append("grey arrows: where the robot stands to work at each furniture; green dot and "
+                      "dashed circle: its start "
                       "and driving footprint")
     return view
 
@@ -90,7 +97,8 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     view = base_view(scene, cfg, title)
     goal_types, destinations = _goal_names(goal)
     open_doors = {j.body for j in geometry.joints if j.is_open}
-    view.furniture = [Piece(p.name, p.rect, p.color, p.label + (" (open)" if p.name in open_doors else ""),
+    view.furniture = [Piece(p.name, p.rect, p.color,
+                            None if p.label is None else p.label + (" (open)" if p.name in open_doors else ""),
                             "goal" if p.name in destinations else p.style) for p in view.furniture]
     before = {b.name: b for b in (start.bodies if start else [])}
     for body in geometry.bodies:
@@ -118,7 +126,7 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     return view
 
 
-def _round(otype) -> bool:  # noqa: ANN001
+def _round(otype: ObjectType | None) -> bool:
     return otype is not None and abs(otype.size[0] - otype.size[1]) < 0.02
 
 
@@ -131,7 +139,7 @@ def _goal_names(goal: Sequence | None) -> tuple[set[str], set[str]]:
     return types, places
 
 
-def _goal_text(item) -> str:  # noqa: ANN001
-    rel, otype, dest, count = ((item.rel, item.obj_type, item.destination, item.count) if hasattr(item, "rel")
+def _goal_text(item: GoalItem | Sequence[Any]) -> str:
+    rel, otype, dest, count = ((item.rel, item.obj_type, item.destination, item.count) if isinstance(item, GoalItem)
                                else tuple(item))
     return f"{count} {otype} {rel} {dest}"

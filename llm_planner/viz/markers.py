@@ -13,11 +13,15 @@ its layout (named), the sliding doors open or closed, the objects named, the rob
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING
 
-from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat_from_yaw
-from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS
+from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat, quat_from_yaw, vec3
+from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
+
+if TYPE_CHECKING:
+    from llm_planner.domains.gtamp.domain import ProblemSpec
 
 #: Marker types, named as visualization_msgs/Marker names its constants.
 CUBE, CYLINDER, ARROW, TEXT_VIEW_FACING = "CUBE", "CYLINDER", "ARROW", "TEXT_VIEW_FACING"
@@ -67,7 +71,7 @@ class _Markers:
     def add(self, ns: str, type_: str, position: Sequence[float], orientation: Sequence[float],
             scale: Sequence[float], color: RGBA, text: str = "") -> None:
         self.ids[ns] = self.ids.get(ns, -1) + 1
-        self.out.append(MarkerSpec(ns, self.ids[ns], type_, tuple(position), tuple(orientation), tuple(scale),
+        self.out.append(MarkerSpec(ns, self.ids[ns], type_, vec3(position), quat(orientation), vec3(scale),
                                    color, text, self.frame_id))
 
     def label(self, ns: str, x: float, y: float, z: float, text: str, height: float = TEXT_HEIGHT) -> None:
@@ -93,7 +97,8 @@ class _Markers:
                    "robot" + (f" holding {geometry.held_object}" if geometry.held_object else ""))
 
 
-def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str = "map") -> list[MarkerSpec]:  # noqa: ANN001
+def markers_from_geometry(geometry: GeometrySnapshot, scene: Scene | None = None,
+                          frame_id: str = "map") -> list[MarkerSpec]:
     """Markers for every body, a name above each furniture and object, and the robot's heading."""
     markers = _Markers(frame_id)
     open_bodies = {j.body for j in geometry.joints if j.is_open}
@@ -108,7 +113,8 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str 
                 orientation, scale = quat_from_yaw(furniture.yaw), furniture.size
                 center = (furniture.position[0], furniture.position[1], furniture.size[2] / 2.0)
             is_open = body.name in open_bodies
-            color = SURFACE_RGBA if body.type != CONTAINER else CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA
+            color = (SURFACE_RGBA if body.type != CONTAINER
+                     else CONTAINER_OPEN_RGBA if is_open else CONTAINER_CLOSED_RGBA)
             markers.add("furniture", CUBE, center, orientation, scale, color)
             label = body.name + ((" (open)" if is_open else " (closed)") if body.type == CONTAINER else "")
             markers.label("furniture_names", center[0], center[1], body.aabb_max[2] + TEXT_LIFT, label)
@@ -120,7 +126,7 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene=None, frame_id: str 
     return markers.out
 
 
-def markers_from_problem(problem, geometry: GeometrySnapshot,  # noqa: ANN001 - gtamp.domain.ProblemSpec
+def markers_from_problem(problem: ProblemSpec, geometry: GeometrySnapshot,
                          frame_id: str = "map") -> list[MarkerSpec]:
     """A G-TAMP problem (:class:`~llm_planner.domains.gtamp.domain.ProblemSpec`) in the state the geometry
     shows: walls and named regions of its layout, doors open or closed, named objects, the robot."""
@@ -145,7 +151,7 @@ def markers_from_problem(problem, geometry: GeometrySnapshot,  # noqa: ANN001 - 
                       f"{door.name} ({'open' if is_open else 'closed'})")
     for spec in problem.objects:
         if spec.name in bodies:
-            markers.named_object(bodies[spec.name], tuple(spec.color))
+            markers.named_object(bodies[spec.name], spec.color)
     if ROBOT in bodies:
         markers.robot(geometry, bodies[ROBOT])
     return markers.out
@@ -158,4 +164,4 @@ def yaw_of_marker(marker: MarkerSpec) -> float:
 
 
 def _size(body: BodyGeometry) -> Vec3:
-    return tuple(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max))  # type: ignore[return-value]
+    return vec3(hi - lo for lo, hi in zip(body.aabb_min, body.aabb_max, strict=True))

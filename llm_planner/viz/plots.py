@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from llm_planner.viz.topdown import DPI, new_figure, write_image
+from llm_planner.viz.topdown import DPI, new_figure, rgb_pixels, write_image
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: Per benchmark: (row key, stderr key or None, axis label, scale) of the panels after the first.
 FIGURES: dict[str, list[tuple[str, str | None, str, float]]] = {
@@ -59,7 +63,7 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "method" in r for r in rows):
         raise ConfigError("benchmark results need 'rows', each with a 'method' (the DESIGN.md format)")
     name = str(data.get("benchmark", "benchmark"))
-    panels = []
+    panels: list[tuple[str, str | None, str, float]] = []
     if any(_finite(r.get("success_rate")) for r in rows):
         panels.append(("success_rate", "stderr", RATE_LABEL.get(name, "success rate (%)"), 100.0))
     panels += [p for p in FIGURES.get(name, []) if any(_finite(r.get(p[0])) for r in rows)]
@@ -71,7 +75,8 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     fig = new_figure(width, PANEL_HEIGHT * len(panels) + 0.9)
     colors = _colors(len(methods))
     backend = data.get("backend", "")
-    fig.text(0.01, 1.0 - 0.12 / fig.get_size_inches()[1], f"{name} benchmark" + (f" (backend {backend})" if backend else ""),
+    fig.text(0.01, 1.0 - 0.12 / fig.get_size_inches()[1], f"{name} benchmark"
+             + (f" (backend {backend})" if backend else ""),
              fontsize=10, ha="left", va="top", fontweight="bold")
     fig.text(0.01, 1.0 - 0.34 / fig.get_size_inches()[1], _sizes(data), fontsize=7.5, ha="left", va="top")
     top = 1.0 - 0.55 / fig.get_size_inches()[1]
@@ -84,14 +89,12 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
             ax.set_ylim(0, 105)
         if k == 0:
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-    fig.canvas.draw()
-    import numpy as np
-
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    return write_image(path, rgb)
+    return write_image(path, rgb_pixels(fig))
 
 
-def _bars(ax, rows, splits, methods, colors, key: str, err: str | None, scale: float) -> None:  # noqa: ANN001
+def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], methods: Sequence[str],
+          colors: Sequence[Any],
+          key: str, err: str | None, scale: float) -> None:
     import numpy as np
 
     n = len(methods)
@@ -107,14 +110,15 @@ def _bars(ax, rows, splits, methods, colors, key: str, err: str | None, scale: f
             ys.append(float(row[key]) * scale)
             es.append(float(row.get(err) or 0.0) * scale if err and _finite(row.get(err)) else 0.0)
         values += ys
-        for x, y in zip(xs, ys):
+        for x, y in zip(xs, ys, strict=True):
             if y == 0.0:  # a bar of height 0 is a result, not a missing one
                 ax.text(x, 0.0, "0", ha="center", va="bottom", fontsize=6, color=colors[j])
         if xs:
             ax.bar(xs, ys, bar * 0.92, yerr=es if any(es) else None, color=colors[j], label=method,
                    error_kw={"elinewidth": 0.8, "capsize": 1.5, "ecolor": (0.2, 0.2, 0.2)})
     ax.set_xticks(np.arange(len(splits)))
-    ax.set_xticklabels(splits, fontsize=7, rotation=0 if len(splits) < 8 else 30, ha="center" if len(splits) < 8 else "right")
+    ax.set_xticklabels(splits, fontsize=7, rotation=0 if len(splits) < 8 else 30, ha="center" if len(splits) < 8
+                       else "right")
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
@@ -146,7 +150,7 @@ def _sizes(data: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _colors(n: int) -> list:
+def _colors(n: int) -> list[Any]:
     from matplotlib import colormaps
 
     cmap = colormaps["tab10" if n <= 10 else "tab20"]

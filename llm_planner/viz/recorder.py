@@ -14,13 +14,24 @@ Frames are drawn only when written; recording costs one geometry read per step.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.viz.strip import Frame, write_gif, write_strip
 from llm_planner.viz.topdown import TopView, crop, save_png, used_extent
+
+if TYPE_CHECKING:
+    from llm_planner.domains.geometry import GeometrySnapshot
+    from llm_planner.domains.gtamp.domain import ConcreteAction, GState, ProblemSpec
+    from llm_planner.domains.gtamp.sim import GTampSim
+    from llm_planner.domains.household.sim.config import SimConfig
+    from llm_planner.domains.household.sim.world import HouseholdSim
+    from llm_planner.domains.household.world.scene import Scene
+    from llm_planner.domains.skill import SkillOutcome
+    from llm_planner.execution import StepRecord
 
 Point = tuple[float, float]
 
@@ -95,7 +106,7 @@ class EpisodeRecorder:
             out["gif"] = write_gif(self.frames(), directory / "strip.gif")
         return out
 
-    def on_step(self, record) -> None:  # noqa: ANN001 - execution.StepRecord
+    def on_step(self, record: StepRecord) -> None:
         """``run_episode(..., on_step=recorder.on_step)``."""
         self.add(record.step, record.action_text or str(record.action), bool(record.success), str(record.reason))
 
@@ -111,25 +122,28 @@ class EpisodeRecorder:
 class HouseholdRecorder(EpisodeRecorder):
     """Household episodes: views from :func:`llm_planner.viz.household.snapshot_view`."""
 
-    def __init__(self, scene, geometry: Callable[[], Any], goal: Sequence | None = None,  # noqa: ANN001
-                 path: Callable[[], Sequence[Point]] | None = None, title: str = "", config=None) -> None:  # noqa: ANN001
+    def __init__(self, scene: Scene, geometry: Callable[[], GeometrySnapshot], goal: Sequence | None = None,
+                 path: Callable[[], Sequence[Point]] | None = None, title: str = "",
+                 config: SimConfig | None = None) -> None:
         super().__init__(geometry, path, title or scene.name)
         self.scene = scene
         self.goal = goal
         self.config = config
 
     @classmethod
-    def for_sim(cls, sim, goal: Sequence | None = None, title: str = "") -> "HouseholdRecorder":  # noqa: ANN001
-        """Record a :class:`~llm_planner.domains.household.sim.world.HouseholdSim` in this process (with the paths it drives)."""
+    def for_sim(cls, sim: HouseholdSim, goal: Sequence | None = None, title: str = "") -> HouseholdRecorder:
+        """Record a :class:`~llm_planner.domains.household.sim.world.HouseholdSim` in this process (with the
+        paths it drives)."""
         return cls(sim.scene, sim.geometry, goal, lambda: sim.last_path, title, sim.cfg)
 
-    def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
+    def view(self, world: GeometrySnapshot, start: GeometrySnapshot | None = None, path: Sequence[Point] = (),
+             title: str = "") -> TopView:
         from llm_planner.viz.household import snapshot_view
 
         return snapshot_view(self.scene, world, goal=self.goal, start=start, path=path, title=title, cfg=self.config)
 
     @staticmethod
-    def _robot_xy(world) -> Point:  # noqa: ANN001
+    def _robot_xy(world: GeometrySnapshot) -> Point:
         return (world.robot_position[0], world.robot_position[1])
 
 
@@ -137,18 +151,19 @@ class GTampRecorder(EpisodeRecorder):
     """G-TAMP episodes: views from :func:`llm_planner.viz.gtamp.problem_view`; the base path of an
     executed action is its sampled trajectory when ``path`` gives it, else a straight line."""
 
-    def __init__(self, problem, observe: Callable[[], Any], path: Callable[[], Sequence[Point]] | None = None,  # noqa: ANN001
-                 title: str = "") -> None:
+    def __init__(self, problem: ProblemSpec, observe: Callable[[], GState],
+                 path: Callable[[], Sequence[Point]] | None = None, title: str = "") -> None:
         super().__init__(observe, path, title or problem.name)
         self.problem = problem
 
-    def view(self, world, start=None, path=(), title: str = "") -> TopView:  # noqa: ANN001
+    def view(self, world: GState, start: GState | None = None, path: Sequence[Point] = (),
+             title: str = "") -> TopView:
         from llm_planner.viz.gtamp import problem_view
 
         return problem_view(self.problem, world, start=start, path=path, title=title)
 
     @staticmethod
-    def _robot_xy(world) -> Point:  # noqa: ANN001
+    def _robot_xy(world: GState) -> Point:
         return (world.base.x, world.base.y)
 
 
@@ -156,11 +171,11 @@ class PathTap(GTampSimWorld):
     """The G-TAMP simulator as a world of the closed loop that remembers the base trajectory of
     the last executed concrete action, for :class:`GTampRecorder`'s ``path``."""
 
-    def __init__(self, sim) -> None:  # noqa: ANN001 - llm_planner.domains.gtamp.sim.GTampSim
+    def __init__(self, sim: GTampSim) -> None:
         super().__init__(sim)
         self.last_path: list[Point] = []
 
-    def execute(self, action):  # noqa: ANN001, ANN201
+    def execute(self, action: ConcreteAction) -> SkillOutcome:
         kappa = getattr(action, "kappa", None)
         self.last_path = [(q.x, q.y) for q in kappa.base_path] if kappa is not None else []
         return super().execute(action)

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.shapes import Point
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, describe_beliefs
-from llm_planner.domains.shapes import Point
-from llm_planner.domains.geometry import GeometrySnapshot
-
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,8 @@ def recorder_of(record: TaskRecord) -> Any:
     if record.domain == "gtamp":
         recorder, world_of = _gtamp_recorder(record, title)
     else:
-        from llm_planner.viz.recorder import HouseholdRecorder
         from llm_planner.domains.household.world.scene import load_scene
+        from llm_planner.viz.recorder import HouseholdRecorder
 
         recorder = HouseholdRecorder(load_scene(record.world), lambda: record.start, record.goal, title=title)
         world_of = _same  # the household recorder draws geometry

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-import numpy as np
-
-from llm_planner.viz.topdown import (DPI, PROBLEM_COLOR, TopView, crop, draw, new_figure, render_rgb, used_extent,
-                                     write_image)
+from llm_planner.viz.topdown import (
+    DPI,
+    PROBLEM_COLOR,
+    TopView,
+    crop,
+    draw,
+    new_figure,
+    render_rgb,
+    rgb_pixels,
+    used_extent,
+    write_image,
+)
 
 #: Strip layout: frames per row, width of one frame (inches), caption lines under a frame.
 COLUMNS = 6
@@ -88,9 +96,7 @@ def write_strip(frames: Sequence[Frame], path: str | Path, title: str = "", colu
         fig.text((col + 0.5) * frame_inches / width, (top - plan_h - 0.04) / height, "\n".join(lines), fontsize=6.5,
                  ha="center", va="top", color=(0.1, 0.1, 0.1) if frame.success else PROBLEM_COLOR,
                  fontweight="normal" if frame.success else "bold")
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
-    return write_image(path, rgb)
+    return write_image(path, rgb_pixels(fig))
 
 
 def write_gif(frames: Sequence[Frame], path: str | Path, frame_ms: int = GIF_FRAME_MS) -> Path:

@@ -17,13 +17,19 @@ episode used.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.domains.shapes import Frame2D, Point, Problem, Rect, corners
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Polygon
 
 RGB = tuple[float, float, float]
 
@@ -108,7 +114,7 @@ class TopView:
         return w, h + notes_height(self.notes, w)
 
 
-def used_extent(views: Sequence["TopView"], margin: float = CROP_MARGIN) -> tuple[float, float, float, float]:
+def used_extent(views: Sequence[TopView], margin: float = CROP_MARGIN) -> tuple[float, float, float, float]:
     """The smallest box of whole rooms that holds everything the views show happening: the robot,
     its start and path, pieces highlighted or moved (goal and problem styles, ghosts, arrows).
     The first view's extent when its rooms are unknown or nothing happened."""
@@ -136,7 +142,7 @@ def used_extent(views: Sequence["TopView"], margin: float = CROP_MARGIN) -> tupl
     return (max(box[0], full[0]), max(box[1], full[1]), min(box[2], full[2]), min(box[3], full[3]))
 
 
-def crop(view: "TopView", extent: tuple[float, float, float, float]) -> "TopView":
+def crop(view: TopView, extent: tuple[float, float, float, float]) -> TopView:
     """The view limited to ``extent`` (what lies outside is cut off by the axes)."""
     import dataclasses
 
@@ -168,18 +174,21 @@ class Picture:
 
     def pixel(self, x: float, y: float) -> tuple[int, int]:
         """(column, row) of the world point (x, y)."""
-        return (int(round(self.scale[0] * x + self.offset[0])), int(round(self.height - (self.scale[1] * y + self.offset[1]))))
+        return (int(round(self.scale[0] * x + self.offset[0])),
+                int(round(self.height - (self.scale[1] * y + self.offset[1]))))
 
 
 # --------------------------------------------------------------------------------- drawing
-def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - matplotlib Axes
+def draw(ax: Axes, view: TopView, detail: str = "full") -> None:
     """Draw ``view`` on ``ax``. ``detail="small"``: no furniture names and smaller text (strip frames)."""
     from matplotlib import patches
 
     small = detail == "small"
     font = 5.0 if small else 8.0
     xmin, ymin, xmax, ymax = view.extent
-    fig_w, fig_h = ax.figure.get_size_inches()
+    figure = ax.get_figure(root=True)
+    assert figure is not None  # the axes of plan_axes are on a figure
+    fig_w, fig_h = figure.get_size_inches()
     box = ax.get_position()  # the drawn scale (a strip frame is far smaller than a plan): labels are placed by it
     inches_per_metre = min(fig_w * box.width / (xmax - xmin), fig_h * box.height / (ymax - ymin))
     ax.set_xlim(xmin, xmax)
@@ -210,13 +219,13 @@ def draw(ax, view: TopView, detail: str = "full") -> None:  # noqa: ANN001 - mat
                                 "linestyle": (0, (3, 2))})
     for piece in sorted(view.objects, key=lambda p: p.style != "goal"):
         _draw_piece(ax, piece, font * 0.9, zorder=6, names=not small or piece.style == "goal", labels=labels)
-    for name, pose in view.approaches:
+    for _name, pose in view.approaches:
         ax.annotate("", xy=(pose.x + 0.22 * math.cos(pose.yaw), pose.y + 0.22 * math.sin(pose.yaw)),
                     xytext=(pose.x, pose.y), zorder=6, arrowprops={"arrowstyle": "-|>", "color": APPROACH_COLOR,
                                                                   "lw": 0.8, "mutation_scale": 7})
         ax.plot([pose.x], [pose.y], marker="o", markersize=2.5, color=APPROACH_COLOR, zorder=6)
     if view.path:
-        xs, ys = zip(*view.path)
+        xs, ys = zip(*view.path, strict=True)
         ax.plot(xs, ys, color=PATH_COLOR, lw=1.6 if small else 2.4, alpha=0.9, zorder=7, solid_capstyle="round")
     if view.robot_start is not None and view.robot is None:  # a plan without the robot: its footprint at the start
         ax.add_patch(patches.Circle(view.robot_start, view.robot_radius, facecolor=(*START_COLOR, 0.12),
@@ -275,7 +284,7 @@ class _Labels:
         """Centre of the label box and whether it was moved off the first choice (``centred``: the
         first choice is on the piece, for furniture; else above it, for small objects)."""
         w, h = self.char_w * len(text) / 2.0 + 0.02, self.line_h / 2.0
-        first = None
+        first: tuple[float, float, tuple[float, float, float, float]] | None = None
         offsets = [(0, 0), *_LABEL_OFFSETS] if centred else _LABEL_OFFSETS
         for k, (dx, dy) in enumerate(offsets):
             cx, cy = x + dx * (w + clear), y + dy * (clear + h + 0.02) + (dy * 1.2 * self.line_h * (k // 6))
@@ -284,7 +293,8 @@ class _Labels:
             if not any(a[0] < box[2] and box[0] < a[2] and a[1] < box[3] and box[1] < a[3] for a in self.taken):
                 self.taken.append(box)
                 return cx, cy, k > (0 if centred else 1)
-        cx, cy, box = first  # type: ignore[misc]
+        assert first is not None  # there is always at least one offset
+        cx, cy, box = first
         self.taken.append(box)
         return cx, cy, False
 
@@ -293,7 +303,7 @@ class _Labels:
 _LABEL_OFFSETS = [(0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] * 4
 
 
-def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa: ANN001
+def _draw_piece(ax: Axes, piece: Piece, font: float, zorder: int, names: bool,
                 labels: _Labels | None = None) -> None:
     from matplotlib import patches
 
@@ -301,6 +311,7 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
     edge = {"goal": GOAL_COLOR, "problem": PROBLEM_COLOR}.get(piece.style, (0.15, 0.15, 0.15))
     lw = {"goal": 2.2, "problem": 2.2}.get(piece.style, 0.6)
     r = piece.rect
+    patch: Patch
     if piece.round:
         patch = patches.Circle((r.cx, r.cy), max(r.hx, r.hy), facecolor=face, edgecolor=edge, lw=lw, zorder=zorder,
                                linestyle="--" if piece.style == "faded" else "-")
@@ -324,7 +335,7 @@ def _draw_piece(ax, piece: Piece, font: float, zorder: int, names: bool,  # noqa
                                          "edgecolor": "none"})
 
 
-def _draw_problem(ax, problem: Problem, font: float) -> None:  # noqa: ANN001
+def _draw_problem(ax: Axes, problem: Problem, font: float) -> None:
     from matplotlib import patches
 
     for rect in problem.rects:
@@ -333,14 +344,15 @@ def _draw_problem(ax, problem: Problem, font: float) -> None:  # noqa: ANN001
     for x, y in problem.points:
         ax.add_patch(patches.Circle((x, y), 0.2, facecolor="none", edgecolor=PROBLEM_COLOR, lw=2.0, zorder=11))
         ax.plot([x], [y], marker="x", color=PROBLEM_COLOR, markersize=8, mew=2, zorder=11)
-    anchor = problem.points[0] if problem.points else ((problem.rects[0].cx, problem.rects[0].cy) if problem.rects else None)
+    anchor = problem.points[0] if problem.points else ((problem.rects[0].cx, problem.rects[0].cy) if problem.rects
+                                                       else None)
     if anchor is not None and problem.text:
         ax.text(anchor[0], anchor[1] + 0.25, problem.text, ha="center", va="bottom", fontsize=font, color=PROBLEM_COLOR,
                 fontweight="bold", zorder=12, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8,
                                                     "edgecolor": PROBLEM_COLOR})
 
 
-def _polygon(rect: Rect, **style):  # noqa: ANN003, ANN202 - matplotlib patch
+def _polygon(rect: Rect, **style: Any) -> Polygon:
     from matplotlib import patches
 
     c = corners(rect)  # (-,-), (-,+), (+,-), (+,+)
@@ -348,7 +360,7 @@ def _polygon(rect: Rect, **style):  # noqa: ANN003, ANN202 - matplotlib patch
 
 
 # ------------------------------------------------------------------------------- files
-def new_figure(width: float, height: float):  # noqa: ANN201 - matplotlib Figure
+def new_figure(width: float, height: float) -> Figure:
     """A figure on the Agg canvas (no pyplot, no display, no global state)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -358,7 +370,17 @@ def new_figure(width: float, height: float):  # noqa: ANN201 - matplotlib Figure
     return fig
 
 
-def plan_axes(fig, view: TopView):  # noqa: ANN001, ANN201
+def rgb_pixels(fig: Figure) -> np.ndarray:
+    """Draw ``fig`` and return its pixels as an (h, w, 3) uint8 array (figures of :func:`new_figure`)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas
+    assert isinstance(canvas, FigureCanvasAgg)  # new_figure puts every figure on the Agg canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+
+
+def plan_axes(fig: Figure, view: TopView) -> Axes:
     """Axes for the plan, leaving the bottom strip of the figure for the notes."""
     w, h = fig.get_size_inches()
     notes = notes_height(view.notes, w)
@@ -376,8 +398,7 @@ def render_rgb(view: TopView, scale: float = 1.0) -> tuple[np.ndarray, tuple[tup
     fig = new_figure(*view.figure_size(scale))
     ax = plan_axes(fig, view)
     draw(ax, view)
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    rgb = rgb_pixels(fig)
     (x0, y0), (x1, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 1.0)])
     return rgb, ((x1 - x0, y1 - y0), (x0, y0))
 

@@ -9,11 +9,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llm_planner.errors import GoalError, SceneError
-from llm_planner.domains.gtamp.domain import ProblemSpec
+from llm_planner.domains.gtamp.domain import ProblemSpec, Shape, object_rect, region_rect
 from llm_planner.domains.gtamp.problems import load_problem
-from llm_planner.domains.gtamp.domain import object_rect, region_rect
 from llm_planner.domains.shapes import Problem, Rect, corners, point_rect_distance, rects_overlap
+from llm_planner.errors import GoalError, SceneError
 
 #: Overlaps shallower than this (metres) are touching, not overlapping.
 TOUCH = 1e-3
@@ -60,7 +59,8 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
         for other, orect in regions.items():
             if other != region.name and point_rect_distance(base.x, base.y, orect) < radius - TOUCH:
                 check.add(f"regions.{region.name}: the robot's base pose for it, [{base.x:.2f}, {base.y:.2f}], "
-                          f"overlaps regions.{other} at [{orect.cx:.2f}, {orect.cy:.2f}] (the base needs {radius:.2f} m "
+                          f"overlaps regions.{other} at [{orect.cx:.2f}, {orect.cy:.2f}] (the base "
+                          f"needs {radius:.2f} m "
                           f"around it; change standoff or move the regions apart)", (orect,), ((base.x, base.y),))
         for name, wall in walls:
             if point_rect_distance(base.x, base.y, wall) < radius - TOUCH:
@@ -72,20 +72,21 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
             if rects_overlap(regions[a], regions[b], -TOUCH):
                 check.add(f"regions.{a}: at [{regions[a].cx:.2f}, {regions[a].cy:.2f}] it overlaps regions.{b} at "
                           f"[{regions[b].cx:.2f}, {regions[b].cy:.2f}]", (regions[a], regions[b]))
-    placed = [(o, p) for o, p in zip(problem.objects, problem.initial.poses) if p is not None]
+    placed = [(o, p) for o, p in zip(problem.objects, problem.initial.poses, strict=True) if p is not None]
     for obj, pose in placed:
         rect = object_rect(obj.shape, pose)
         region = layout.region(pose.region)
         if any(not region.contains(x, y, -TOUCH) for x, y in _outline(obj.shape, rect)):
             check.add(f"objects.{obj.name}.at: at [{pose.x:.2f}, {pose.y:.2f}] it hangs over the edge of region "
                       f"{region.name} (depth {region.depth} x width {region.width} m)", (rect,))
-    for i, (a, pa) in enumerate(placed):
-        for b, pb in placed[i + 1:]:
-            gap = math.dist((pa.x, pa.y), (pb.x, pb.y)) - a.shape.radius - b.shape.radius
-            if pa.region == pb.region and gap < -TOUCH and rects_overlap(object_rect(a.shape, pa), object_rect(b.shape, pb), -TOUCH):
-                check.add(f"objects.{a.name}: at [{pa.x:.2f}, {pa.y:.2f}] it overlaps objects.{b.name} at "
+    for i, (oa, pa) in enumerate(placed):
+        for ob, pb in placed[i + 1:]:
+            gap = math.dist((pa.x, pa.y), (pb.x, pb.y)) - oa.shape.radius - ob.shape.radius
+            if (pa.region == pb.region and gap < -TOUCH
+                    and rects_overlap(object_rect(oa.shape, pa), object_rect(ob.shape, pb), -TOUCH)):
+                check.add(f"objects.{oa.name}: at [{pa.x:.2f}, {pa.y:.2f}] it overlaps objects.{ob.name} at "
                           f"[{pb.x:.2f}, {pb.y:.2f}] on {pa.region}; change their 'at'",
-                          (object_rect(a.shape, pa), object_rect(b.shape, pb)))
+                          (object_rect(oa.shape, pa), object_rect(ob.shape, pb)))
     base = problem.initial.base
     for name, rect in list(regions.items()) + walls:
         if point_rect_distance(base.x, base.y, rect) < layout.robot.base_radius - TOUCH:
@@ -95,8 +96,9 @@ def check_problem(problem: ProblemSpec) -> ProblemCheck:
     return check
 
 
-def _outline(shape, rect: Rect) -> list[tuple[float, float]]:  # noqa: ANN001
+def _outline(shape: Shape, rect: Rect) -> list[tuple[float, float]]:
     if shape.kind == "box":
         return corners(rect)
     r = shape.size[0]
-    return [(rect.cx + r * math.cos(a), rect.cy + r * math.sin(a)) for a in (0.0, math.pi / 2, math.pi, 3 * math.pi / 2)]
+    return [(rect.cx + r * math.cos(a), rect.cy + r * math.sin(a))
+            for a in (0.0, math.pi / 2, math.pi, 3 * math.pi / 2)]

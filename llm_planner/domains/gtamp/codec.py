@@ -16,11 +16,11 @@ import json
 import math
 from typing import Any, TypeVar
 
-from llm_planner.errors import LlmPlannerError
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, Pose2D, TaskAction
+from llm_planner.errors import LlmPlannerError
 
 T = TypeVar("T")
-_TYPES: dict[str, type] = {t.__name__: t for t in
+_TYPES: dict[str, type[Any]] = {t.__name__: t for t in
                            (ConcreteAction, TaskAction, Kappa, Grasp, ObjPose, Pose2D, GState, GoalAtom)}
 
 
@@ -33,8 +33,8 @@ def to_jsonable(value: Any) -> Any:
     """Plain JSON data for a registered dataclass / NamedTuple (recursively), tuple, number or string."""
     name = type(value).__name__
     if name in _TYPES and isinstance(value, _TYPES[name]):
-        fields = value._asdict() if isinstance(value, tuple) else {
-            f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)} \
+            if dataclasses.is_dataclass(value) else value._asdict()  # else a NamedTuple
         return {"__type__": name, **{k: to_jsonable(v) for k, v in fields.items()}}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
@@ -56,7 +56,7 @@ def from_jsonable(data: Any) -> Any:
         if name not in _TYPES:
             raise GTampCodecError(f"unknown or missing __type__ {name!r} (known: {', '.join(_TYPES)})")
         cls = _TYPES[name]
-        names = cls._fields if issubclass(cls, tuple) else tuple(f.name for f in dataclasses.fields(cls))
+        names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else cls._fields
         extra = set(data) - set(names) - {"__type__"}
         if extra:
             raise GTampCodecError(f"{name}: unknown field(s) {', '.join(sorted(extra))}")

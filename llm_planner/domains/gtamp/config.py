@@ -4,9 +4,10 @@ Unknown keys are errors, so a typo never silently keeps a default."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -48,7 +49,7 @@ class GTampConfig:
     search: SearchParams = SearchParams()
     operators: OperatorParams = OperatorParams()
     prompt: PromptParams = PromptParams()
-    baselines: Mapping[str, Mapping[str, Any]] = None  # type: ignore[assignment]
+    baselines: Mapping[str, Mapping[str, Any]] | None = None
 
     def baseline(self, name: str) -> dict[str, Any]:
         return dict((self.baselines or {}).get(name, {}))
@@ -80,7 +81,8 @@ def _bool(value: Any, where: str) -> bool:
     raise ConfigError(f"{where}: expected true or false, got {value!r}")
 
 
-def load_config(path: str | Path | None = None, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> GTampConfig:
+def load_config(path: str | Path | None = None,
+                overrides: Mapping[str, Mapping[str, Any]] | None = None) -> GTampConfig:
     """Read ``stalm.yaml`` (or ``path``) and apply ``overrides`` (``{"search": {"n_budget": 10}}``)."""
     p = Path(path) if path else default_path()
     try:

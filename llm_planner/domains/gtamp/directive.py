@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from llm_planner.errors import GoalError
 from llm_planner.domains.gtamp.domain import GoalAtom, ProblemSpec
 from llm_planner.domains.gtamp.problems import parse_goal
+from llm_planner.errors import GoalError
 
 _SOLVE = re.compile(r"^(?:please )?(?:solve|achieve|complete|do)(?: (?:the|this))?(?: (?:problem|task|goal))?"
                     r"(?: (?P<name>p\d+))?$")

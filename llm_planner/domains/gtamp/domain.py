@@ -13,8 +13,9 @@ a *concrete action* ``a(delta, kappa)`` adds the sampled continuous parameters `
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from llm_planner.domains.shapes import Rect
 
@@ -221,7 +222,7 @@ class GState:
     grasp: Grasp | None = None
     doors_open: tuple[bool, ...] = ()
 
-    def with_pose(self, index: int, pose: ObjPose | None) -> "GState":
+    def with_pose(self, index: int, pose: ObjPose | None) -> GState:
         poses = list(self.poses)
         poses[index] = pose
         return replace(self, poses=tuple(poses))
@@ -246,7 +247,7 @@ class TaskAction(NamedTuple):
     args: tuple[str, ...]
 
     @classmethod
-    def of(cls, op: str, *args: str) -> "TaskAction":
+    def of(cls, op: str, *args: str) -> TaskAction:
         """``TaskAction.of('place', 'salter', 'on', 'counter2')``."""
         return cls(op, tuple(args))
 
@@ -323,10 +324,10 @@ class ProblemSpec:
     def door_names(self) -> tuple[str, ...]:
         return tuple(d.name for d in self.layout.doors)
 
-    def with_goal(self, goal: tuple[GoalAtom, ...]) -> "ProblemSpec":
+    def with_goal(self, goal: tuple[GoalAtom, ...]) -> ProblemSpec:
         return replace(self, goal=goal)
 
-    def with_initial(self, state: GState) -> "ProblemSpec":
+    def with_initial(self, state: GState) -> ProblemSpec:
         return replace(self, initial=state)
 
 

@@ -3,10 +3,19 @@ PyBullet's transform functions need no physics client)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
-from llm_planner.domains.gtamp.domain import GoalAtom, Grasp, GState, ObjectSpec, ObjPose, ProblemSpec, RegionSpec, Shape
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.gtamp.domain import (
+    GoalAtom,
+    Grasp,
+    GState,
+    ObjectSpec,
+    ObjPose,
+    ProblemSpec,
+    RegionSpec,
+    Shape,
+)
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -14,7 +23,7 @@ Quat = tuple[float, float, float, float]
 
 def gripper_orn(heading: float, pitch: float, yaw: float) -> Quat:
     """Gripper orientation: approach axis (tool x) yawed ``heading + yaw``, tilted down by ``pitch``."""
-    return tuple(p.getQuaternionFromEuler([0.0, pitch, heading + yaw]))  # type: ignore[return-value]
+    return tuple(p.getQuaternionFromEuler([0.0, pitch, heading + yaw]))
 
 
 def grasp_point(spec: ObjectSpec, pose: ObjPose) -> Vec3:
@@ -32,7 +41,7 @@ def make_grasp(spec: ObjectSpec, pose: ObjPose, heading: float, pitch: float, ya
     inv_pos, inv_orn = p.invertTransform(tool_pos, tool_orn)
     rel_pos, rel_orn = p.multiplyTransforms(inv_pos, inv_orn, (pose.x, pose.y, pose.z),
                                             p.getQuaternionFromEuler([0.0, 0.0, pose.yaw]))
-    return Grasp(pitch, yaw, tuple(rel_pos), tuple(rel_orn)), tool_pos, tool_orn  # type: ignore[arg-type]
+    return Grasp(pitch, yaw, tuple(rel_pos), tuple(rel_orn)), tool_pos, tool_orn
 
 
 def tool_for_object(grasp: Grasp, pose: ObjPose) -> tuple[Vec3, Quat]:
@@ -40,7 +49,7 @@ def tool_for_object(grasp: Grasp, pose: ObjPose) -> tuple[Vec3, Quat]:
     inv_pos, inv_orn = p.invertTransform(grasp.tool_pos, grasp.tool_orn)
     pos, orn = p.multiplyTransforms((pose.x, pose.y, pose.z), p.getQuaternionFromEuler([0.0, 0.0, pose.yaw]),
                                     inv_pos, inv_orn)
-    return tuple(pos), tuple(orn)  # type: ignore[return-value]
+    return tuple(pos), tuple(orn)
 
 
 def footprint_half(shape: Shape, yaw_in_region: float) -> tuple[float, float]:
@@ -58,8 +67,8 @@ def wrap(angle: float) -> float:
 
 def interpolate(a: Sequence[float], b: Sequence[float], max_step: float) -> list[tuple[float, ...]]:
     """Configurations from ``a`` to ``b`` (both included), no coordinate moving more than ``max_step``."""
-    n = max(1, math.ceil(max(abs(y - x) for x, y in zip(a, b)) / max_step)) if len(a) else 1
-    return [tuple(x + (y - x) * k / n for x, y in zip(a, b)) for k in range(n + 1)]
+    n = max(1, math.ceil(max(abs(y - x) for x, y in zip(a, b, strict=True)) / max_step)) if len(a) else 1
+    return [tuple(x + (y - x) * k / n for x, y in zip(a, b, strict=True)) for k in range(n + 1)]
 
 
 #: how far (beyond touching) an object may be from its reference and still be "left of" it, etc.
@@ -123,5 +132,6 @@ def atom_holds(problem: ProblemSpec, state: GState, atom: GoalAtom) -> bool:
     if support_region(problem, state, j) is not region:
         return False
     a, b = state.poses[i], state.poses[j]
-    return relation_holds(region, (a.x, a.y), problem.objects[i].shape.radius, (b.x, b.y),  # type: ignore[union-attr]
+    assert a is not None and b is not None  # both rest on the region
+    return relation_holds(region, (a.x, a.y), problem.objects[i].shape.radius, (b.x, b.y),
                           problem.objects[j].shape.radius, atom.direction)

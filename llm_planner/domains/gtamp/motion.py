@@ -12,8 +12,10 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from itertools import pairwise
 
 from llm_planner.domains.gtamp.domain import Grasp, LayoutSpec, Pose2D
 from llm_planner.domains.gtamp.geometry import interpolate, wrap
@@ -37,7 +39,7 @@ class Roadmap:
         i = self.nearest(x, y)
         return i if math.dist(self.nodes[i], (x, y)) <= tol else None
 
-    def shortest(self, start: int, goal: int, banned: set[tuple[int, int]] = frozenset()) -> list[int] | None:  # type: ignore[assignment]
+    def shortest(self, start: int, goal: int, banned: AbstractSet[tuple[int, int]] = frozenset()) -> list[int] | None:
         """A* over the roadmap without the ``banned`` edges; None when start and goal are disconnected."""
         gx, gy = self.nodes[goal]
         frontier = [(0.0, 0.0, start, -1)]
@@ -82,7 +84,7 @@ def build_roadmap(world: GTampWorld, extra: Iterable[tuple[float, float]] = (), 
     ``samples`` random collision-free positions, each joined to up to ``k`` neighbours within
     ``radius`` by straight collision-free edges. Cached per layout, extra nodes and seed."""
     layout = world.layout
-    fixed = _fixed_nodes(layout) + [tuple(e) for e in extra]
+    fixed = _fixed_nodes(layout) + [(x, y) for x, y in extra]
     key = (layout, tuple(sorted(set(fixed))), samples, radius, k, seed)
     if key in _ROADMAPS:
         return _ROADMAPS[key]
@@ -116,21 +118,21 @@ def build_roadmap(world: GTampWorld, extra: Iterable[tuple[float, float]] = (), 
 def _fixed_nodes(layout: LayoutSpec) -> list[tuple[float, float]]:
     out = [(r.base_pose.x, r.base_pose.y) for r in layout.regions]
     out += [(s.base_pose.x, s.base_pose.y) for d in layout.doors for s in d.sides]
-    out += [tuple(w) for w in layout.waypoints]  # type: ignore[misc]
-    return out  # type: ignore[return-value]
+    out += layout.waypoints
+    return out
 
 
 def poses_along(points: Sequence[tuple[float, float]], start: Pose2D, goal: Pose2D) -> tuple[Pose2D, ...]:
     """Base configurations every BASE_STEP along the polyline, heading interpolated start to goal."""
     pts: list[tuple[float, ...]] = [(start.x, start.y)]
-    for a, b in zip(points, points[1:]):
+    for a, b in pairwise(points):
         pts += interpolate(a, b, BASE_STEP)[1:]
     lengths = [0.0]
-    for a, b in zip(pts, pts[1:]):
-        lengths.append(lengths[-1] + math.dist(a, b))
+    for p0, p1 in pairwise(pts):
+        lengths.append(lengths[-1] + math.dist(p0, p1))
     total = lengths[-1] or 1.0
     dtheta = wrap(goal.theta - start.theta)
-    out = [Pose2D(x, y, start.theta + dtheta * s / total) for (x, y), s in zip(pts, lengths)]
+    out = [Pose2D(x, y, start.theta + dtheta * s / total) for (x, y), s in zip(pts, lengths, strict=True)]
     out[-1] = goal
     return tuple(out)
 
@@ -160,10 +162,10 @@ def sweep_hits(world: GTampWorld, base_path: Sequence[Pose2D], arm_path: Sequenc
     robot_cands = [c for c in candidates if c not in set(ignore_for_robot)]
     held_body = world.objects[carried.index] if carried else None
     held_cands = [c for c in candidates if c != held_body]
-    configs: list[tuple[Pose2D, Sequence[float]]] = [(b, home) for b in base_path]
+    configs: list[tuple[Pose2D | None, Sequence[float]]] = [(b, home) for b in base_path]
     if arm_path:
         last = base_path[-1] if base_path else None
-        configs += [(last, q) for q in arm_path]  # type: ignore[misc]
+        configs += [(last, q) for q in arm_path]
     current_base = None
     for base, q in configs:
         if base is not None and base != current_base:
@@ -252,7 +254,7 @@ class BasePlanner:
                         carried: Carried | None) -> tuple[int, int] | None:
         poses = self._poses(nodes, start, goal)
         pts = [self.roadmap.nodes[n] for n in nodes]
-        for a, b, na, nb in zip(pts, pts[1:], nodes, nodes[1:]):
+        for (a, b), (na, nb) in zip(pairwise(pts), pairwise(nodes), strict=True):
             seg = [q for q in poses if _on_segment((q.x, q.y), a, b)]
             if seg and sweep_hits(self.world, seg, (), obstacles, carried, first_only=True):
                 return (na, nb)

@@ -20,21 +20,37 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable
 
+from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import (
-    DIRECTIONS, ConcreteAction, GoalAtom, Grasp, GState, Kappa, ObjPose, OPERATORS, Pose2D, ProblemSpec, RegionSpec,
+    DIRECTIONS,
+    OPERATORS,
+    ConcreteAction,
+    GoalAtom,
+    Grasp,
+    GState,
+    Kappa,
+    ObjPose,
+    Pose2D,
+    ProblemSpec,
+    RegionSpec,
     TaskAction,
 )
 from llm_planner.domains.gtamp.geometry import (
-    atom_holds, footprint_half, gripper_orn, make_grasp, relation_holds, support_region, tool_for_object,
+    atom_holds,
+    footprint_half,
+    gripper_orn,
+    make_grasp,
+    relation_holds,
+    support_region,
+    tool_for_object,
 )
 from llm_planner.domains.gtamp.motion import BasePlanner, Carried, arm_motion, build_roadmap, sweep_hits
 from llm_planner.domains.gtamp.problems import SUPPORT_GAP
 from llm_planner.domains.gtamp.world import GTampWorld
-from llm_planner.domains.bullet import pybullet as p
 
 DIRECTED = tuple(d for d in DIRECTIONS if d != "on")
 
@@ -117,7 +133,7 @@ class GTampModel:
             return f"unknown action '{action.op}' (actions: {', '.join(OPERATORS)})"
         if len(action.args) != len(OPERATORS[action.op]):
             return f"'{action.op}' takes {len(OPERATORS[action.op])} argument(s), got {len(action.args)}"
-        for kind, arg in zip(OPERATORS[action.op], action.args):
+        for kind, arg in zip(OPERATORS[action.op], action.args, strict=True):
             if kind == "object" and arg not in self.index:
                 return f"unknown object '{arg}'"
             if kind == "door" and arg not in self.doors:
@@ -233,13 +249,15 @@ class GTampModel:
         """A collision-free base path, or ``(None, reason)``."""
         self.world.set_state(state)
         self.counters.base_queries += 1
-        path = self.base.free_path(state.base, goal, self._obstacles(state, exclude, walls=carried is not None), carried)
+        path = self.base.free_path(state.base, goal, self._obstacles(state, exclude, walls=carried is not None),
+                                   carried)
         if path is not None:
             return path, ""
         blockers = self._static_blockers(state, goal, carried, exclude)
         return None, "no collision-free base path" + (f" (blocked by {', '.join(blockers)})" if blockers else "")
 
-    def _static_blockers(self, state: GState, goal: Pose2D, carried: Carried | None, exclude: Iterable[int]) -> list[str]:
+    def _static_blockers(self, state: GState, goal: Pose2D, carried: Carried | None,
+                         exclude: Iterable[int]) -> list[str]:
         path = self.base.static_path(state.base, goal)
         if path is None:
             return []
@@ -247,13 +265,14 @@ class GTampModel:
         hits = sweep_hits(self.world, path, (), self._obstacles(state, exclude), carried)
         return sorted(self.world.name_of[b] for b in hits)
 
-    def ik_at(self, base: Pose2D, pos, orn) -> tuple[float, ...] | None:
+    def ik_at(self, base: Pose2D, pos: Sequence[float], orn: Sequence[float]) -> tuple[float, ...] | None:
         """An IK solution for the tool pose with the base at ``base`` (counted as a motion-planner call)."""
         self.counters.ik_calls += 1
         self.world.set_base(base)
         return self.world.ik(pos, orn)
 
-    def _arm_hits(self, state: GState, base: Pose2D, arm, obstacles, carried: Carried | None = None) -> list[str]:
+    def _arm_hits(self, state: GState, base: Pose2D, arm: Sequence[Sequence[float]], obstacles: Sequence[int],
+                  carried: Carried | None = None) -> list[str]:
         self.world.set_state(state)
         hits = sweep_hits(self.world, [base], arm, obstacles, carried)
         return sorted(self.world.name_of[b] for b in hits)
@@ -271,10 +290,11 @@ class GTampModel:
         if path is None:
             return ConcreteAction(action, None, reason)
         pose = state.poses[i]
+        assert pose is not None  # it rests on a region (support above)
         obstacles = self._obstacles(state, [i], walls=True)
         failures = _Failures()
         for _ in range(self.params.max_samples):
-            sample = self.sample_grasp(i, pose, goal)  # type: ignore[arg-type]
+            sample = self.sample_grasp(i, pose, goal)
             if sample is None:
                 failures.add("no IK solution")
                 continue
@@ -295,15 +315,16 @@ class GTampModel:
         if state.held != i or state.grasp is None:
             holding = self.names[state.held] if state.held is not None else "nothing"
             return ConcreteAction(action, None, f"not holding {o} (holding {holding})")
+        region: RegionSpec | None
         if direction == "on":
             region, ref_xy, ref_r = self.regions[ref], None, 0.0
         else:
             j = self.index[ref]
             region = self.support(state, j)
-            if region is None:
-                return ConcreteAction(action, None, f"{ref} is not on a region")
             rp = state.poses[j]
-            ref_xy, ref_r = (rp.x, rp.y), self.radius(j)  # type: ignore[union-attr]
+            if region is None or rp is None:  # (an object with a region has a pose)
+                return ConcreteAction(action, None, f"{ref} is not on a region")
+            ref_xy, ref_r = (rp.x, rp.y), self.radius(j)
         goal = region.base_pose
         carried = Carried(i, state.grasp)
         path, reason = self._nav(state, goal, carried, [i])
@@ -394,9 +415,10 @@ class GTampModel:
             x, y = region.to_world(self.rng.uniform(-du, du), self.rng.uniform(-dv, dv))
             if direction == "on":
                 return x, y
-            if math.dist((x, y), ref) < radius + ref_radius + 0.005:  # type: ignore[arg-type]
+            assert ref is not None  # every direction but "on" is relative to a reference object
+            if math.dist((x, y), ref) < radius + ref_radius + 0.005:
                 continue
-            if relation_holds(region, (x, y), radius, ref, ref_radius, direction):  # type: ignore[arg-type]
+            if relation_holds(region, (x, y), radius, ref, ref_radius, direction):
                 return x, y
         return None
 

@@ -3,9 +3,9 @@ perceived state read back from a percept (the executor's side); the problem file
 ``problem`` parameter."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
-from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, yaw_of
+from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, quat, vec3, yaw_of
 from llm_planner.domains.gtamp.codec import GTampCodecError
 from llm_planner.domains.gtamp.domain import Grasp, GState, ObjPose, Pose2D, ProblemSpec
 from llm_planner.domains.percept import Fact, Percept
@@ -140,5 +140,5 @@ def state_from_percept(percept: Percept, problem: ProblemSpec) -> GState:
         if g is None:
             raise GTampCodecError(f"the robot holds {held_name!r} but perception reports no grasp")
         v = _floats(g[2:], GRASP_PREDICATE)
-        grasp = Grasp(v[0], v[1], v[2:5], v[5:9])
+        grasp = Grasp(v[0], v[1], vec3(v[2:5]), quat(v[5:9]))
     return GState(base, tuple(poses), held, grasp, doors)

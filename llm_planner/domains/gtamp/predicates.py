@@ -19,10 +19,10 @@ as o's grasp for ``PlaceOccludedBy(o, ...)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from llm_planner.domains.gtamp.domain import GState, Grasp, ObjPose, Pose2D, RegionSpec
+from llm_planner.domains.gtamp.domain import Grasp, GState, ObjPose, Pose2D, RegionSpec
 from llm_planner.domains.gtamp.geometry import make_grasp, relation_holds, tool_for_object
 from llm_planner.domains.gtamp.motion import Carried, arm_motion, sweep_hits
 from llm_planner.domains.gtamp.operators import DIRECTED, GTampModel
@@ -103,8 +103,9 @@ class PredicateComputer:
                 if j == i or m.support(state, j) is not region:
                     continue
                 a, b = state.poses[i], state.poses[j]
+                assert a is not None and b is not None  # both rest on the region
                 for d in DIRECTED:
-                    if relation_holds(region, (a.x, a.y), m.radius(i), (b.x, b.y), m.radius(j), d):  # type: ignore[union-attr]
+                    if relation_holds(region, (a.x, a.y), m.radius(i), (b.x, b.y), m.radius(j), d):
                         out.append((name, d, other))
         return out
 
@@ -134,6 +135,7 @@ class PredicateComputer:
         start, grasp = self._carry_start(state, i)
         if start is None or grasp is None:
             return None
+        region: RegionSpec | None
         if direction == "on":
             region, ref_pose = m.regions[ref], None
         else:
@@ -179,12 +181,13 @@ class PredicateComputer:
     def _grasps_of(self, state: GState, i: int, region: RegionSpec) -> list[tuple[Grasp, tuple]]:
         """Gripper poses with an IK solution for object i (no obstacles), cached per object pose."""
         pose = state.poses[i]
+        assert pose is not None  # it rests on ``region``
         key = (i, pose)
         if key not in self._grasps:
             m = self.model
             found = []
             for _ in range(m.params.max_samples):
-                sample = m.sample_grasp(i, pose, region.base_pose)  # type: ignore[arg-type]
+                sample = m.sample_grasp(i, pose, region.base_pose)
                 if sample is not None:
                     found.append((sample[0], arm_motion(m.home, sample[1])))
                     if len(found) >= self.samples:
@@ -203,7 +206,8 @@ class PredicateComputer:
         samples = self._grasps_of(state, i, region)
         if not samples:
             pose = state.poses[i]
-            grasp = make_grasp(m.problem.objects[i], pose, region.base_pose.theta, 0.0, 0.0)[0]  # type: ignore[arg-type]
+            assert pose is not None  # it rests on ``region``
+            grasp = make_grasp(m.problem.objects[i], pose, region.base_pose.theta, 0.0, 0.0)[0]
             return region.base_pose, grasp
         return region.base_pose, samples[0][0]
 

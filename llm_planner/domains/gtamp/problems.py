@@ -23,18 +23,32 @@ Problem schema (metres, degrees)::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, cast
 
 import yaml
 
-from llm_planner.errors import GoalError, SceneError
 from llm_planner.domains.gtamp.domain import (
-    DIRECTIONS, DoorSide, DoorSpec, GoalAtom, GState, LayoutSpec, ObjectSpec, ObjPose, Pose2D, ProblemSpec,
-    RegionSpec, RobotSpec, RoomSpec, Shape, WallSpec,
+    DIRECTIONS,
+    DoorSide,
+    DoorSpec,
+    GoalAtom,
+    GState,
+    LayoutSpec,
+    ObjectSpec,
+    ObjPose,
+    Pose2D,
+    ProblemSpec,
+    RegionSpec,
+    RobotSpec,
+    RoomSpec,
+    Shape,
+    WallSpec,
 )
 from llm_planner.domains.gtamp.geometry import make_grasp
+from llm_planner.errors import GoalError, SceneError
 from llm_planner.paths import config_dir
 
 SHAPES = ("box", "cylinder")
@@ -87,6 +101,21 @@ def _floats(value: Any, n: int, where: str) -> tuple[float, ...]:
         raise SceneError(f"{where}: expected numbers, got {value!r}") from exc
 
 
+def _xy(value: Any, where: str) -> tuple[float, float]:
+    x, y = _floats(value, 2, where)
+    return x, y
+
+
+def _xyz(value: Any, where: str) -> tuple[float, float, float]:
+    x, y, z = _floats(value, 3, where)
+    return x, y, z
+
+
+def _rgba(value: Any) -> tuple[float, float, float, float]:
+    # the colour goes to PyBullet as written (unchecked, as before): the cast only names its type
+    return cast("tuple[float, float, float, float]", tuple(value))
+
+
 def _known_keys(spec: Mapping[Any, Any], allowed: tuple, where: str) -> None:
     """Refuse a key the schema does not have (a typo would otherwise be ignored silently)."""
     for key in spec:
@@ -107,22 +136,22 @@ def load_layout(name_or_path: str) -> LayoutSpec:
     w = str(path)
     _known_keys(data, LAYOUT_KEYS, w)
     rooms = tuple(RoomSpec(n, *_floats(r, 4, f"{w}: rooms.{n}")) for n, r in (data.get("rooms") or {}).items())
-    walls = tuple(WallSpec(_floats(x.get("center"), 2, f"{w}: walls[{i}].center"),  # type: ignore[arg-type]
-                           _floats(x.get("size"), 2, f"{w}: walls[{i}].size"),  # type: ignore[arg-type]
+    walls = tuple(WallSpec(_xy(x.get("center"), f"{w}: walls[{i}].center"),
+                           _xy(x.get("size"), f"{w}: walls[{i}].size"),
                            float(x.get("height", 1.5)))
                   for i, x in enumerate(data.get("walls") or []))
     regions = tuple(_region(n, r, w, {room.name for room in rooms}) for n, r in (data.get("regions") or {}).items())
     doors = tuple(_door(n, d, w) for n, d in (data.get("doors") or {}).items())
     robot_overrides = data.get("robot") or {}
     try:
-        robot = RobotSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in robot_overrides.items()})
+        overrides: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in robot_overrides.items()}
+        robot = RobotSpec(**overrides)
     except TypeError as exc:
         raise SceneError(f"{w}: robot: {exc}") from exc
-    waypoints = tuple(_floats(p, 2, f"{w}: waypoints") for p in data.get("waypoints") or [])
+    waypoints = tuple(_xy(p, f"{w}: waypoints") for p in data.get("waypoints") or [])
     if not regions:
         raise SceneError(f"{w}: a layout needs at least one region")
-    return LayoutSpec(str(data.get("name", path.stem)), rooms, walls, regions, doors, robot,
-                      waypoints)  # type: ignore[arg-type]
+    return LayoutSpec(str(data.get("name", path.stem)), rooms, walls, regions, doors, robot, waypoints)
 
 
 def _region(name: str, r: Mapping[str, Any], where: str, rooms: set[str]) -> RegionSpec:
@@ -133,10 +162,10 @@ def _region(name: str, r: Mapping[str, Any], where: str, rooms: set[str]) -> Reg
     if r.get("room") not in rooms:
         raise SceneError(f"{w}: unknown room {r.get('room')!r} (rooms: {', '.join(sorted(rooms))})")
     try:
-        return RegionSpec(name, str(r["room"]), _floats(r["center"], 2, f"{w}.center"),  # type: ignore[arg-type]
+        return RegionSpec(name, str(r["room"]), _xy(r["center"], f"{w}.center"),
                           math.radians(float(r["heading_deg"])), float(r["depth"]), float(r["width"]),
                           float(r["height"]), float(r.get("standoff", 0.35)),
-                          tuple(r.get("color", (0.6, 0.45, 0.3, 1.0))))  # type: ignore[arg-type]
+                          _rgba(r.get("color", (0.6, 0.45, 0.3, 1.0))))
     except KeyError as exc:
         raise SceneError(f"{w}: missing key {exc}") from exc
 
@@ -144,11 +173,10 @@ def _region(name: str, r: Mapping[str, Any], where: str, rooms: set[str]) -> Reg
 def _door(name: str, d: Mapping[str, Any], where: str) -> DoorSpec:
     w = f"{where}: doors.{name}"
     sides = tuple(DoorSide(room, _pose(s.get("base_pose"), f"{w}.sides.{room}.base_pose"),
-                           _floats(s.get("handle"), 3, f"{w}.sides.{room}.handle"))  # type: ignore[arg-type]
+                           _xyz(s.get("handle"), f"{w}.sides.{room}.handle"))
                   for room, s in (d.get("sides") or {}).items())
-    return DoorSpec(name, _floats(d.get("size"), 3, f"{w}.size"),  # type: ignore[arg-type]
-                    _floats(d.get("closed_center"), 3, f"{w}.closed_center"),  # type: ignore[arg-type]
-                    _floats(d.get("open_center"), 3, f"{w}.open_center"), sides)  # type: ignore[arg-type]
+    return DoorSpec(name, _xyz(d.get("size"), f"{w}.size"), _xyz(d.get("closed_center"), f"{w}.closed_center"),
+                    _xyz(d.get("open_center"), f"{w}.open_center"), sides)
 
 
 def load_problem(name_or_path: str, check: bool = True) -> ProblemSpec:
@@ -204,12 +232,14 @@ def _override_regions(layout: LayoutSpec, overrides: Mapping[str, Any], where: s
         bad = set(changes) - allowed
         if bad:
             raise SceneError(f"{where}: region_overrides.{name}: only {sorted(allowed)} can change, not {sorted(bad)}")
-        regions[name] = replace(regions[name], **{k: float(v) for k, v in changes.items()})
+        sizes: dict[str, Any] = {k: float(v) for k, v in changes.items()}
+        regions[name] = replace(regions[name], **sizes)
     return replace(layout, regions=tuple(regions[r.name] for r in layout.regions))
 
 
 def _objects(spec: Mapping[str, Any], layout: LayoutSpec, where: str) -> tuple[list[ObjectSpec], list[ObjPose | None]]:
-    objects, poses = [], []
+    objects: list[ObjectSpec] = []
+    poses: list[ObjPose | None] = []
     regions = {r.name: r for r in layout.regions}
     for name, o in spec.items():
         w = f"{where}: objects.{name}"
@@ -219,8 +249,8 @@ def _objects(spec: Mapping[str, Any], layout: LayoutSpec, where: str) -> tuple[l
         if o.get("shape") not in SHAPES:
             raise SceneError(f"{w}: shape must be one of {SHAPES}, got {o.get('shape')!r}")
         shape = Shape(o["shape"], _floats(o.get("size"), 3 if o["shape"] == "box" else 2, f"{w}.size"))
-        obj = ObjectSpec(name, shape, tuple(o.get("color", (0.8, 0.2, 0.2, 1.0))),  # type: ignore[arg-type]
-                         _floats(o.get("grasp_offset", (0, 0, 0)), 3, f"{w}.grasp_offset"))  # type: ignore[arg-type]
+        obj = ObjectSpec(name, shape, _rgba(o.get("color", (0.8, 0.2, 0.2, 1.0))),
+                         _xyz(o.get("grasp_offset", (0, 0, 0)), f"{w}.grasp_offset"))
         objects.append(obj)
         # YAML 1.1 reads the key `on` as the boolean true
         on = o.get("on", o.get(True))
@@ -230,7 +260,7 @@ def _objects(spec: Mapping[str, Any], layout: LayoutSpec, where: str) -> tuple[l
         if region is None:
             poses.append(None)
             continue
-        u, v = _floats(o.get("at", (0.0, 0.0)), 2, f"{w}.at")
+        u, v = _xy(o.get("at", (0.0, 0.0)), f"{w}.at")
         x, y = region.to_world(u, v)
         if not region.contains(x, y):
             raise SceneError(f"{w}: position {o.get('at')} is off region {region.name}")

@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
 from llm_planner.domains.gtamp.codec import GTampCodecError, decode
 from llm_planner.domains.gtamp.domain import OPERATORS, ConcreteAction, GoalAtom, GState, ObjPose, Pose2D, ProblemSpec
 from llm_planner.domains.gtamp.geometry import atom_holds, region_under
 from llm_planner.domains.gtamp.operators import GTampModel
-from llm_planner.domains.gtamp.world import GTampWorld
-from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.gtamp.perception import GRASP_JOINTS, ROBOT
+from llm_planner.domains.gtamp.world import GTampWorld
 from llm_planner.domains.skill import SkillOutcome
 
 
@@ -88,11 +88,11 @@ def same_state(a: GState, b: GState, tol: float = 1e-3) -> bool:
         return False
     if math.dist(a.base[:2], b.base[:2]) > tol or abs(math.remainder(a.base.theta - b.base.theta, 2 * math.pi)) > tol:
         return False
-    for pa, pb in zip(a.poses, b.poses):
+    for pa, pb in zip(a.poses, b.poses, strict=True):
         if (pa is None) != (pb is None):
             return False
-        if pa is not None and (math.dist((pa.x, pa.y, pa.z), (pb.x, pb.y, pb.z)) > tol  # type: ignore[union-attr]
-                               or abs(math.remainder(pa.yaw - pb.yaw, 2 * math.pi)) > tol):  # type: ignore[union-attr]
+        if pa is not None and pb is not None and (math.dist((pa.x, pa.y, pa.z), (pb.x, pb.y, pb.z)) > tol
+                                                  or abs(math.remainder(pa.yaw - pb.yaw, 2 * math.pi)) > tol):
             return False
     return True
 

@@ -9,10 +9,10 @@ model and the executing simulator never share state.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from llm_planner.domains.gtamp.domain import GState, Grasp, ObjPose, Pose2D, ProblemSpec, RobotSpec, Shape
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.gtamp.domain import Grasp, GState, ObjPose, Pose2D, ProblemSpec, RobotSpec, Shape
 
 TOOL_LINK = 7
 ARM_JOINTS = tuple(range(7))
@@ -137,7 +137,7 @@ class GTampWorld:
         try:
             if p.isConnected(self.client):
                 p.disconnect(self.client)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a destructor must not raise (PyBullet may be gone at exit)
             pass
 
     # ------------------------------------------------------------------ robot
@@ -146,7 +146,7 @@ class GTampWorld:
                                           physicsClientId=self.client)
 
     def set_arm(self, q: Sequence[float]) -> None:
-        for j, v in zip(ARM_JOINTS, q):
+        for j, v in zip(ARM_JOINTS, q, strict=False):
             p.resetJointState(self.robot, j, v, physicsClientId=self.client)
 
     def arm(self) -> tuple[float, ...]:
@@ -249,5 +249,5 @@ class GTampWorld:
 
 
 def _quat_angle(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = abs(sum(x * y for x, y in zip(a, b)))
+    dot = abs(sum(x * y for x, y in zip(a, b, strict=True)))
     return 2.0 * math.acos(min(1.0, dot))

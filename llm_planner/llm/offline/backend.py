@@ -27,15 +27,20 @@ from __future__ import annotations
 
 import random
 
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
-    ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PolicyQuery, PositionSamples,
+    ActionSamples,
+    AnswerInfo,
+    GoalTuples,
+    LanguageModel,
+    PolicyQuery,
+    PositionSamples,
 )
 from llm_planner.llm.offline.commonsense import scene_knowledge
 from llm_planner.llm.offline.goal_parser import goal_parser
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE
 
 MODEL = "commonsense-retrieval-1"
 
@@ -72,7 +77,7 @@ class OfflineBackend(LanguageModel):
         return PositionSamples(obj_type, tuple(s for s in samples if s), tuple(raw), self._info())
 
     # --------------------------------------------------------------------- policy
-    def _goal(self, query: PolicyQuery):  # noqa: ANN202 - Goal
+    def _goal(self, query: PolicyQuery) -> Goal:
         if query.goal:
             return query.goal
         try:
@@ -93,7 +98,8 @@ class OfflineBackend(LanguageModel):
         return ActionSamples(tuple(texts), done, tuple(texts) + ("done",) * done, self._info())
 
     def _propose(self, query: PolicyQuery, m: int, seed: int) -> tuple[list[str], int]:
-        return retrieval_policy(self.resources).propose(query, self._goal(query), scene_knowledge(self.resources, query.world),
+        return retrieval_policy(self.resources).propose(query, self._goal(query),
+                                                        scene_knowledge(self.resources, query.world),
                                                         m, seed)
 
     def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:

@@ -8,17 +8,18 @@ answer "where is a <type> usually?" for any apartment, from names only.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import yaml
 
-from llm_planner.errors import ConfigError
-from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401
-from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.domains.household.world.scene import CONTAINER
+from llm_planner.errors import ConfigError
+from llm_planner.llm.grounding import GENERAL_ROOM_WORDS, POSITION_WORDS, Grounder, furniture_forms  # noqa: F401 - re-exported
+from llm_planner.llm.text import WorldInfo, name_to_text
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -203,16 +204,17 @@ class SceneKnowledge:
                              for f in by_place[stand])
                 continue
             kind, room = cs.places[place]
-            best, best_score = None, -1.0
+            match: str | None = None
+            match_score = -1.0
             for j, f in enumerate(furniture):
                 if (f in self.world.containers) != (kind == CONTAINER):
                     continue
                 score = float(sims[i, j]) + bonus.get((room, self.world.furniture_room.get(f, "")), 0.0)
-                if score > best_score:
-                    best, best_score = f, score
-            if best is not None and best_score >= self.kind_match:
-                links.append(PlaceLink(place, best, 1.0, f"stands in for '{place}' (cosine {best_score:.2f})",
-                                       best_score, True))
+                if score > match_score:
+                    match, match_score = f, score
+            if match is not None and match_score >= self.kind_match:
+                links.append(PlaceLink(place, match, 1.0, f"stands in for '{place}' (cosine {match_score:.2f})",
+                                       match_score, True))
         return links
 
     def _best_per_place(self) -> dict[str, str]:
@@ -235,17 +237,19 @@ class SceneKnowledge:
         links = self.weight_sources().get(furniture, [])
         kind = "container" if furniture in self.world.containers else "surface"
         if not links:
-            return (f"resembles no place of the commonsense file: only the floor probability for every object "
-                    f"(the robot still searches it, last)")
-        own = [l for l in links if not l.stand_in]
-        stand = [l for l in links if l.stand_in]
+            return ("resembles no place of the commonsense file: only the floor probability for every object "
+                    "(the robot still searches it, last)")
+        own = [link for link in links if not link.stand_in]
+        stand = [link for link in links if link.stand_in]
         parts = []
         if own:
-            parts.append(" + ".join(f"'{l.place}'" + (f" x{l.factor:.2f}" if l.factor < 1 else "") for l in own)
+            parts.append(" + ".join(f"'{link.place}'" + (f" x{link.factor:.2f}" if link.factor < 1 else "")
+                                    for link in own)
                          + f" ({own[0].how})")
         if stand:
-            parts.append("also stands in for " + ", ".join(f"'{l.place}'" for l in stand) + " (none in this apartment)")
-        mismatch = [l.place for l in own if self.commonsense.places[l.place][0] != kind]
+            parts.append("also stands in for " + ", ".join(f"'{link.place}'" for link in stand)
+                         + " (none in this apartment)")
+        mismatch = [link.place for link in own if self.commonsense.places[link.place][0] != kind]
         tail = f"; objects go {'inside' if kind == 'container' else 'on'} it (a {kind} here" + (
             f", the file says {self.commonsense.places[mismatch[0]][0]})" if mismatch else ")")
         return "; ".join(parts) + tail
@@ -277,7 +281,7 @@ class SceneKnowledge:
         return out
 
 
-def scene_knowledge(resources: "Resources", world: WorldInfo) -> SceneKnowledge:
+def scene_knowledge(resources: Resources, world: WorldInfo) -> SceneKnowledge:
     """The commonsense file seen through one scene, built once per backend resources and scene."""
     def build() -> SceneKnowledge:
         cfg = resources.config

@@ -158,18 +158,18 @@ class DirectiveReader:
         return None
 
 
-def directive_reader(resources: "Resources", world: WorldInfo) -> DirectiveReader:
+def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene, built once per backend resources and scene."""
     return resources.shared(("directive_reader", world.fingerprint()),
                             lambda: DirectiveReader(goal_parser(resources, world)))
 
 
-def read_answer(parser: GoalParser, question: "Question", answer: str) -> "Option | None":
+def read_answer(parser: GoalParser, question: Question, answer: str) -> Option | None:
     """The option an answer to ``question`` picks, read as directives are (issue 23): first what the
     question itself reads (an option's name or room, "the second one", "two", "yes"); then the
     answer grounded with the parser's lexicons and Sentence-BERT ("the dining table" is the kitchen
     table, "the wineglass" the wine glass). None when it names no option, or another thing."""
-    from llm_planner.clarification import COUNT, CONFIRM, clean_answer
+    from llm_planner.clarification import CONFIRM, COUNT, clean_answer
 
     option = question.read(answer)
     if option is not None or question.kind in (COUNT, CONFIRM):

@@ -21,8 +21,8 @@ What it reads:
 Names are grounded in three steps: the scene's own word (singular or plural), the commonsense
 file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
 cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
-config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the cabinet" in a flat with a kitchen and a
-bathroom cabinet is refused, not guessed).
+config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the
+cabinet" in a flat with a kitchen and a bathroom cabinet is refused, not guessed).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it
@@ -39,20 +39,21 @@ import dataclasses
 import difflib
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
+from llm_planner.domains.household.world.symbolic import INSIDE, ON
 from llm_planner.errors import GoalError
-from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
 from llm_planner.llm.grounding import Grounder, same_kind
+from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
+from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
 from llm_planner.llm.phrasing import normalize
-from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
 from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text, plural, singular
-from llm_planner.domains.household.world.symbolic import INSIDE, ON
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -79,7 +80,8 @@ _RELATIONS = (
 _REL_PATTERN = re.compile(r"\b(" + "|".join(re.escape(w) for w, _ in _RELATIONS) + r")\b")
 _REL_OF = dict(_RELATIONS)
 _DETERMINERS = re.compile(r"^(?:the|a|an|some|my|our|your|this|that|these|those|of)\s+")
-_COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|needs?\s+to\s+(?:be|go)"
+_COPULA = re.compile(r"\s+(?:is|are|should\s+be|must\s+be|has\s+to\s+(?:be|go)|have\s+to\s+(?:be|go)|"
+                     r"needs?\s+to\s+(?:be|go)"
                      r"|goes|go|belongs?|stays?|ends?\s+up)$")
 _GOES_TO = re.compile(r"\s+(?:needs?|has|have|ought|wants?)\s+to\s+(?:be|go|end\s+up|get)\s+")
 #: Words that may follow the object without changing the goal ("keep the milk cold in the fridge").
@@ -92,7 +94,8 @@ _NEGATION = re.compile(r"\b(?:don'?t|do\s+not|never|except|but\s+not|other\s+tha
 _QUESTION = re.compile(r"^(?:what|what's|whats|where|where's|which|who|why|how|is|are|does|did|has|have)\b")
 _VAGUE_PLACE = ("somewhere", "anywhere", "wherever", "away", "there", "here", "place", "it", "them", "the right place",
                 "its place", "where it belongs", "where they belong")
-_ENGLISH = {"the", "a", "an", "in", "into", "on", "onto", "put", "please", "to", "and", "of", "it", "my", "you", "could",
+_ENGLISH = {"the", "a", "an", "in", "into", "on", "onto", "put", "please", "to", "and", "of", "it", "my", "you",
+            "could",
             "can", "inside", "place", "move", "with", "for", "me", "is", "get", "take"}
 _FOREIGN = {"le", "la", "les", "dans", "une", "des", "du", "sur", "et", "mets", "mettre", "plaît", "plait", "frigo",
             "el", "los", "las", "pon", "ponga", "nevera", "mesa", "por", "favor", "der", "die", "das", "den", "dem",
@@ -152,9 +155,12 @@ class GoalParser:
         self.place_match = float(thresholds["place_match"])
         self.new_word_match = float(thresholds["new_word_match"])
         self.margin = float(thresholds["margin"])
-        proposals = [thresholds.get(k) for k in ("propose_match", "propose_margin", "propose_spelling")]
-        self.propose_match, self.propose_margin, self.propose_spelling = (
-            (float(proposals[0]), float(proposals[1]), float(proposals[2])) if None not in proposals else (None, 0.0, 1.0))
+        match, margin, spelling = (thresholds.get(k) for k in ("propose_match", "propose_margin", "propose_spelling"))
+        self.propose_match: float | None = None  # without all three: no proposals
+        self.propose_margin, self.propose_spelling = 0.0, 1.0
+        if match is not None and margin is not None and spelling is not None:
+            self.propose_match, self.propose_margin = float(match), float(margin)
+            self.propose_spelling = float(spelling)
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
@@ -177,8 +183,8 @@ class GoalParser:
             words.setdefault(plural(text), (t, True))
         for t in self.types:
             text = name_to_text(t)
-            entry = index.get(text) or index.get(text.replace(" ", ""))
-            for word in by_entry.get(entry, []) if entry else []:
+            alias_entry = index.get(text) or index.get(text.replace(" ", ""))
+            for word in by_entry.get(alias_entry, []) if alias_entry else []:
                 words.setdefault(word, (t, False))
                 words.setdefault(plural(word), (t, True))
         return words
@@ -216,7 +222,7 @@ class GoalParser:
                     if f not in groups.setdefault(w, []):
                         groups[w].append(f)
         order = {f: i for i, f in enumerate(self.furniture)}
-        return {w: tuple(sorted(fs, key=order.get)) for w, fs in groups.items()}
+        return {w: tuple(sorted(fs, key=order.__getitem__)) for w, fs in groups.items()}
 
     # ------------------------------------------------------------------ parse
     def parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
@@ -472,7 +478,10 @@ class GoalParser:
         if len(ranked) > 1 and ranked[0].score - ranked[1].score < self.propose_margin:
             return None
         best = ranked[0].name
-        letters = lambda s: "".join(ch for ch in s if ch.isalpha())  # noqa: E731
+
+        def letters(s: str) -> str:
+            return "".join(ch for ch in s if ch.isalpha())
+
         spelled = difflib.SequenceMatcher(None, letters(phrase), letters(name_to_text(best))).ratio()
         return best if same_kind(phrase, best) or spelled >= self.propose_spelling else None
 
@@ -578,9 +587,9 @@ class GoalParser:
             raise GoalError(f"this apartment has no {core} {' '.join(said)}; its {plural(core)}: {listed}")
         rooms = [self.world.furniture_room.get(f) for f in chosen]
         options = []
-        for f, room in zip(chosen, rooms):
+        for f, room in zip(chosen, rooms, strict=True):
             label, name, names, replacement = self._place_option(f)
-            extra = (name_to_text(room),) if room and rooms.count(room) == 1 else ()
+            extra: tuple[str, ...] = (name_to_text(room),) if room and rooms.count(room) == 1 else ()
             number = _number_of(f)
             extra += (f"{core} {number}", f"number {number}") if number is not None else ()
             options.append((label, name, names + extra, replacement))
@@ -645,7 +654,8 @@ class GoalParser:
         said = {singular(w) for w in text.split()}
         if not said:
             return None
-        best, best_score = None, 0
+        best: str | None = None
+        best_score: float = 0
         for room in self.world.rooms:
             words = {singular(w) for w in name_to_text(room).split()}
             if text == name_to_text(room):
@@ -762,7 +772,7 @@ def _number_of(furniture: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def goal_parser(resources: "Resources", world: WorldInfo) -> GoalParser:
+def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
     """The goal parser of one scene, built once per backend resources and scene."""
     from llm_planner.llm.offline.commonsense import load_commonsense
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from llm_planner.errors import LLMError
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.errors import LLMError
 from llm_planner.llm.retrieval import ExpertIndex, world_of_scene
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 
@@ -51,11 +51,12 @@ class Situation:
     place_state: str      # surface | open | closed
     target_visible: bool  # the object is in view (FETCH)
 
-    def distance(self, other: "Situation") -> int:
+    def distance(self, other: Situation) -> int:
         if self.phase != other.phase:
             return 100
         return sum(a != b for a, b in zip((self.in_room, self.near, self.place_state, self.target_visible),
-                                          (other.in_room, other.near, other.place_state, other.target_visible)))
+                                          (other.in_room, other.near, other.place_state, other.target_visible),
+                                          strict=True))
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def situation_of(world: WorldInfo, obs: Observation, phase: str, place: str, tar
                      _place_state(world, obs, place), visible if phase == FETCH else True)
 
 
-def abstract_steps(trajectory: "Trajectory", index: int) -> list[ExpertStep]:
+def abstract_steps(trajectory: Trajectory, index: int) -> list[ExpertStep]:
     """Every expert step of a trajectory as (situation, abstract action)."""
     world = world_of_scene(trajectory.task.scene)
     actions, observations = trajectory.actions, trajectory.observations
@@ -100,7 +101,7 @@ def abstract_steps(trajectory: "Trajectory", index: int) -> list[ExpertStep]:
             fetching = grab_at is not None and i <= grab_at
             if fetching and source is None:
                 continue
-            phase, place = (FETCH, source) if fetching else (DELIVER, dest)
+            phase, place = (FETCH, source) if fetching and source is not None else (DELIVER, dest)
             roles = _roles(actions[i], obj, source, dest, world)
             if roles is None:
                 continue
@@ -116,8 +117,8 @@ def _roles(action: Action, obj: str, source: str | None, dest: str, world: World
         mapping.setdefault(source, SOURCE)
         mapping.setdefault(world.furniture_room[source], ROOM_OF_SOURCE)
     mapping.setdefault(world.furniture_room[dest], ROOM_OF_DEST)
-    roles = tuple(mapping.get(a) for a in action.args)
-    return None if any(r is None for r in roles) else roles  # type: ignore[return-value]
+    roles = tuple(r for a in action.args if (r := mapping.get(a)) is not None)
+    return roles if len(roles) == len(action.args) else None
 
 
 # --------------------------------------------------------------------------- knowledge
@@ -130,7 +131,7 @@ class Knowledge:
     searched: set[str]           # furniture whose whole contents have been seen
 
 
-def knowledge_from(query: "PolicyQuery") -> Knowledge:
+def knowledge_from(query: PolicyQuery) -> Knowledge:
     location: dict[str, str] = {}
     searched: set[str] = set()
     for obs in (*query.past_observations, query.observation):
@@ -199,18 +200,19 @@ class RetrievalPolicy:
         self.place_match = place_match
         self.steps = [s for k, t in enumerate(self.trajectories) for s in abstract_steps(t, k)]
         self._by_trajectory: dict[int, list[ExpertStep]] = {}
-        self._by_situation: dict[Situation, Counter] = {}
+        self._by_situation: dict[Situation, Counter[tuple[str, tuple[str, ...]]]] = {}
         for s in self.steps:
             self._by_trajectory.setdefault(s.trajectory, []).append(s)
             self._by_situation.setdefault(s.situation, Counter())[(s.verb, s.roles)] += 1
         self._memo: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
-    def propose(self, query: "PolicyQuery", goal: Goal, knowledge_of_scene: "SceneKnowledge", m: int,
+    def propose(self, query: PolicyQuery, goal: Goal, knowledge_of_scene: SceneKnowledge, m: int,
                 seed: int) -> tuple[list[str], int]:
         """M next-action texts for the query, and how many of them say "done" (see module docstring)."""
         world = query.world
         if query.from_initial:  # an offline plan: the model's own belief along it (seed 004 §4, T^int)
-            query = dataclasses.replace(query, observation=imagined_observation(world, query.observation, query.history),
+            query = dataclasses.replace(query,
+                                        observation=imagined_observation(world, query.observation, query.history),
                                         past_observations=(*query.past_observations, query.observation),
                                         from_initial=False)
         know = knowledge_from(query)
@@ -238,7 +240,7 @@ class RetrievalPolicy:
             situation = situation_of(world, obs, FETCH, obs.near, None)
             action = self._retrieve(situation, neighbours)
             return [self._adapt(action, world, None, obs.near, item.destination, item.obj_type)] * m, 0
-        places, weights = zip(*sources)
+        places, weights = zip(*sources, strict=True)
         texts = []
         for place in rng.choices(places, weights, k=m):
             situation = situation_of(world, obs, FETCH, place, None)
@@ -254,19 +256,20 @@ class RetrievalPolicy:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        votes: Counter = Counter()
+        votes: dict[tuple[str, tuple[str, ...]], float] = {}  # weighted votes, in the order first seen
         for i, w in neighbours:
             for s in self._by_trajectory.get(i, []):
                 if s.situation == situation:
-                    votes[(s.verb, s.roles)] += max(w, 1e-3)
+                    votes[(s.verb, s.roles)] = votes.get((s.verb, s.roles), 0.0) + max(w, 1e-3)
         if not votes:
             best = min((known.distance(situation) for known in self._by_situation), default=100)
             if best >= 100:
                 raise LLMError("the expert data set D has no step like the current situation")
             for known, counts in self._by_situation.items():
                 if known.distance(situation) == best:
-                    votes.update(counts)
-        action = votes.most_common(1)[0][0]
+                    for verb_roles, count in counts.items():
+                        votes[verb_roles] = votes.get(verb_roles, 0.0) + count
+        action = max(votes, key=votes.__getitem__)  # the first of the most voted
         if len(self._memo) > 100_000:
             self._memo.clear()
         self._memo[key] = action
@@ -280,7 +283,7 @@ class RetrievalPolicy:
                   ROOM_OF_SOURCE: world.furniture_room.get(source or ""), ROOM_OF_DEST: world.furniture_room.get(dest)}
         args = [values.get(r) for r in roles]
         if TARGET in roles and target is None:  # the object is not in view yet: say its type
-            args = [a if r != TARGET else obj_type for a, r in zip(args, roles)]
+            args = [a if r != TARGET else obj_type for a, r in zip(args, roles, strict=True)]
         if any(a is None for a in args):
             args = [a or source or dest for a in args]
         if verb in ("putin", "puton"):
@@ -288,14 +291,14 @@ class RetrievalPolicy:
         return action_to_text(Action(verb, tuple(str(a) for a in args)))
 
     def _sources(self, item: GoalItem, world: WorldInfo, know: Knowledge, neighbours: list[tuple[int, float]],
-                 scene_knowledge: "SceneKnowledge", obs: Observation) -> list[tuple[str, float]]:
+                 scene_knowledge: SceneKnowledge, obs: Observation) -> list[tuple[str, float]]:
         """Unsearched candidate places for an object type: where experts of similar instructions found
         that type (weighted by instruction similarity), else common sense, else any unsearched place.
         Places in the robot's room weigh more (``offline.search_locality``), as a searcher checks the cupboards around
         it before crossing the flat; without this the samples send the robot back and forth."""
         furniture = set(world.furniture)
         excluded = know.searched | {item.destination}
-        weights: Counter = Counter()
+        weights: defaultdict[str, float] = defaultdict(float)
         for pool in (neighbours, [(k, 1.0) for k in range(len(self.trajectories))]):
             votes = {(k, s.source): w for k, w in pool for s in self._by_trajectory.get(k, [])
                      if s.obj_type == item.obj_type and s.source}  # one vote per expert and object moved
@@ -323,7 +326,8 @@ class RetrievalPolicy:
 
 
 
-def _current_item(world: WorldInfo, goal: Goal, know: Knowledge, obs: Observation) -> tuple[GoalItem | None, str | None]:
+def _current_item(world: WorldInfo, goal: Goal, know: Knowledge,
+                  obs: Observation) -> tuple[GoalItem | None, str | None]:
     """The goal item to work on and a known instance to fetch for it (None: search for one).
     Items whose object is in hand come first, then items with a known instance, then goal order."""
     at_dest: dict[GoalItem, int] = {}
@@ -364,7 +368,7 @@ def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:
     return action_to_text(Action("walk", (world.surfaces[0],)))
 
 
-def retrieval_policy(resources: "Resources") -> RetrievalPolicy:
+def retrieval_policy(resources: Resources) -> RetrievalPolicy:
     """The policy over the backend's data set D, built once per backend resources (its settings:
     ``offline.policy_pool``, ``offline.search_locality``, ``offline.place_match`` of config/llm.yaml)."""
     def build() -> RetrievalPolicy:

@@ -51,13 +51,15 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Sequence
+from typing import Any
 
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.client_config import ServedClientConfig
-
 from llm_planner.llm.offline.serve_options import HOST, MAX_BODY, MODEL, ServeOptions, ServeStats
+
+
 # ------------------------------------------------------------------------------ clients
 class _ClientConfig(ServedClientConfig):
     """How a client reaches the stand-in (``base_url`` set by the subclass)."""
@@ -95,7 +97,7 @@ class ModelServer(_ClientConfig):
         self._thread: threading.Thread | None = None
 
     # -- life cycle
-    def start(self) -> "ModelServer":
+    def start(self) -> ModelServer:
         if self.options.warm_up:
             self.model.warm_up()
         handler = _handler_class(self)
@@ -116,7 +118,7 @@ class ModelServer(_ClientConfig):
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "ModelServer":
+    def __enter__(self) -> ModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -175,8 +177,9 @@ class ModelServer(_ClientConfig):
         if fault in ("429", "500", "timeout", "garbage-body"):
             self.stats_.count("faults", fault.split("-")[0])
             return self._fault_reply(fault)
-        seed = body.get("seed") if isinstance(body.get("seed"), int) else 0
-        if kind == "random" and not isinstance(body.get("seed"), int):
+        given_seed = body.get("seed")
+        seed = given_seed if isinstance(given_seed, int) else 0
+        if kind == "random" and not isinstance(given_seed, int):
             seed = self.draw("getrandbits", 32)  # a sampling model's answer to "a random number" varies
         started = time.perf_counter()
         self._acquire()
@@ -277,7 +280,8 @@ def _wants_json(response_format: Any) -> str:
 
 
 def _error(message: str, code: str, param: str | None = None) -> bytes:
-    kind = {"rate_limit_exceeded": "rate_limit_error", "server_error": "server_error"}.get(code, "invalid_request_error")
+    kind = {"rate_limit_exceeded": "rate_limit_error", "server_error": "server_error"}.get(code,
+                                                                                           "invalid_request_error")
     return json.dumps({"error": {"message": message, "type": kind, "param": param, "code": code}}).encode()
 
 
@@ -323,7 +327,7 @@ def _handler_class(server: ModelServer) -> type:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             path = self.path.split("?")[0].rstrip("/")
             if path in ("/v1/models", "/models"):
                 self._send(200, json.dumps({"object": "list", "data": [
@@ -337,7 +341,7 @@ def _handler_class(server: ModelServer) -> type:
                 self._send(404, _error(f"no endpoint {self.path}; try /v1/chat/completions, /v1/models, /stats",
                                        "not_found"))
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             path = self.path.split("?")[0].rstrip("/")
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
@@ -379,7 +383,10 @@ class ServeProcess(_ClientConfig):
     """``llm-planner serve`` in its own process (a context manager): ``base_url`` once it listens,
     ``stats()`` over HTTP, stopped with SIGINT (it prints its statistics) and killed if it lingers."""
 
-    def __init__(self, args: Sequence[str] = (), start_timeout_s: float = 120.0, env: dict[str, str] | None = None) -> None:
+    base_url: str
+
+    def __init__(self, args: Sequence[str] = (), start_timeout_s: float = 120.0,
+                 env: dict[str, str] | None = None) -> None:
         self.args = list(args)
         self.start_timeout_s = start_timeout_s
         self.env = env
@@ -387,7 +394,7 @@ class ServeProcess(_ClientConfig):
         self.base_url = ""
         self.output: list[str] = []
 
-    def start(self) -> "ServeProcess":
+    def start(self) -> ServeProcess:
         cmd = [sys.executable, "-m", "llm_planner.cli", "serve", "--port", "0", *self.args]
         env = {**os.environ, **(self.env or {}), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -428,7 +435,7 @@ class ServeProcess(_ClientConfig):
             self.proc.kill()
             self.proc.wait(5)
 
-    def __enter__(self) -> "ServeProcess":
+    def __enter__(self) -> ServeProcess:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

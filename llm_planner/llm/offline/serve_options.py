@@ -27,11 +27,11 @@ class Latency:
     params: tuple[float, ...] = (0.0,)
 
     @staticmethod
-    def fixed(seconds: float) -> "Latency":
+    def fixed(seconds: float) -> Latency:
         return Latency("fixed", (float(seconds),))
 
     @staticmethod
-    def parse(text: str) -> "Latency":
+    def parse(text: str) -> Latency:
         kind, _, rest = str(text).strip().partition(":")
         if not rest:  # a bare number is a fixed latency
             kind, rest = "fixed", kind
@@ -85,7 +85,7 @@ class ServeOptions:
     model: str = MODEL
     warm_up: bool = True                # load the embedder and data set before listening
 
-    def validate(self) -> "ServeOptions":
+    def validate(self) -> ServeOptions:
         from llm_planner.llm.offline.styles import STYLES
 
         if self.style not in STYLES:

@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register, served_kinds
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 
 if TYPE_CHECKING:
     from llm_planner.llm.offline.wrong_answers import ErrorModel
@@ -135,7 +136,9 @@ def _counted_types(value: str) -> dict[str, str]:
 def policy_world(prompt: str) -> WorldInfo:
     """The apartment as the policy prompt names it (rooms, furniture with kind and room, objects)."""
     rooms = _names(_line(prompt, "Rooms in the house"))
-    containers, surfaces, room_of = [], [], {}
+    containers: list[str] = []
+    surfaces: list[str] = []
+    room_of: dict[str, str] = {}
     for name, kind, room in _FURNITURE.findall(_line(prompt, "Furniture in the house")):
         furniture = text_to_name(name)
         (containers if kind == "container" else surfaces).append(furniture)
@@ -281,7 +284,7 @@ class ServedModel:
             self.backend.resources.embedder.encode(["warm up"])
             self.backend.prepare()
 
-    def answer(self, prompt: str, n: int, seed: int = 0, errors: "ErrorModel | None" = None) -> tuple[str, list[Sample]]:
+    def answer(self, prompt: str, n: int, seed: int = 0, errors: ErrorModel | None = None) -> tuple[str, list[Sample]]:
         """(question kind, n samples). A prompt that cannot be read is answered as a model would:
         with a sentence saying what it misses. With ``errors`` (``--error-rate``), each sample is
         replaced by a wrong one with the error model's probability (:mod:`.wrong_answers`)."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from llm_planner.llm.questions import Sample, get
 
@@ -113,7 +114,8 @@ def _positions_markdown(d: dict[str, Any], rng: random.Random) -> str:
 
 
 def _positions_chatty(d: dict[str, Any], rng: random.Random) -> str:
-    lines = "\n".join(f"{k}. {rel.capitalize()} the {_title(place)}" for k, (rel, place) in enumerate(d["positions"], 1))
+    lines = "\n".join(f"{k}. {rel.capitalize()} the {_title(place)}"
+                      for k, (rel, place) in enumerate(d["positions"], 1))
     return (f"Sure! A {d['object']} is usually found in these places:\n\n{lines or '1. I am not sure'}\n\n"
             "These are the most common spots in a typical home, but every household is a little different.")
 

@@ -74,10 +74,11 @@ import random
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from llm_planner.errors import ConfigError
 from llm_planner.llm.offline.commonsense import Commonsense, load_commonsense, scene_knowledge
@@ -360,7 +361,8 @@ def policy_unhelpful(model: Any, prompt: str, sample: Sample, rng: random.Random
     """``unhelpful``: an admissible action that does nothing for the goal."""
     s = _situation(prompt)
     obs, world = s.observation, s.world
-    candidates = [f"walk to the {_text(r)}" for r in world.rooms if r != obs.room and r not in named_in(s.goal, world.rooms)]
+    candidates = [f"walk to the {_text(r)}" for r in world.rooms if r != obs.room
+                  and r not in named_in(s.goal, world.rooms)]
     candidates += [f"walk to the {_text(f)}" for f in world.furniture
                    if world.furniture_room.get(f) == obs.room and f != obs.near and f not in s.goal_places]
     if obs.near in world.containers and obs.near not in s.goal_places:
@@ -408,7 +410,8 @@ def policy_repeated(model: Any, prompt: str, sample: Sample, rng: random.Random)
     elif last.verb == "grab" and obs.near and obs.holding:
         action = _put(obs.holding, obs.near, world)
     elif last.verb == "walk" and target in world.rooms:
-        before = [a.args[0] for a in s.history[:-1] if a.verb == "walk" and a.args[0] in world.rooms and a.args[0] != target]
+        before = [a.args[0] for a in s.history[:-1] if a.verb == "walk" and a.args[0] in world.rooms
+                  and a.args[0] != target]
         action = f"walk to the {_text(before[-1])}" if before else action_to_text(last)
     else:
         action = action_to_text(last)

@@ -6,8 +6,9 @@ stand-in (:mod:`.offline_channels`), imported on first use.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from llm_planner.domains.household.world.symbolic import Goal, Household, State
 from llm_planner.llm.base import LanguageModel

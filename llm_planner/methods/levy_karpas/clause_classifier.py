@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.clauses import LABELS
-from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.methods.levy_karpas.dataset import Clause, DirectiveSample, build_splits
-from llm_planner.domains.household.world.symbolic import Household
 
 
 class ClauseClassifier:
@@ -58,13 +59,13 @@ class ClauseClassifier:
                             for q in (frozenset(t.split()) for t in texts)], dtype=np.float32)
         return (1.0 - self.lexical_weight) * sims + self.lexical_weight * lexical
 
-    def fit(self, clauses: Sequence[Clause], worlds: Sequence[WorldInfo]) -> "ClauseClassifier":
+    def fit(self, clauses: Sequence[Clause], worlds: Sequence[WorldInfo]) -> ClauseClassifier:
         """Train on labelled clauses; ``worlds[i]`` is the scene of ``clauses[i]`` (for masking)."""
         if not clauses:
             raise LLMError("the clause classifier needs training clauses (the data set's train split)")
-        texts = [self.mask(c.text, w) for c, w in zip(clauses, worlds)]
-        unique = {}
-        for text, clause in zip(texts, clauses):
+        texts = [self.mask(c.text, w) for c, w in zip(clauses, worlds, strict=True)]
+        unique: dict[tuple[str, str], None] = {}  # (masked text, label) in first-seen order
+        for text, clause in zip(texts, clauses, strict=True):
             unique.setdefault((text, clause.label), None)
         self.labels = [lab for _t, lab in unique]
         self.words = [frozenset(t.split()) for t, _lab in unique]
@@ -78,7 +79,7 @@ class ClauseClassifier:
         if not texts:
             return []
         sims = self.similarity([self.mask(t, world) for t in texts])
-        out = []
+        out: list[dict[str, float]] = []
         for row in sims:
             order = np.argsort(-row)[: self.k]
             if row[order[0]] < self.unknown_similarity:
@@ -86,14 +87,15 @@ class ClauseClassifier:
                 continue
             weights = np.exp((row[order] - row[order[0]]) / self.temperature)
             probs: dict[str, float] = {}
-            for i, w in zip(order, weights):
+            for i, w in zip(order, weights, strict=True):
                 probs[self.labels[i]] = probs.get(self.labels[i], 0.0) + float(w)
             total = sum(probs.values())
             out.append({lab: p / total for lab, p in sorted(probs.items(), key=lambda x: -x[1])})
         return out
 
 
-def clause_training_data(samples: Sequence[Any], worlds: Mapping[str, WorldInfo]) -> tuple[list[Clause], list[WorldInfo]]:
+def clause_training_data(samples: Sequence[Any],
+                         worlds: Mapping[str, WorldInfo]) -> tuple[list[Clause], list[WorldInfo]]:
     """The labelled clauses of data-set samples and the scene of each (for :meth:`ClauseClassifier.fit`)."""
     clauses, where = [], []
     for s in samples:
@@ -108,7 +110,8 @@ _LOCK = threading.Lock()
 _TRAINED: dict[str, tuple[list[DirectiveSample], ClauseClassifier]] = {}
 
 
-def trained_classifier(backend: LanguageModel, config: Mapping[str, Any]) -> tuple[list[DirectiveSample], ClauseClassifier]:
+def trained_classifier(backend: LanguageModel,
+                       config: Mapping[str, Any]) -> tuple[list[DirectiveSample], ClauseClassifier]:
     """The train split and the clause classifier fitted on it (once per process and configuration)."""
     opts = config["channels"]
     key = repr((sorted(config["dataset"]["splits"]["train"].items()), opts["knn_k"], opts["unknown_similarity"],
@@ -118,7 +121,8 @@ def trained_classifier(backend: LanguageModel, config: Mapping[str, Any]) -> tup
             train = build_splits(config["dataset"])["train"]
             worlds = {name: WorldInfo.from_household(Household(load_scene(name))) for name in {s.scene for s in train}}
             classifier = ClauseClassifier(backend.resources.grounder, int(opts["knn_k"]),
-                                          float(opts["unknown_similarity"]), lexical_weight=float(opts["lexical_weight"]))
+                                          float(opts["unknown_similarity"]),
+                                          lexical_weight=float(opts["lexical_weight"]))
             classifier.fit(*clause_training_data(train, worlds))
             _TRAINED[key] = (train, classifier)
         return _TRAINED[key]

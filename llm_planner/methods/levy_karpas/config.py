@@ -6,8 +6,9 @@ serves ``config/saycanpay.yaml``."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 

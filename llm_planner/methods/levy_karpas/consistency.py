@@ -18,15 +18,15 @@ contradicting each other in every try.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
+from llm_planner.domains.household.world import pddl
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
 from llm_planner.errors import GoalError, PlanningError
 from llm_planner.llm.text import goal_to_text
 from llm_planner.methods.levy_karpas.encoding import solve_combined
 from llm_planner.methods.levy_karpas.template import NO_TEMPLATE, PlanTemplate, TemplateError
-from llm_planner.domains.household.world import pddl
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
 
 Solver = Callable[[Household, State, Goal, PlanTemplate, float], pddl.PlanResult]
 
@@ -124,7 +124,8 @@ def check_consistency(household: Household, state: State, goals: Sequence[Goal],
     return ConsistencyResult(None, None, attempts, message, time.perf_counter() - started)
 
 
-def _try(household: Household, state: State, prediction: Prediction, timeout_s: float, solver: Solver) -> pddl.PlanResult:
+def _try(household: Household, state: State, prediction: Prediction, timeout_s: float,
+         solver: Solver) -> pddl.PlanResult:
     try:
         return solver(household, state, prediction.goal, prediction.template, timeout_s)
     except TemplateError as exc:
@@ -166,7 +167,8 @@ def memoized(solver: Solver = solve_combined, capacity: int = 4096) -> Solver:
     benchmark's directive-only and directive+state runs often ask the same problem."""
     memory: dict[tuple, pddl.PlanResult] = {}
 
-    def solve(household: Household, state: State, goal: Goal, template: PlanTemplate, timeout_s: float) -> pddl.PlanResult:
+    def solve(household: Household, state: State, goal: Goal, template: PlanTemplate,
+              timeout_s: float) -> pddl.PlanResult:
         key = (id(household), state, tuple(goal), str(template), timeout_s)
         hit = memory.get(key)
         if hit is None:

@@ -28,17 +28,26 @@ clause classifier). Files are JSON Lines, one sample per line.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from llm_planner.domains.household.world.expert import expert_plan
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import (
+    Action,
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
+from llm_planner.domains.household.world.tasks import HouseholdTask, generate_tasks
 from llm_planner.errors import ConfigError
 from llm_planner.llm.text import name_to_text
 from llm_planner.methods.levy_karpas.clauses import split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep, lift_plan, parse_template
-from llm_planner.domains.household.world.expert import expert_plan
-from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, Goal, GoalItem, Household, State, goal_from_lists, goal_to_lists
-from llm_planner.domains.household.world.tasks import HouseholdTask, generate_tasks
 
 PAIR, MIXTURE = "pair", "mixture"
 
@@ -71,7 +80,7 @@ class DirectiveSample:
                 "template": str(self.template), "clauses": [[c.text, c.label] for c in self.clauses]}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "DirectiveSample":
+    def from_dict(data: Mapping[str, Any]) -> DirectiveSample:
         return DirectiveSample(str(data["sample_id"]), str(data["split"]), str(data["kind"]), str(data["scene"]),
                                int(data["placement_seed"]), str(data["goal_directive"]), str(data["step_directive"]),
                                goal_from_lists(data["goal"]), parse_template(str(data["template"])),
@@ -180,13 +189,14 @@ class _Renderer:
         if len(goal) != 1 or goal[0].count != 1 or self.rng.random() >= self.p_ref:
             return None
         item = goal[0]
-        places = sorted({self.h.location(state, o) for o in self.h.objects if self.h.object_type[o] == item.obj_type}
-                        - {None, item.destination})
+        places = sorted({p for o in self.h.objects if self.h.object_type[o] == item.obj_type
+                         if (p := self.h.location(state, o)) is not None} - {item.destination})
         self.rng.shuffle(places)
         for place in places:
             word = self.category_ref(item.obj_type, state, place)
             if word is not None:
-                return (f"{self.pick('put')} the {word} from the {name_to_text(place)} {self.rel_word(item.destination)} "
+                return (f"{self.pick('put')} the {word} from the {name_to_text(place)} "
+                        f"{self.rel_word(item.destination)} "
                         f"the {name_to_text(item.destination)}")
         return None
 
@@ -206,7 +216,7 @@ class _Renderer:
                        Clause(f"{self.pick('bring')} {obj} to {dest}", "bring")]
         joiners = [", then ", " and "] if form == 2 else [self.rng.choice([" and ", ", then "])]
         text = clauses[0].text
-        for clause, joiner in zip(clauses[1:], joiners):
+        for clause, joiner in zip(clauses[1:], joiners, strict=True):
             text += joiner + clause.text
         if form == 2:
             text = f"{self.pick('walk_first')}{text[len('go to'):]}"
@@ -228,7 +238,7 @@ def _labelled(text: str, labels: Sequence[str] | str) -> tuple[Clause, ...]:
     if len(fragments) != len(labels):
         raise ConfigError(f"the directive generator and the clause splitter disagree on '{text}' "
                           f"({len(fragments)} clauses, {len(labels)} labels): check dataset.phrasing")
-    return tuple(Clause(f, lab) for f, lab in zip(fragments, labels))
+    return tuple(Clause(f, lab) for f, lab in zip(fragments, labels, strict=True))
 
 
 # ------------------------------------------------------------------------------ generation
@@ -278,7 +288,8 @@ def build_splits(config: Mapping[str, Any], only: Iterable[str] | None = None) -
     unknown = [s for s in wanted if s not in specs]
     if unknown:
         raise ConfigError(f"unknown data set split '{unknown[0]}' (splits: {', '.join(specs)})")
-    out = {name: generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]), int(specs[name]["seed"]), config)
+    out = {name: generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]), int(specs[name]["seed"]),
+                                config)
            for name in wanted}
     if "train" in out:
         held_out = {t for name, samples in out.items() if name != "train"
@@ -288,5 +299,6 @@ def build_splits(config: Mapping[str, Any], only: Iterable[str] | None = None) -
                         for s in generate_split(name, str(specs[name]["scene"]), int(specs[name]["n"]),
                                                 int(specs[name]["seed"]), config)
                         for t in (s.goal_directive, s.step_directive)}
-        out["train"] = [s for s in out["train"] if s.goal_directive not in held_out and s.step_directive not in held_out]
+        out["train"] = [s for s in out["train"] if s.goal_directive not in held_out
+                        and s.step_directive not in held_out]
     return out

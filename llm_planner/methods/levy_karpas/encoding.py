@@ -29,20 +29,20 @@ bring the book to the sofa": first the kitchen, later the bedroom, then whatever
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence, Union
 
-from llm_planner.errors import PlanningError
-from llm_planner.methods.levy_karpas.template import WILDCARD, PlanTemplate, check_template, kind_of
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.symbolic import VERBS, Goal, GoalItem, Household, State
+from llm_planner.errors import PlanningError
+from llm_planner.methods.levy_karpas.template import WILDCARD, PlanTemplate, check_template, kind_of
 
 STEP_TYPE = "step"
 KIND_TYPE = "argkind"
 FROM, TO = "?step_from", "?step_to"
 MAX_ARGS = 2
 
-SExpr = Union[str, list]
+SExpr = str | list
 
 
 # ------------------------------------------------------------------------ s-expressions
@@ -95,7 +95,8 @@ def _variables(params: list) -> list[str]:
 
 def _arg_condition(j: int, var: str) -> list:
     return ["or", [f"any_arg{j}", FROM],
-            ["exists", ["?kind", "-", KIND_TYPE], ["and", ["of_kind", var, "?kind"], [f"allowed_arg{j}", "?kind", FROM]]]]
+            ["exists", ["?kind", "-", KIND_TYPE],
+             ["and", ["of_kind", var, "?kind"], [f"allowed_arg{j}", "?kind", FROM]]]]
 
 
 def _template_action(action: list) -> list:
@@ -140,7 +141,8 @@ def _step_predicates() -> list:
                    ["stay", "?a", "?b", "-", STEP_TYPE], ["of_kind", "?x", "-", "object", "?k", "-", KIND_TYPE]]
     preds += [[f"allowed_{v}", "?s", "-", STEP_TYPE] for v in VERBS]
     for j in range(1, MAX_ARGS + 1):
-        preds += [[f"allowed_arg{j}", "?k", "-", KIND_TYPE, "?s", "-", STEP_TYPE], [f"any_arg{j}", "?s", "-", STEP_TYPE]]
+        preds += [[f"allowed_arg{j}", "?k", "-", KIND_TYPE, "?s", "-", STEP_TYPE],
+                  [f"any_arg{j}", "?s", "-", STEP_TYPE]]
     return preds
 
 

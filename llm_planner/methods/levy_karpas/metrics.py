@@ -15,12 +15,12 @@ template, in order (and partial or exact alike). Table 5: *action* accuracy per 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
+from llm_planner.domains.household.world.symbolic import Goal
 from llm_planner.llm.text import name_to_text
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
-from llm_planner.domains.household.world.symbolic import Goal
 
 Fact = tuple[str, str, str]
 
@@ -39,7 +39,7 @@ def permissive(a: str | None, b: str | None) -> bool:
 
 
 def _overlap(p: Fact, g: Fact) -> int:
-    return sum(x == y for x, y in zip(p, g))
+    return sum(x == y for x, y in zip(p, g, strict=False))
 
 
 def align_facts(pred: Sequence[Fact], gold: Sequence[Fact]) -> list[tuple[Fact | None, Fact | None]]:
@@ -72,7 +72,7 @@ class Tally:
             self.right[measure] = self.right.get(measure, 0) + int(ok)
             self.total[measure] = self.total.get(measure, 0) + 1
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         for k, v in other.total.items():
             self.total[k] = self.total.get(k, 0) + v
             self.right[k] = self.right.get(k, 0) + other.right.get(k, 0)

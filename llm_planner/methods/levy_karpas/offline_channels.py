@@ -6,10 +6,11 @@ The seed fine-tunes T5/GPT-2 on the training split. Without a generative model, 
 channels are a small trained model plus rules, on Sentence-BERT features (the LLM layer's shared
 embedder):
 
-* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the labelled clauses of the training split: k nearest
-  neighbours over embeddings of clauses whose scene names are masked ("pick up the OBJECT from the
-  FURNITURE"); it gives each clause a distribution over ``walk grab open close put bring`` and
-  says when a clause resembles no training clause (an action the domain does not have).
+* :class:`~llm_planner.methods.levy_karpas.clause_classifier.ClauseClassifier`, trained on the
+  labelled clauses of the training split: k nearest neighbours over embeddings of clauses whose
+  scene names are masked ("pick up the OBJECT from the FURNITURE"); it gives each clause a
+  distribution over ``walk grab open close put bring`` and says when a clause resembles no training
+  clause (an action the domain does not have).
 * argument rules per label (where the object, the destination, the source, the "through" room
   are), and grounding of each phrase onto the scene's kinds: the scene's own words and the
   commonsense synonyms first (the LLM layer's :class:`~llm_planner.llm.offline.goal_parser.GoalParser`
@@ -32,23 +33,24 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.offline.goal_parser import GoalParser, goal_parser
 from llm_planner.llm.offline.quantities import NUMBERS
-from llm_planner.llm.grounding import Grounder
 from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
-from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
-
 from llm_planner.methods.levy_karpas.clause_classifier import ClauseClassifier, trained_classifier
+from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
+from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
+
 UNKNOWN = "unknown"
 _DET = re.compile(r"^(?:the|a|an|one|two|three|four|some|my|this|that|your|these|those|of)\s+")
 _REL_WORDS = r"on\s+top\s+of|inside\s+of|inside|into|in|onto|on|to|at"
@@ -86,6 +88,10 @@ class Context:
     last_obj: str | None = None
     last_furniture: str | None = None
     holding: str | None = None
+
+
+#: One reading of a clause: its template steps, their probability and the context after them.
+Reading = tuple[tuple[TemplateStep, ...], float, Context]
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ class Names:
         scores = np.array([m.score for m in ranked])
         probs = np.exp((scores - scores.max()) / self.temperature)
         probs /= probs.sum()
-        return [(m.name, float(p)) for m, p in zip(ranked, probs)]
+        return [(m.name, float(p)) for m, p in zip(ranked, probs, strict=True)]
 
 
 def _normalise(cands: list[tuple[str, float]], top: int | None = None) -> list[tuple[str, float]]:
@@ -185,8 +191,9 @@ class OfflineChannels:
         Goal clauses: ``bring`` clauses, and ``put`` clauses of a directive without grab/open/close
         clauses; step clauses: the others (a directive with goal clauses gives a partial template)."""
         clauses = split_clauses(directive)
-        labels = [self._with_destination(c, p) for c, p in zip(clauses, self.classifier.predict(clauses, self.world))]
-        top = [max(p, key=p.get) if p else UNKNOWN for p in labels]
+        labels = [self._with_destination(c, p)
+                  for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
+        top = [max(p, key=p.__getitem__) if p else UNKNOWN for p in labels]
         stepwise = any(t in ("grab", "open", "close") for t in top)
         goal_idx = [i for i, t in enumerate(top) if t == "bring" or (t == "put" and not stepwise)]
         step_idx = [i for i, t in enumerate(top) if i not in goal_idx]
@@ -195,7 +202,7 @@ class OfflineChannels:
     def _with_destination(self, clause: str, probs: dict[str, float]) -> dict[str, float]:
         """Rule over the classifier: a clause that puts an object *in/on* a piece of furniture is not
         a grab ("set the cup from the cabinet in the dishwasher"); its grab share goes to put."""
-        if not probs or max(probs, key=probs.get) != "grab":
+        if not probs or max(probs, key=probs.__getitem__) != "grab":
             return probs
         body = _SOURCE.sub("", " " + _drop_verb(clause)).strip()
         match = _PUT.match(body)
@@ -223,7 +230,8 @@ class OfflineChannels:
         try:
             text = " and ".join(_SOURCE.sub("", clauses[i]) for i in goal_idx)
             answer = self.backend.translate(self.world, text)
-            top = tuple(GoalItem(r if r in (INSIDE, ON) else self.h.relation(d), o, d, c) for r, o, d, c in answer.items)
+            top = tuple(GoalItem(r if r in (INSIDE, ON) else self.h.relation(d), o, d, c)
+                        for r, o, d, c in answer.items)
             readings.append((0.0, top))
         except (GoalError, LLMError) as exc:
             top_error = str(exc)
@@ -280,7 +288,8 @@ class OfflineChannels:
             if self.h.count_satisfied(state, item) >= item.count:
                 logp += penalty
             source = slots[k].source if k < len(slots) else ""
-            place = (self.names.rank(source, "furniture") or [(None, 0.0)])[0][0] if source else None
+            ranked = self.names.rank(source, "furniture") if source else []
+            place = ranked[0][0] if ranked else None
             if place and not self._type_at(state, item.obj_type, place):
                 logp += penalty
         return logp
@@ -344,17 +353,18 @@ class OfflineChannels:
         return _normalise([(n, p * (w if n in self.h.furniture_room and self.h.furniture_room[n] != ctx.room else 1.0))
                            for n, p in cands], self.names.top)
 
-    def _walk(self, clause: str, ctx: Context, state: State | None):
+    def _walk(self, clause: str, ctx: Context, state: State | None) -> list[Reading]:
         via = _VIA.search(clause)
         to = _TO.search(clause)
         target = to.group("to") if to else _drop_verb(clause)
         if via and not to and clause.startswith(("walk through", "go through", "pass through")):
             target = ""
-        out = []
-        via_cands = self.names.rank(via.group("via"), "room") if via else [(None, 1.0)]
+        out: list[Reading] = []
+        via_cands: Sequence[tuple[str | None, float]] = (self.names.rank(via.group("via"), "room") if via
+                                                         else [(None, 1.0)])
         for room, p_via in via_cands:
             c1 = replace(ctx, room=room, near=None) if room else ctx
-            steps1 = (TemplateStep("walk", (room,)),) if room else ()
+            steps1: tuple[TemplateStep, ...] = (TemplateStep("walk", (room,)),) if room else ()
             if not target:
                 out.append((steps1, p_via, c1))
                 continue
@@ -378,14 +388,15 @@ class OfflineChannels:
             near = here[0] if here else None
         return replace(ctx, near=near, last_obj=name, room=self.h.furniture_room[near] if near else ctx.room)
 
-    def _grab(self, clause: str, ctx: Context, state: State | None):
+    def _grab(self, clause: str, ctx: Context, state: State | None) -> list[Reading]:
         body = _drop_verb(clause)
         match = _GRAB_SOURCE.match(body)
         obj, source = (match.group("obj"), match.group("src")) if match else (body, "")
         if _strip(obj) in PRONOUNS and ctx.last_obj:
             cands = [(ctx.last_obj, 1.0)]
         else:
-            place = (self.names.rank(source, "furniture") or [(None, 0)])[0][0] if source else ctx.near
+            ranked = self.names.rank(source, "furniture") if source else []
+            place = (ranked[0][0] if ranked else None) if source else ctx.near
             if state is not None and place:
                 w = float(self.opts["state_mismatch_weight"])
                 cands = _normalise([(t, p * (1.0 if self._type_at(state, t, place) else w))
@@ -394,7 +405,7 @@ class OfflineChannels:
                 cands = self.names.rank(obj, "object")
         return [((TemplateStep("grab", (t,)),), p, replace(ctx, holding=t, last_obj=t)) for t, p in cands]
 
-    def _put(self, clause: str, ctx: Context):
+    def _put(self, clause: str, ctx: Context) -> list[Reading]:
         body = _drop_verb(clause)
         match = _PUT.match(body)
         if match is None:
@@ -406,7 +417,7 @@ class OfflineChannels:
         else:
             objs = self.names.rank(obj, "object")
         dests = self._room_weighted(self.names.rank(dest, "furniture", wide=True), ctx)
-        out = []
+        out: list[Reading] = []
         for t, po in objs:
             for f, pf in dests:
                 verb = "putin" if self.h.is_container[f] else "puton"
@@ -415,7 +426,8 @@ class OfflineChannels:
         return out
 
 
-def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> OfflineChannels:
+def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],
+                  tries: int) -> OfflineChannels:
     """The offline channels of one scene, with the clause classifier trained once per process."""
     _train, classifier = trained_classifier(backend, config)
     return OfflineChannels(household, backend, classifier, config["channels"], tries)

@@ -17,20 +17,21 @@ goal the directive does not support (an atom it does not ask for, a wrong count;
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 from llm_planner.errors import GoalError, LLMError, PlanningError
-from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
+from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
 from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 
 INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
 Goal: the final state asked for, as tuples (REL, object type, destination, count) joined by "-",
@@ -70,7 +71,7 @@ def state_text(household: Household, state: State) -> str:
     """The seed's state encoding: every fact as text ("apple 1 is inside the fridge")."""
     facts = [f"the robot is in the {name_to_text(state.room)}"]
     facts += [relation_to_text(household.relation(f), o, f).split(" ", 1)[1]
-              for o, f in zip(household.objects, state.placement) if f is not None]
+              for o, f in zip(household.objects, state.placement, strict=True) if f is not None]
     return "; ".join(facts)
 
 
@@ -167,6 +168,7 @@ class OpenAIChannels:
         return ChannelOutput(goals, templates, error, "", self.backend.usage.requests - before)
 
 
-def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any], tries: int) -> OpenAIChannels:
+def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],
+                  tries: int) -> OpenAIChannels:
     """The model's channels for one scene, with K-shot examples from the data set's train split."""
     return OpenAIChannels(household, backend, build_splits(config["dataset"])["train"], config["openai"], tries)

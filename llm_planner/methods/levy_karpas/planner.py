@@ -21,13 +21,17 @@ step fails in execution, the planner replans for the chosen goal from the then c
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.symbolic import Goal, Observation, State
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import goal_to_text
-from llm_planner.planners.base import Task, register
+
+if TYPE_CHECKING:
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 from llm_planner.methods.classical import ClassicalPlanner
-from llm_planner.domains.household.world.symbolic import Goal, Observation, State
+from llm_planner.planners.base import Task, register
 
 
 @register("pddl")
@@ -44,7 +48,7 @@ class LevyKarpasPlanner(ClassicalPlanner):
         super().__init__(timeout_s=float(self.config["consistency"]["planner_timeout_s"]), max_replans=max_replans,
                          backend=backend, input=input, **params)
         self.backend_arg = backend
-        self.system = None
+        self.system: LevyKarpasSystem | None = None
         self.goal: Goal = ()
         self.last_message = ""
 
@@ -53,7 +57,7 @@ class LevyKarpasPlanner(ClassicalPlanner):
         return (f"Levy-Karpas NL->PDDL ({name} channels, input {self.config['input']}, Fast Downward consistency "
                 f"check, B={self.config['consistency']['tries']}); clairvoyant: plans on the full state, as the seed")
 
-    def _system(self):
+    def _system(self) -> LevyKarpasSystem:
         if self.system is None:
             from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 

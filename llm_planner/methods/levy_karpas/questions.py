@@ -23,11 +23,12 @@ import random
 import re
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from llm_planner.llm.answers import object_schema
-from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.offline.served import prompt_line, prompt_names
+from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.clauses import split_clauses
 from llm_planner.methods.levy_karpas.wrong_answers import WRONG
@@ -36,7 +37,7 @@ KIND = "nl2pddl"
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)
 
 
-_CHANNELS: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = weakref.WeakKeyDictionary()
+_CHANNELS: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
 _CHANNELS_LOCK = threading.Lock()
 
 
@@ -83,7 +84,9 @@ def served_answer(model: Any, prompt: str, n: int, seed: int) -> list[Sample]:
     types = prompt_names(prompt_line(prompt, "Object types"))
     world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
                       {f"{t}_1": t for t in types})
-    directive = _NL2PDDL.search(prompt.rstrip()).group("directive").strip()  # type: ignore[union-attr]
+    found = _NL2PDDL.search(prompt.rstrip())
+    assert found is not None  # the prompt was recognised by this pattern
+    directive = found.group("directive").strip()
     steps, goal_text, stepwise = read_steps(directive, world)
     goal = "none"
     if goal_text:
@@ -101,7 +104,8 @@ _WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|
                    r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
 _GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
                    r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
-_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
+_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+"
+                  r"(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
                   r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
 _OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
 _PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"
@@ -125,7 +129,8 @@ def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
         clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
         if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
                 kinds.get(m.group("to") or m.group("to2")):
-            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})", f"walk({kinds[m.group('to') or m.group('to2')]})"]
+            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})",
+                      f"walk({kinds[m.group('to') or m.group('to2')]})"]
         elif (m := _OPEN_CLOSE.match(clause)):
             target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
             if target:
@@ -138,7 +143,8 @@ def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
                 rel = "putin" if dest in world.containers else "puton"
                 steps.append(f"{rel}({obj}, {dest})")
                 puts.append(clause)
-        elif _BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1)) or clause.startswith(("bring", "carry")):
+        elif (_BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1))
+              or clause.startswith(("bring", "carry"))):
             goals.append(clause)
         elif (m := _GRAB.match(clause)):
             obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)
@@ -176,7 +182,8 @@ def _chatty(d: dict[str, Any], rng: random.Random) -> str:
 
 
 QUESTION = register(QuestionKind(
-    KIND, {"offline": offline_phase1, "openai": openai_phase1}, ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
+    KIND, {"offline": offline_phase1, "openai": openai_phase1},
+    ServedKind(recognise, served_answer, _plain, _chatty, _markdown,
                          lambda d: {"goal": d["goal"], "template": d["template"]}, order=40,
                          wrong=WRONG),  # wrong answers: wrong_answers.py (llm-planner serve --error-rate)
     source="Levy & Karpas Phase I (seed 001)",

@@ -10,15 +10,16 @@ its seed, about a second; Sentence-BERT embeddings cached on disk) once per proc
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
+from llm_planner.domains.household.world.symbolic import Action, Household, State
 from llm_planner.llm.base import LanguageModel
 from llm_planner.methods.levy_karpas.channels import ChannelOutput, make_channels
 from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.consistency import ConsistencyResult, Solver, check_consistency
 from llm_planner.methods.levy_karpas.encoding import solve_combined
-from llm_planner.domains.household.world.symbolic import Action, Household, State
 
 
 @dataclass
@@ -53,7 +54,7 @@ class LevyKarpasSystem:
 
     @classmethod
     def create(cls, backend: str | LanguageModel | None = None, config: Mapping[str, Any] | None = None,
-               **kwargs: Any) -> "LevyKarpasSystem":
+               **kwargs: Any) -> LevyKarpasSystem:
         if not isinstance(backend, LanguageModel):
             from llm_planner.llm.factory import make_backend
 

@@ -19,11 +19,11 @@ steps follow in this order, with any actions between and after them. Text form::
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
-from llm_planner.errors import PlanningError
 from llm_planner.domains.household.world.symbolic import VERB_ARITY, VERBS, Action, Household
+from llm_planner.errors import PlanningError
 
 WILDCARD = "*"
 PARTIAL_PREFIX = "partial:"
@@ -98,7 +98,8 @@ def make_step(verb: str, args: Sequence[str], number: int = 0) -> TemplateStep:
         raise TemplateError(f"{where}: unknown action '{verb}' (the household domain's actions are "
                             f"{', '.join(VERBS)})")
     if len(args) != VERB_ARITY[verb]:
-        raise TemplateError(f"{where}: {verb} takes {VERB_ARITY[verb]} argument(s), got {len(args)} ({', '.join(args)})")
+        raise TemplateError(f"{where}: {verb} takes {VERB_ARITY[verb]} argument(s), got "
+                            f"{len(args)} ({', '.join(args)})")
     return TemplateStep(verb, tuple(args))
 
 

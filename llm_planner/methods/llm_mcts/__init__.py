@@ -15,13 +15,17 @@
 Hyper-parameters: ``config/llm_mcts.yaml``. Benchmark: ``llm-planner bench household``.
 """
 from llm_planner.methods.llm_mcts.belief import Belief
+from llm_planner.methods.llm_mcts.config import load_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
-from llm_planner.methods.llm_mcts.tree import Node, SearchConfig, SearchResult, SearchStats
 from llm_planner.methods.llm_mcts.planner import (
-    FullyObservablePlanner, LLMMCTSPlanner, LPolicyPlanner, NoHeuristicPolicyPlanner, UCTPlanner,
+    FullyObservablePlanner,
+    LLMMCTSPlanner,
+    LPolicyPlanner,
+    NoHeuristicPolicyPlanner,
+    UCTPlanner,
     UniformPriorPlanner,
 )
-from llm_planner.methods.llm_mcts.config import load_config
+from llm_planner.methods.llm_mcts.tree import Node, SearchConfig, SearchResult, SearchStats
 
 __all__ = [
     "Belief", "FullyObservablePlanner", "LLMMCTS", "LLMMCTSPlanner", "LPolicyPlanner", "NoHeuristicPolicyPlanner",

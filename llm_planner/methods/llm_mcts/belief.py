@@ -34,7 +34,7 @@ states per numpy call.
 """
 from __future__ import annotations
 
-from typing import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class Belief:
     @classmethod
     def from_prior(cls, household: Household, table: Mapping[str, Mapping[str, float]],
                    floor: float = DEFAULT_FLOOR, named: Mapping[str, Collection[str]] | None = None,
-                   room_floor_weight: float = 0.0) -> "Belief":
+                   room_floor_weight: float = 0.0) -> Belief:
         """App. C.2 prior: each instance gets its type's vector; entries the table lacks get ``floor``.
 
         ``table`` maps an object type to ``{furniture: probability or count}``; a type missing from
@@ -108,12 +108,12 @@ class Belief:
         return cls(household, rows)
 
     @classmethod
-    def uniform(cls, household: Household) -> "Belief":
+    def uniform(cls, household: Household) -> Belief:
         """Every container and surface equally likely for every object (the UCT baseline's belief)."""
         return cls(household, np.ones((len(household.objects), len(household.furniture))))
 
     @classmethod
-    def point(cls, household: Household, state: State) -> "Belief":
+    def point(cls, household: Household, state: State) -> Belief:
         """All mass on the true placement (the ``fully_observable`` ablation only)."""
         belief = cls(household, np.ones((len(household.objects), len(household.furniture))))
         belief.probs[:] = 0.0
@@ -147,7 +147,7 @@ class Belief:
     def row(self, obj: str) -> dict[str, float]:
         """The object's distribution over furniture (non-zero entries only)."""
         r = self.probs[self.household.index[obj]]
-        return {f: float(p) for f, p in zip(self.furniture, r) if p > 0.0}
+        return {f: float(p) for f, p in zip(self.furniture, r, strict=True) if p > 0.0}
 
     def top(self, obj: str, k: int = 3) -> list[tuple[str, float]]:
         return sorted(self.row(obj).items(), key=lambda kv: -kv[1])[:k]
@@ -263,10 +263,10 @@ def floor_by_room(row: np.ndarray, named_cols: Sequence[int], rooms: Sequence[st
     if named_mass <= 0.0:
         return row
     room_mass: dict[str, float] = {}
-    for j in np.flatnonzero(named):
+    for j in np.flatnonzero(named).tolist():
         room_mass[rooms[j]] = room_mass.get(rooms[j], 0.0) + float(row[j]) / named_mass
     unnamed = np.flatnonzero(~named)
-    shares = np.array([1.0 + weight * room_mass.get(rooms[j], 0.0) for j in unnamed])
+    shares = np.array([1.0 + weight * room_mass.get(rooms[j], 0.0) for j in unnamed.tolist()])
     row[unnamed] = row[unnamed].sum() * shares / shares.sum()
     return row
 

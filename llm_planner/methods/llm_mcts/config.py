@@ -2,19 +2,20 @@
 with its source) merged with a mapping, a YAML file or keyword overrides; unknown keys are errors."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
 from llm_planner.errors import ConfigError
-from llm_planner.paths import config_dir, read_yaml_mapping
 from llm_planner.methods.llm_mcts.tree import SearchConfig
-
+from llm_planner.paths import config_dir, read_yaml_mapping
 
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
-                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed", "decision_time_s")
+                "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed",
+                "decision_time_s")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight")
 
 

@@ -58,10 +58,10 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
   is left to start), the search waits for all the questions of that *wave* together and resumes
   the simulations in the order they started; the result therefore depends on the seed and on the
-  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the belief-sampled root states
-  (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only the order in which the N
-  simulations see each other's statistics changes. With ``max_in_flight: 1`` the search is
-  Algorithm 1 exactly (the tests check it gives identical results).
+  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the
+  belief-sampled root states (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only
+  the order in which the N simulations see each other's statistics changes. With ``max_in_flight:
+  1`` the search is Algorithm 1 exactly (the tests check it gives identical results).
 * **A bound on the rounds of questions** (``max_waves``, 0 = none). A concurrent search waits for
   at most ``max_waves`` waves per decision; after that, a simulation reaching a node whose pi(a|h)
   is still unknown evaluates it by ROLLOUT, as a node not expanded yet (lines 23-26), and the
@@ -100,15 +100,25 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Sequence
 
 import numpy as np
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
-from llm_planner.methods.llm_mcts.tree import (Node, PlacementSampler, PolicyFn, RolloutPolicy, SearchConfig,
-                                              SearchResult, SearchStats, argmax_ties, puct_scores, uct_scores,
-                                              uniform_rollout)
+from llm_planner.methods.llm_mcts.tree import (
+    Node,
+    PlacementSampler,
+    PolicyFn,
+    RolloutPolicy,
+    SearchConfig,
+    SearchResult,
+    SearchStats,
+    argmax_ties,
+    puct_scores,
+    uct_scores,
+    uniform_rollout,
+)
 
 
 class GoalTest:
@@ -248,7 +258,7 @@ class LLMMCTS:
                 break
             self._stats.root_redraws += len(bad)
             fresh = belief.sample_placements(self.np_rng, len(bad))
-            for i, p in zip(bad, fresh):
+            for i, p in zip(bad, fresh, strict=True):
                 out[i] = p
         for i, p in enumerate(out):
             if self.goal_test(p):
@@ -310,12 +320,11 @@ class LLMMCTS:
                 return Action("open", (dest,))
             return Action("putin" if hh.is_container[dest] else "puton", (s.holding, dest))
         indices, dest = open_items[0]
-        todo = [i for i in indices if placement[i] != dest and placement[i] is not None]
+        todo = [(i, p) for i in indices if (p := placement[i]) != dest and p is not None]
         if not todo:
             return None
-        here = [i for i in todo if placement[i] == s.near] or [i for i in todo if hh.furniture_room[placement[i]] == s.room]
-        i = (here or todo)[0]
-        place = placement[i]
+        here = [(i, p) for i, p in todo if p == s.near] or [(i, p) for i, p in todo if hh.furniture_room[p] == s.room]
+        i, place = (here or todo)[0]
         if s.near != place:
             return self._walk_towards(s, place)
         if hh.is_container[place] and place not in s.opened:
@@ -413,7 +422,8 @@ class LLMMCTS:
             o = hh.observe(s2) if by_obs else None
             child = node.children.get((i, o) if by_obs else i)  # line 31: h' = PUSHBACK(h, [a*, o])
             if child is None:  # lines 23-26
-                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable), o if by_obs else hh.observe(s2))
+                node.children[(i, o) if by_obs else i] = Node(hh.legal_actions(s2, self.movable),
+                                                              o if by_obs else hh.observe(s2))
                 stats.max_depth = max(stats.max_depth, d2)
                 leaf = self.rollout(s2, d2)
                 break
@@ -424,6 +434,7 @@ class LLMMCTS:
                 break
             child.visits += 1
             sim.history += (a,)
+            assert node.obs is not None  # a node the search added has the observation that ends h
             sim.past += (node.obs,)
             node, s, d = child, s2, d2
         gamma = cfg.gamma
@@ -442,10 +453,10 @@ class LLMMCTS:
 
         Simulations in flight below the node count as visits with return 0 (virtual loss)."""
         c = self.config.c
-        if node.loss_n:
+        if node.loss_n and node.loss is not None:  # (virtual losses in flight: the list exists)
             n_h = node.n + node.loss_n
-            na = [n + v for n, v in zip(node.na, node.loss)]
-            q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na)]
+            na = [n + v for n, v in zip(node.na, node.loss, strict=True)]
+            q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na, strict=True)]
         else:
             n_h, q, na = node.n, node.q, node.na
         values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)
@@ -519,7 +530,8 @@ class LLMMCTS:
             self._in_flight += 1
             self._stats.peak_in_flight = max(self._stats.peak_in_flight, self._in_flight)
         try:
-            probs = [float(p) for p in self.policy(history, past, observation, actions)]  # type: ignore[misc]
+            assert self.policy is not None  # asked only with a policy (_query_policy, _policy_at)
+            probs = [float(p) for p in self.policy(history, past, observation, actions)]
         finally:
             with self._in_flight_lock:
                 self._in_flight -= 1
@@ -545,5 +557,6 @@ def _add_loss(node: Node, i: int) -> None:
 
 
 def _remove_loss(node: Node, i: int) -> None:
-    node.loss[i] -= 1  # type: ignore[index]
+    assert node.loss is not None  # _add_loss made it
+    node.loss[i] -= 1
     node.loss_n -= 1

@@ -45,21 +45,31 @@ import copy
 import dataclasses
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
+from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
-from llm_planner.planners.base import (BELIEF_PLACES, Decision, ObjectBelief, Planner, Task, goal_object_beliefs,
-                                       register)
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
-from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
-from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties
-from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
+from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
+from llm_planner.methods.llm_mcts.tree import SearchResult, SearchStats, argmax_ties
+from llm_planner.planners.base import (
+    BELIEF_PLACES,
+    Decision,
+    HouseholdPlanner,
+    ObjectBelief,
+    Task,
+    goal_object_beliefs,
+    register,
+)
 
+if TYPE_CHECKING:
+    from llm_planner.llm.text import WorldInfo
 
 
 def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str]) -> State:
@@ -75,7 +85,7 @@ def observed_state(household: Household, observation: Observation, opened: set[s
 
 # ------------------------------------------------------------------------------- planners
 @register("llm_mcts")
-class LLMMCTSPlanner(Planner):
+class LLMMCTSPlanner(HouseholdPlanner):
     """LLM-MCTS: LLM prior belief + PUCT guided by the LLM policy (seed 000, Algorithm 1)."""
 
     #: b(s0) from the language model (App. C.2); False: uniform over containers and surfaces.
@@ -111,7 +121,7 @@ class LLMMCTSPlanner(Planner):
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
         self.decision_seconds: list[float] = []  # wall time of each decision (the median is the README's figure)
         self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
-        self.last_result = None
+        self.last_result: SearchResult | None = None
         self._reset_episode()
 
     def _reset_episode(self) -> None:
@@ -122,7 +132,7 @@ class LLMMCTSPlanner(Planner):
         self.observations: list[Observation] = []
         self.failure = ""
         self.step = 0
-        self.world = None
+        self.world: WorldInfo | None = None
 
     # ------------------------------------------------------------------ description
     def describe(self) -> str:
@@ -183,7 +193,8 @@ class LLMMCTSPlanner(Planner):
     def _prepare(self, task: Task, observation: Observation, full_state: State | None) -> None:
         household = task.household
         if self.uses_prior or self.uses_policy:
-            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]), scope=self._scope())
+            self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]),
+                                       scope=self._scope())
             from llm_planner.llm.text import WorldInfo
 
             self.world = WorldInfo.from_household(household)
@@ -207,6 +218,7 @@ class LLMMCTSPlanner(Planner):
             return Belief.uniform(household)
         prior = self.prior_param
         if prior is None or isinstance(prior, (str, Path)):
+            assert self.runtime is not None  # _prepare built it for a planner that uses the prior
             prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
@@ -225,7 +237,7 @@ class LLMMCTSPlanner(Planner):
         from llm_planner.llm.base import PolicyQuery
         from llm_planner.llm.openai_backend import UnusableAnswer
 
-        assert self.task is not None and self.runtime is not None
+        assert self.task is not None and self.runtime is not None and self.world is not None
         query = PolicyQuery(self.world, self.task.directive, observation, history, tuple(actions), self.task.goal, past)
         started = time.perf_counter()
         try:

@@ -68,4 +68,4 @@ class HeuristicPolicy:
 
     def distribution(self, query: PolicyQuery) -> dict:
         """The same probabilities as a mapping action -> probability."""
-        return dict(zip(query.admissible, self(query).tolist()))
+        return dict(zip(query.admissible, self(query).tolist(), strict=True))

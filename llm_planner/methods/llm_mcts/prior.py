@@ -24,16 +24,20 @@ import json
 import os
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
 from llm_planner.llm.text import WorldInfo
+
+if TYPE_CHECKING:
+    from llm_planner.domains.household.world.scene import Scene
 
 FORMAT_VERSION = 1
 
@@ -61,7 +65,7 @@ class PriorBelief:
         return np.asarray(self.probs[obj_type], dtype=np.float64)
 
     def distribution(self, obj_type: str) -> dict[str, float]:
-        return dict(zip(self.places, self.probs[obj_type]))
+        return dict(zip(self.places, self.probs[obj_type], strict=True))
 
     def top(self, obj_type: str, k: int = 3) -> list[tuple[str, float]]:
         """The k most probable places, ties broken by the order of ``places``."""
@@ -82,7 +86,7 @@ class PriorBelief:
         }
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "PriorBelief":
+    def from_dict(data: Mapping[str, Any]) -> PriorBelief:
         if data.get("format") != FORMAT_VERSION:
             raise LLMError(f"prior file format {data.get('format')!r} is not {FORMAT_VERSION}; rebuild it")
         return PriorBelief(
@@ -113,7 +117,7 @@ class PriorBelief:
         return path
 
     @staticmethod
-    def load(path: str | Path) -> "PriorBelief":
+    def load(path: str | Path) -> PriorBelief:
         try:
             return PriorBelief.from_dict(json.loads(Path(path).read_text()))
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -170,7 +174,7 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
             replies = list(pool.map(ask, types))
     else:
         replies = [ask(t) for t in types]
-    for obj_type, answer in zip(types, replies):
+    for obj_type, answer in zip(types, replies, strict=True):
         named = Counter(place for sample in answer.samples for _rel, place in sample if place in places)
         counts[obj_type] = dict(named)
         probs[obj_type] = position_vector(named, places, floor)
@@ -220,7 +224,8 @@ def prior_key(backend: LanguageModel, world: WorldInfo, scene_hash: str) -> str:
         offline = dict(cfg.section("offline"))
         parts["offline"] = {k: v for k, v in offline.items() if str(k).startswith("commonsense")}
         commonsense = Path(offline.get("commonsense") or DEFAULT_PATH)
-        parts["commonsense_file"] = hashlib.sha256(commonsense.read_bytes()).hexdigest() if commonsense.is_file() else ""
+        parts["commonsense_file"] = (hashlib.sha256(commonsense.read_bytes()).hexdigest() if commonsense.is_file()
+                                     else "")
     else:
         prompt = Path(__file__).resolve().parents[2] / "llm" / "prompts" / "world_model.txt"
         parts["prompt"] = hashlib.sha256(prompt.read_bytes()).hexdigest() if prompt.is_file() else ""
@@ -285,7 +290,7 @@ def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[
     from llm_planner.planners import base as planners
 
     planners.available()  # loads the planner classes
-    registry = planners._REGISTRY  # noqa: SLF001 - whether a planner class starts from the prior
+    registry = planners._REGISTRY  # (private on purpose) whether a planner class starts from the prior
     wanted = list(dict.fromkeys((b, json.dumps(dict(o), sort_keys=True, default=str)) for p, b, o in uses
                                 if getattr(registry.get(p), "uses_prior", False)))
     uses_ = [(b, json.loads(o)) for b, o in wanted]
@@ -335,7 +340,7 @@ class PriorEvaluation:
     mean_true_probability: float
 
 
-def evaluate_prior(prior: PriorBelief, scene, seeds: Sequence[int], k: int = 3) -> PriorEvaluation:  # noqa: ANN001
+def evaluate_prior(prior: PriorBelief, scene: Scene, seeds: Sequence[int], k: int = 3) -> PriorEvaluation:
     """EVALUATION ONLY (reads the scene's hidden placement distribution): the share of sampled
     object instances whose true place is the prior's most probable place (top1) or among its k
     most probable places (top3 for k=3), over placements drawn with ``scene.sample_placement``."""

@@ -4,17 +4,18 @@ action sentences the search will embed, encoded before the first decision."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
-from llm_planner.domains.household.world.symbolic import Action, Household
 
-
-BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out data/generated/expert_household.jsonl` "
+BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out "
+              "data/generated/expert_household.jsonl` "
               "(expert data D) and `llm-planner build-prior --scene SCENE --out FILE` (prior belief), or pass "
               "backend=/prior= explicitly")
 
@@ -79,8 +80,8 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
     scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
     at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
     process reuses it."""
-    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
     from llm_planner.llm.text import WorldInfo
+    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
 
     world = WorldInfo.from_household(household)
     key = world.fingerprint()
@@ -91,7 +92,8 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         if not prior_file:  # the disk cache keyed by scene content, backend, model and settings (prior.py)
             from llm_planner.methods.llm_mcts.prior import cached_prior, scene_content_hash
 
-            runtime.priors[key] = cached_prior(backend, world, household.scene.name, scene_content_hash(household.scene),
+            runtime.priors[key] = cached_prior(backend, world, household.scene.name,
+                                               scene_content_hash(household.scene),
                                                max_in_flight=max_in_flight).prior
             return runtime.priors[key]
         m = int(backend.config.get("world_model.samples"))
@@ -115,7 +117,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         return prior
 
 
-def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 - Goal
+def likely_actions(household: Household, goal: Goal) -> list[Action]:
     """The ground actions an episode of ``goal`` can meet: every walk to a room or furniture, every
     open and close, and the walks, grabs and puts of the goal's objects (the planners walk to and
     grab no other object: ``Household.legal_actions(state, objects)``)."""
@@ -131,7 +133,7 @@ def likely_actions(household: Household, goal) -> list[Action]:  # noqa: ANN001 
     return actions
 
 
-def warm_up_actions(runtime: LLMRuntime, household: Household, goal=()) -> None:  # noqa: ANN001 - Goal
+def warm_up_actions(runtime: LLMRuntime, household: Household, goal: Goal = ()) -> None:
     """Embed the sentences of the actions an episode will meet in one batch: the policy grounds
     sampled answers onto admissible actions by cosine (§2.3), and one batch costs far less than the
     many small batches new tree nodes would otherwise ask for (texts already embedded cost nothing).

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
-from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.symbolic import Action, Goal, Observation, State
+from llm_planner.errors import ConfigError
 
 SELECTIONS = ("puct", "uct")
 HISTORY_KEYS = ("observation", "action")
@@ -146,7 +147,7 @@ def uct_scores(q: Sequence[float], n_h: int, na: Sequence[int], c: float) -> lis
     return [q[j] + c * math.sqrt(log_n / (na[j] + 1)) for j in range(len(q))]
 
 
-def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[int], rng: random.Random) -> int:
+def argmax_ties(values: Sequence[float], pi: Sequence[float], na: Sequence[float], rng: random.Random) -> int:
     """Index of the largest value; ties to larger pi, then larger N(h,a), then a seeded draw."""
     best = max(values)
     tied = [i for i, v in enumerate(values) if v == best]
@@ -184,7 +185,7 @@ class SearchStats:
     #: figures that are a maximum over searches, not a sum
     _MAXIMA = ("max_depth", "peak_in_flight")
 
-    def add(self, other: "SearchStats") -> None:
+    def add(self, other: SearchStats) -> None:
         for name in self.__dataclass_fields__:
             mine, theirs = getattr(self, name), getattr(other, name)
             setattr(self, name, max(mine, theirs) if name in self._MAXIMA else mine + theirs)
@@ -201,5 +202,5 @@ class SearchResult:
         if self.root is None:
             return []
         pi = self.root.pi or [0.0] * len(self.root.actions)
-        rows = list(zip(self.root.actions, self.root.q, self.root.na, pi))
+        rows = list(zip(self.root.actions, self.root.q, self.root.na, pi, strict=True))
         return sorted(rows, key=lambda r: (-r[1], -r[3], -r[2]))

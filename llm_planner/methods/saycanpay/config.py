@@ -2,8 +2,9 @@
 Unknown keys are errors naming the known ones."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from llm_planner.errors import ConfigError
 from llm_planner.methods.levy_karpas.config import layered_config, merge

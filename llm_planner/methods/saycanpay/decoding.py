@@ -45,18 +45,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import LanguageModel, PolicyQuery
 from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.saycanpay.features import Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 
 _ACTION_SPACES: dict[tuple[int, frozenset[str]], tuple[Household, tuple[Action, ...]]] = {}
 VARIANTS = ("paper", "oracle")
@@ -197,13 +198,16 @@ class Decoder:
         return PolicyQuery(world, ep.instruction, first, history, action_space(ep.household, ep.goal), ep.goal, (),
                            from_initial=True)
 
-    def say_offline_plan(self, ep: Episode, world: WorldInfo, beam: Beam, first: Observation) -> list[tuple[Action, float]]:
+    def say_offline_plan(self, ep: Episode, world: WorldInfo, beam: Beam,
+                         first: Observation) -> list[tuple[Action, float]]:
         """Say of the paper's decoder: the top-m of the admissible actions and "done task"."""
         query = self.plan_query(ep, world, beam.history, first)
         m = int(self.opts["candidates"])
         section = self.backend.config.section("candidates")
         if self.say_source == "token_logprobs":
-            answers = self.backend.next_action_logprobs(query, n=int(section["samples"]))  # type: ignore[attr-defined]
+            backend = self.backend
+            assert isinstance(backend, TokenLogprobs)  # checked when say_source was chosen (__init__)
+            answers = backend.next_action_logprobs(query, n=int(section["samples"]))
             return self.say_from_logprobs(answers, query, m)
         samples = self.backend.next_actions(query, m=int(section["samples"]), k=int(section["shots"]))
         return self.say_from_samples(list(samples.texts), int(samples.done), query, m,
@@ -267,7 +271,7 @@ class Decoder:
     def scored(self, ep: Episode, builder: ExampleBuilder, beams: Sequence[Beam],
                proposals: Sequence[Sequence[tuple[Action, float]]]) -> list[list[Candidate]]:
         """Can and Pay for every (beam, candidate) in one batch, and the decoding score."""
-        pairs = [(b, a, p) for b, cands in zip(beams, proposals) for a, p in cands]
+        pairs = [(b, a, p) for b, cands in zip(beams, proposals, strict=True) for a, p in cands]
         x = None
         if pairs and self.models is not None and self.needs_models:
             x = self.featurizer.transform([builder(b.history, a) for b, a, _p in pairs])
@@ -275,8 +279,9 @@ class Decoder:
         pay = self.pay_probs(pairs, x) if self.score == "saycanpay" else np.ones(len(pairs))
         out: list[list[Candidate]] = [[] for _ in beams]
         index = {id(b): i for i, b in enumerate(beams)}
-        for (b, a, p_say), c, q in zip(pairs, can, pay):
-            terms = [p_say] + ([c] if self.score in ("saycan", "saycanpay") else []) + ([q] if self.score == "saycanpay" else [])
+        for (b, a, p_say), c, q in zip(pairs, can, pay, strict=True):
+            terms = ([p_say] + ([c] if self.score in ("saycan", "saycanpay") else [])
+                     + ([q] if self.score == "saycanpay" else []))
             score = sum(math.log(max(float(t), self.floor)) for t in terms)
             out[index[id(b)]].append(Candidate(a, float(p_say), float(c), float(q), score))
         return out
@@ -352,7 +357,8 @@ class Decoder:
             scored = self.scored(ep, builder, live, proposals)
             if keep_trace:
                 trace.append(sorted(scored[0], key=lambda c: -c.score))
-            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored) for c in cands]
+            pool = [b for b in beams if b.done] + [self.extend(ep, b, c) for b, cands in zip(live, scored, strict=True)
+                                                   for c in cands]
             if not pool:
                 message = "Say proposed no candidate action"
                 break
@@ -368,7 +374,8 @@ class Decoder:
     def greedy_token(self, ep: Episode) -> DecodeResult:
         """Greedy-Token (§4, Planning LM): the greedy generation at every step, mapped onto the closest
         admissible action, appended, until "done task"; needs token log-probabilities."""
-        if not token_logprobs_backend(self.backend):
+        logprobs = self.backend
+        if not isinstance(logprobs, TokenLogprobs) or not token_logprobs_backend(logprobs):
             raise ConfigError(f"Greedy-Token needs a backend with token log-probabilities (logprobs); the "
                               f"{getattr(self.backend, 'name', '?')} backend offers none")
         started = time.perf_counter()
@@ -380,7 +387,7 @@ class Decoder:
         for _step in range(int(self.opts["max_steps"]) + 1):
             query = self.plan_query(ep, world, tuple(plan), first)
             try:
-                answers = self.backend.next_action_logprobs(query, n=1, greedy=True)  # type: ignore[attr-defined]
+                answers = logprobs.next_action_logprobs(query, n=1, greedy=True)
             except LLMError as exc:
                 message = f"Say failed: {exc}"
                 break

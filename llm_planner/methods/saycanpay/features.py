@@ -13,7 +13,7 @@ within reach of a small model.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

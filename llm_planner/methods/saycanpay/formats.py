@@ -12,11 +12,11 @@ model of the seed would read; shown by ``llm-planner train saycanpay --show-exam
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from llm_planner.llm.text import action_to_text, goal_to_text, name_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
+from llm_planner.llm.text import action_to_text, goal_to_text, name_to_text
 
 DONE = Action("done", ())        # the seed's "done task" action (§4; footnote 2: its precondition is the goal)
 DONE_TEXT = "done task"
@@ -43,7 +43,8 @@ def model_input(example: Example) -> str:
     """The seed's text format: ``<Goal> g <Initial State> o_0 <Step 1> a_1 ... <NXT> a_t``."""
     steps = " ".join(f"<Step {i}> {a}" for i, a in enumerate(example.history, start=1))
     state = ". ".join(example.initial_state)
-    return " ".join(p for p in (f"<Goal> {example.goal}", f"<Initial State> {state}.", steps, f"<NXT> {example.action}") if p)
+    parts = (f"<Goal> {example.goal}", f"<Initial State> {state}.", steps, f"<NXT> {example.action}")
+    return " ".join(p for p in parts if p)
 
 
 def state_facts(household: Household, state: State) -> dict[str, str]:
@@ -52,7 +53,7 @@ def state_facts(household: Household, state: State) -> dict[str, str]:
     for f in household.furniture:
         facts[f] = f"the {name_to_text(f)} is in the {name_to_text(household.furniture_room[f])}" + (
             " and open" if f in state.opened else "")
-    for obj, place in zip(household.objects, state.placement):
+    for obj, place in zip(household.objects, state.placement, strict=True):
         if place is not None:
             facts[obj] = f"the {name_to_text(obj)} is {household.relation(place)} the {name_to_text(place)}"
         else:

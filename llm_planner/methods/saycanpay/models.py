@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_planner.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 
 TRAIN_HINT = "train them with: llm-planner train saycanpay"
 
@@ -68,14 +72,15 @@ class Models:
         return directory
 
     @staticmethod
-    def load(directory: str | Path, n_features: int | None = None) -> "Models":
+    def load(directory: str | Path, n_features: int | None = None) -> Models:
         directory = Path(directory)
         weights = directory / "models.npz"
         if not weights.is_file():
             raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
         try:
             with np.load(weights, allow_pickle=False) as data:
-                heads = {name: Head(*(data[f"{name}_{k}"] for k in ("w1", "b1", "w2", "b2"))) for name in ("can", "pay")}
+                heads = {name: Head(*(data[f"{name}_{k}"] for k in ("w1", "b1", "w2", "b2")))
+                         for name in ("can", "pay")}
             meta = json.loads((directory / "models.json").read_text())
         except (OSError, ValueError, KeyError) as exc:
             raise ConfigError(f"{weights}: unreadable SayCanPay models ({exc}); {TRAIN_HINT}") from None
@@ -97,13 +102,13 @@ class TrainSettings:
     can_bce_weight: float = 1.0
 
 
-def _module(n_features: int, hidden: int):
+def _module(n_features: int, hidden: int) -> torch.nn.Sequential:
     import torch
 
     return torch.nn.Sequential(torch.nn.Linear(n_features, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
 
 
-def _to_head(module) -> Head:
+def _to_head(module: torch.nn.Sequential) -> Head:
     first, last = module[0], module[2]
     return Head(first.weight.detach().numpy().T.copy(), first.bias.detach().numpy().copy(),
                 last.weight.detach().numpy().T.copy(), last.bias.detach().numpy().copy())
@@ -131,7 +136,8 @@ def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | 
             if settings.can_bce_weight > 0:                            # anchor M^can at 1 (positive) / 0 (negatives)
                 labels = torch.zeros_like(logits)
                 labels[:, 0] = 1.0
-                loss = loss + settings.can_bce_weight * torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+                bce = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels)
+                loss = loss + settings.can_bce_weight * bce
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

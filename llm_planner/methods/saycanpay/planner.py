@@ -25,17 +25,22 @@ A failed step is skipped and the rest of the plan executed (the seed's offline p
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from llm_planner.errors import LlmPlannerError
-from llm_planner.planners.base import Decision, Planner, Task, register
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
+from llm_planner.errors import LlmPlannerError
+from llm_planner.planners.base import Decision, HouseholdPlanner, Task, register
+
+if TYPE_CHECKING:
+    from llm_planner.methods.saycanpay.decoding import Decoder
+    from llm_planner.methods.saycanpay.models import Models
 
 _MODELS: dict[str, Any] = {}
 
 
-def load_models(directory: Path, done_step: bool = False):
+def load_models(directory: Path, done_step: bool = False) -> Models:
     """Trained Can/Pay models of a directory, loaded once per process. ``done_step``: the paper's
     decoder needs models trained with the "done task" step (an older model is refused, naming the
     training command)."""
@@ -54,7 +59,7 @@ def load_models(directory: Path, done_step: bool = False):
 
 
 @register("saycanpay")
-class SayCanPayPlanner(Planner):
+class SayCanPayPlanner(HouseholdPlanner):
     needs_full_state = True
     default_variant: str | None = None  # None: config/saycanpay.yaml (paper)
 
@@ -69,7 +74,7 @@ class SayCanPayPlanner(Planner):
                                   candidates=candidates, max_steps=max_steps, variant=variant or self.default_variant)
         self.backend_arg = backend
         self.models_arg = models
-        self.decoder = None
+        self.decoder: Decoder | None = None
         self.plan: list[Action] = []
         self.failure = ""
         self.replan_pending = False
@@ -85,7 +90,7 @@ class SayCanPayPlanner(Planner):
         return (f"SayCanPay {d['strategy']} with the {d['score']} score (Can: {d['can']}, k={d['beam_size']}, "
                 f"m={d['candidates']}, {name} Say); {how}")
 
-    def _decoder(self):
+    def _decoder(self) -> Decoder:
         if self.decoder is None:
             from llm_planner.llm.base import LanguageModel
             from llm_planner.methods.saycanpay.config import model_dir
@@ -109,7 +114,8 @@ class SayCanPayPlanner(Planner):
         self.task = task
         self.plan, self.failure, self.replan_pending = [], "", False
         if full_state is None:
-            self.failure = "the saycanpay planner needs the full initial state o_0 (the seed's observations list every object)"
+            self.failure = ("the saycanpay planner needs the full initial state o_0 (the seed's observations list "
+                            "every object)")
             return
         self._plan(full_state)
 

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.expert import Trajectory
+from llm_planner.domains.household.world.symbolic import Action, Household
+from llm_planner.llm.embeddings import Embedder
 from llm_planner.methods.saycanpay.features import FEATURE_VERSION, N_FEATURES, Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, Example, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models, TrainSettings, train_can, train_pay
-from llm_planner.domains.household.world.expert import Trajectory
-from llm_planner.domains.household.world.symbolic import Household
 
 Progress = Callable[[str], None]
 
@@ -68,13 +70,15 @@ def training_examples(trajectories: Sequence[Trajectory], households: Mapping[st
             negative = rng.choice(same) if same else _other_action(trajectories, usable, k, action, rng)
             data.can_groups.append([build(history, action), build(history, negative), build(history, other)])
             data.can_trajectory.append(k)
-            data.pay_examples += [build(history, action), build(history, _other_action(trajectories, usable, k, action, rng))]
+            data.pay_examples += [build(history, action),
+                                  build(history, _other_action(trajectories, usable, k, action, rng))]
             data.pay_targets += [discount ** (length - 1 - t), 0.0]
             data.pay_trajectory += [k, k]
     return data
 
 
-def _other_action(trajectories: Sequence[Trajectory], usable: Sequence[int], k: int, not_this, rng: random.Random):
+def _other_action(trajectories: Sequence[Trajectory], usable: Sequence[int], k: int, not_this: Action,
+                  rng: random.Random) -> Action:
     """An action of another trajectory (another o_0 and goal), different from ``not_this``."""
     mine = trajectories[k].task
     for _ in range(100):
@@ -128,7 +132,8 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
         "can_group_accuracy": float((scores.argmax(axis=1) == 0).mean()) if len(scores) else float("nan"),
         "can_auc": _auc(scores[:, 0], scores[:, 1:].reshape(-1)) if len(scores) else float("nan"),
         "pay_mse": float(((pay_pred - pay_t) ** 2).mean()) if len(pay_t) else float("nan"),
-        "pay_rank_accuracy": float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any() else float("nan"),
+        "pay_rank_accuracy": (float((pay_pred[positive] > pay_pred[~positive]).mean()) if positive.any()
+                              else float("nan")),
         "train_trajectories": len(trajectories) - len(held), "validation_trajectories": len(held),
         "can_groups": int(groups.shape[0]), "pay_examples": int(pay_x.shape[0]),
         "seconds": round(time.perf_counter() - started, 1),
@@ -138,7 +143,7 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
     return Models(can, pay, meta), metrics
 
 
-def train_models(config: Mapping[str, Any], embedder, trajectories: Sequence[Trajectory] | None = None,
+def train_models(config: Mapping[str, Any], embedder: Embedder, trajectories: Sequence[Trajectory] | None = None,
                  progress: Progress | None = None) -> tuple[Models, dict[str, Any]]:
     """Build the expert data (unless given), the §6 examples, and fit Can and Pay."""
     from llm_planner.domains.household.world.expert import build_dataset

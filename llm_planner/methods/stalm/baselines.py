@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from llm_planner.domains.gtamp.domain import GState, TaskAction
 from llm_planner.domains.gtamp.predicates import Literals
@@ -139,7 +139,8 @@ class IterativeReplanningPolicy(Policy):
         all_plans, errors = [], []
         latest: ConcretePlan | None = None
         for _ in range(self.attempts):
-            prompt = replanning_prompt(ctx.problem, literals, failed[-self.feedback_plans:] if self.feedback_plans else [])
+            shown = failed[-self.feedback_plans:] if self.feedback_plans else []
+            prompt = replanning_prompt(ctx.problem, literals, shown)
             task_plans, errs = ctx.ask(prompt, 1)
             errors += errs
             if not task_plans:

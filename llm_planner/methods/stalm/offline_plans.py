@@ -28,8 +28,8 @@ import heapq
 import itertools
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from llm_planner.methods.stalm.plan_parser import normalize, scan_tuples
 
@@ -96,7 +96,9 @@ def _quoted_tuples(text: str) -> list[Act]:
 
 def read_prompt(prompt: str) -> Abstraction:
     """Parse the prompt's objects, init, goal, history and failed-plan feedback."""
-    objects, regions, doors = [], [], []
+    objects: list[str] = []
+    regions: list[str] = []
+    doors: list[str] = []
     for line in _section(prompt, "(:objects", (")",)).splitlines():
         m = re.match(r"\s*([\w\-]+)\s*-\s*(\w+)", line)
         if m:
@@ -111,7 +113,7 @@ def read_prompt(prompt: str) -> Abstraction:
         if f[0] == "PickOccludedBy" and len(f) == 3:
             pick_occ.setdefault(f[1], set()).add(f[2])
         elif f[0] == "PlaceOccludedBy" and len(f) == 5:
-            place_occ.setdefault(f[1:4], set()).add(f[4])  # type: ignore[arg-type]
+            place_occ.setdefault(f[1:4], set()).add(f[4])
     goal_text = _section(prompt, "(:goal", ("\n\n", "Generate", "##"))
     goal = tuple(f[1:] for f in _facts(goal_text) if f[0] == "AtPosition" and len(f) == 4)
     history = tuple(_quoted_tuples(_section(prompt, "## Actions done so far ##", ("\n\n",)).split("]")[0] + "]"))
@@ -121,9 +123,9 @@ def read_prompt(prompt: str) -> Abstraction:
             forbidden.update(_quoted_tuples(line.split("infeasible")[0] + "]"))
     return Abstraction(
         tuple(objects), tuple(regions), tuple(doors), holding,
-        frozenset(f[1] for f in facts if f[0] == "IsClosed" and len(f) == 2), at,  # type: ignore[arg-type]
+        frozenset(f[1] for f in facts if f[0] == "IsClosed" and len(f) == 2), at,
         {k: frozenset(v) for k, v in pick_occ.items()}, {k: frozenset(v) for k, v in place_occ.items()},
-        goal, bool(init_text.strip()), bool(pick_occ or place_occ),  # type: ignore[arg-type]
+        goal, bool(init_text.strip()), bool(pick_occ or place_occ),
         "challenges" in prompt.split("Domain Description")[0].lower(), history, frozenset(forbidden))
 
 
@@ -205,7 +207,7 @@ class AbstractModel:
             regions = list(self.ab.regions)
             rng.shuffle(regions)
             targets += [(o, "on", r) for r in regions if (o, "on", r) not in targets]
-            acts += [("place", *t) for t in targets if self.can_place(s, t)]  # type: ignore[misc]
+            acts += [("place", *t) for t in targets if self.can_place(s, t)]
         acts = [a for a in acts if a not in self.ab.forbidden]
         rng.shuffle(acts)
         return acts
@@ -257,7 +259,8 @@ def search(model: AbstractModel, rng: random.Random, max_expansions: int = MAX_E
     """Weighted A* with random tie-breaking; None when the abstraction has no plan."""
     start = model.initial()
     counter = itertools.count()
-    frontier = [(WEIGHT * model.h(start), rng.random(), next(counter), start, ())]
+    frontier: list[tuple[float, float, int, AState, tuple[Act, ...]]] = [
+        (WEIGHT * model.h(start), rng.random(), next(counter), start, ())]
     seen = {start: 0}
     expansions = 0
     while frontier and expansions < max_expansions:

@@ -19,8 +19,8 @@ bounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
 from llm_planner.domains.gtamp.domain import DIRECTIONS, OPERATORS, TaskAction
 
@@ -151,11 +151,11 @@ def parse_plan(text: str, vocab: Vocabulary, validate: Callable[[TaskAction], st
         if seen > MAX_STEPS:
             return ParsedPlan(tuple(actions), (f"plan longer than {MAX_STEPS} steps; cut",), seen)
         action, error = _to_action(item, vocab)
-        if not error and validate is not None:
-            error = validate(action)  # type: ignore[arg-type]
-        if error:
+        if action is not None and not error and validate is not None:
+            error = validate(action)
+        if error or action is None:  # (_to_action gives an action or an error)
             return ParsedPlan(tuple(actions), (f"step {seen}: {error}",), seen)
-        actions.append(action)  # type: ignore[arg-type]
+        actions.append(action)
     if seen == 0 and not assigned:
         return ParsedPlan((), ("no plan found in the response",), 0)
     return ParsedPlan(tuple(actions), (), seen)      # ``plan = []`` is a (complete) empty plan
@@ -175,7 +175,7 @@ def _to_action(item: list[str] | str, vocab: Vocabulary) -> tuple[TaskAction | N
     if len(item) - 1 != len(kinds):
         return None, f"'{op}' takes {len(kinds)} argument(s), got {len(item) - 1}"
     args = []
-    for kind, token in zip(kinds, item[1:]):
+    for kind, token in zip(kinds, item[1:], strict=True):
         if kind == "direction":
             value = DIRECTION_SYNONYMS.get(normalize(token))
             if value is None:

@@ -30,17 +30,18 @@ llm_mcts                   PUCT with an LLM policy at every node, N_budget 35
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar, cast
 
-from llm_planner.errors import ConfigError
-from llm_planner.methods.stalm.baselines import IterativeReplanningPolicy, LlmMctsPolicy, SayCanPolicy, UctPolicy
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, GState, ProblemSpec, TaskAction
+from llm_planner.domains.gtamp.sim import same_state
+from llm_planner.errors import ConfigError
+from llm_planner.methods.stalm.baselines import IterativeReplanningPolicy, LlmMctsPolicy, SayCanPolicy, UctPolicy
 from llm_planner.methods.stalm.llm_source import PlanSource, make_plan_source
 from llm_planner.methods.stalm.prompt import PromptOptions
 from llm_planner.methods.stalm.search import CLOCKS, Deadline, Step
-from llm_planner.domains.gtamp.sim import same_state
 from llm_planner.methods.stalm.stalm import Context, Policy, StalmPolicy
 from llm_planner.planners.base import Decision, Planner, register
 
@@ -83,7 +84,7 @@ POLICIES: dict[str, PolicyFactory] = {
 LLM_METHODS = frozenset(m for m in POLICIES if m not in ("uct", "uct_hcount"))
 
 
-class GTampPlanner(Planner):
+class GTampPlanner(Planner[GTampTask, GState, ConcreteAction, GState]):
     """A G-TAMP planner: a policy from :data:`POLICIES` driven in the closed loop.
 
     Parameters: ``backend`` (offline | openai, the LLM layer's backend), ``seed``, ``config`` (a
@@ -118,9 +119,9 @@ class GTampPlanner(Planner):
         self.max_steps = self.config.search.horizon
 
     # ------------------------------------------------------------------ interface
-    def start(self, task: GTampTask, observation: GState, full_state: Any = None) -> None:  # type: ignore[override]
+    def start(self, task: GTampTask, observation: GState, full_state: GState | None = None) -> None:
         """Begin an episode from the observed state (the problem's geometry, the observed poses)."""
-        self.task = task  # type: ignore[assignment]
+        self.task = task
         llm = None
         if self.method in LLM_METHODS:
             llm = self._plan_source or make_plan_source(self.backend, self.seed)
@@ -131,7 +132,7 @@ class GTampPlanner(Planner):
         self.budget_s = task.time_budget_s if task.time_budget_s is not None else problem.time_budget_s
         self.max_steps = task.max_steps or self.config.search.horizon
 
-    def decide(self, observation: GState, full_state: Any = None) -> Decision:  # type: ignore[override]
+    def decide(self, observation: GState, full_state: GState | None = None) -> Decision[ConcreteAction]:
         """The next concrete action; plans (Algorithm 1 or the baseline) when nothing is queued."""
         if self.ctx is None or self.policy is None:
             raise RuntimeError("call start() before decide()")
@@ -141,7 +142,7 @@ class GTampPlanner(Planner):
         finally:
             self.stats.planning_time_s += CLOCKS[self.clock]() - started
 
-    def _decide(self, observation: GState) -> Decision:
+    def _decide(self, observation: GState) -> Decision[ConcreteAction]:
         self.stats.decisions += 1
         if self.queue and not same_state(self.queue[0].before, observation):
             self.queue = []
@@ -155,9 +156,9 @@ class GTampPlanner(Planner):
         self._sync_stats()
         if not self.queue:
             return Decision(None, "no feasible action found" + (f" ({self.errors[-1]})" if self.errors else ""))
-        return Decision(self.queue[0].action)  # type: ignore[arg-type]
+        return Decision(self.queue[0].action)
 
-    def record(self, action: ConcreteAction, success: bool, reason: str, observation: GState) -> None:  # type: ignore[override]
+    def record(self, action: ConcreteAction, success: bool, reason: str, observation: GState) -> None:
         """Outcome of the last step: pop it, or drop the plan so the next decide replans."""
         if success and self.queue and self.queue[0].action is action:
             self.history.append(action.action)
@@ -169,7 +170,7 @@ class GTampPlanner(Planner):
                     self.history.append(action.action)
             self.queue = []
 
-    def preview(self) -> list[ConcreteAction]:  # type: ignore[override]
+    def preview(self) -> list[ConcreteAction]:
         return [s.action for s in self.queue]
 
     # ------------------------------------------------------------------ internals
@@ -199,10 +200,11 @@ def registry_name(method: str) -> str:
 
 
 def _planner_class(method: str) -> type[GTampPlanner]:
-    cls = type(f"GTamp_{method}", (GTampPlanner,), {"method": method, "__doc__": f"G-TAMP planner '{method}'."})
+    cls = cast("type[GTampPlanner]",  # type() builds a subclass of GTampPlanner
+               type(f"GTamp_{method}", (GTampPlanner,), {"method": method, "__doc__": f"G-TAMP planner '{method}'."}))
     register(registry_name(method))(cls)
     cls.method = method
-    return cls  # type: ignore[return-value]
+    return cls
 
 
 PLANNERS: dict[str, type[GTampPlanner]] = {m: _planner_class(m) for m in POLICIES}

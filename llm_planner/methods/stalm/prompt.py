@@ -11,8 +11,8 @@ Baselines: SayCan's prompt has the instruction, the goal and the action history 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from llm_planner.domains.gtamp.domain import GoalAtom, ProblemSpec, TaskAction
 from llm_planner.domains.gtamp.predicates import Literals

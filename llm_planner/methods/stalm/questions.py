@@ -123,4 +123,5 @@ QUESTION = register(QuestionKind(
                order=0, wrong=WRONG),  # wrong plans: wrong_plans.py (llm-planner serve --error-rate)
     source="STaLM §3.3 (seed 003)",
     schema=("task_plan", object_schema({"challenges": {"type": "array", "items": {"type": "string"}},
-                                        "plan": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}}))))
+                                        "plan": {"type": "array",
+                                                 "items": {"type": "array", "items": {"type": "string"}}}}))))

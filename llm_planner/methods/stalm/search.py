@@ -23,13 +23,12 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from llm_planner.domains.gtamp.config import SearchParams
 from llm_planner.domains.gtamp.domain import ConcreteAction, GState, TaskAction
 from llm_planner.domains.gtamp.operators import GTampModel
-
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -43,7 +42,7 @@ class Deadline:
     clock: Callable[[], float] = time.perf_counter
 
     @classmethod
-    def after(cls, seconds: float, clock: str = "wall") -> "Deadline":
+    def after(cls, seconds: float, clock: str = "wall") -> Deadline:
         fn = CLOCKS[clock]
         return cls(fn() + seconds, fn)
 
@@ -51,7 +50,7 @@ class Deadline:
         return self.at != math.inf and self.clock() > self.at
 
 
-def as_deadline(deadline: "float | Deadline") -> Deadline:
+def as_deadline(deadline: float | Deadline) -> Deadline:
     """A :class:`Deadline`; a number is a ``time.perf_counter`` instant."""
     return deadline if isinstance(deadline, Deadline) else Deadline(float(deadline))
 
@@ -118,7 +117,7 @@ class Edge:
     """A sampled kappa of a continuous node and the discrete node it leads to."""
 
     step: Step
-    child: "DNode"
+    child: DNode
     terminal: bool
     n: int = 0
     q: float = 0.0
@@ -171,7 +170,7 @@ class HybridUCT:
         self.simulations = 0
 
     # ------------------------------------------------------------------ Algorithm 3
-    def run(self, plans: Sequence[ConcretePlan], n_budget: int) -> "HybridUCT":
+    def run(self, plans: Sequence[ConcretePlan], n_budget: int) -> HybridUCT:
         """WarmStartedUCT(Plans, s, h, N_budget)."""
         self.warm_up(plans)
         for _ in range(n_budget):
@@ -264,12 +263,13 @@ class HybridUCT:
         log_n = math.log(max(cnode.n, 1))
         scores = [e.q + self.p.c * math.sqrt(log_n / (1 + e.n)) for e in cnode.edges]
         top = max(scores)
-        return self.rng.choice([e for e, s in zip(cnode.edges, scores) if s >= top - 1e-12])
+        return self.rng.choice([e for e, s in zip(cnode.edges, scores, strict=True) if s >= top - 1e-12])
 
     def _prior(self, node: DNode) -> dict[TaskAction, float]:
         key = id(node)
         if key not in self._priors:
-            self._priors[key] = self.prior(node)  # type: ignore[misc]
+            assert self.prior is not None  # asked only when the search has a prior
+            self._priors[key] = self.prior(node)
         return self._priors[key]
 
     # ------------------------------------------------------------------ helpers

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from llm_planner.domains.gtamp.config import GTampConfig
 from llm_planner.domains.gtamp.domain import GState, ProblemSpec, TaskAction
-from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.domains.gtamp.operators import GTampModel
-from llm_planner.methods.stalm.plan_parser import ParsedPlan, Vocabulary, parse_plan
 from llm_planner.domains.gtamp.predicates import PredicateComputer
+from llm_planner.methods.stalm.llm_source import PlanSource
+from llm_planner.methods.stalm.plan_parser import ParsedPlan, Vocabulary, parse_plan
 from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt
 from llm_planner.methods.stalm.search import Deadline, HybridUCT, Step, concretize
 
@@ -41,7 +41,7 @@ class Context:
     vocab: Vocabulary
 
     @classmethod
-    def build(cls, problem: ProblemSpec, config: GTampConfig, llm: PlanSource | None, seed: int = 0) -> "Context":
+    def build(cls, problem: ProblemSpec, config: GTampConfig, llm: PlanSource | None, seed: int = 0) -> Context:
         model = GTampModel(problem, config, seed)
         vocab = Vocabulary(problem.object_names, problem.region_names, problem.door_names)
         return cls(problem, model, PredicateComputer(model), llm, config, random.Random(seed + 1), vocab)

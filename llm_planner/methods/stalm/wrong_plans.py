@@ -35,7 +35,8 @@ _HEADER = "## Possible challenges for unachieved goals based on current state ##
 
 def occluders(prompt: str) -> set[str]:
     """The objects and doors the prompt's initial state says occlude a pick or a place."""
-    return {m.group(2) for m in _PICK_OCCLUDED.finditer(prompt)} | {m.group(1) for m in _PLACE_OCCLUDED.finditer(prompt)}
+    return {m.group(2) for m in _PICK_OCCLUDED.finditer(prompt)} | {m.group(1)
+                                                                    for m in _PLACE_OCCLUDED.finditer(prompt)}
 
 
 def _rewritten(sample: Sample, plan: list[list[str]], challenges: list[str]) -> Sample:

@@ -7,11 +7,12 @@ upright cylinders for types whose x and y sizes are (almost) equal.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.geometry import quat_from_yaw
+from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.sim.layout import Box, FurnitureLayout, Wall
 from llm_planner.domains.household.world.scene import ObjectType, Scene
 
@@ -42,7 +43,8 @@ def build_world(client: int, scene: Scene, layouts: dict[str, FurnitureLayout], 
     for wall in walls:
         bodies.walls[wall.name] = _wall(client, wall, cfg)
     for name, layout in layouts.items():
-        bodies.furniture[name] = _container(client, layout, cfg) if layout.is_container else _surface(client, layout, cfg)
+        build = _container if layout.is_container else _surface
+        bodies.furniture[name] = build(client, layout, cfg)
     for otype in scene.object_types.values():
         for i in range(1, otype.count + 1):
             bodies.objects[f"{otype.name}_{i}"] = _object(client, otype, cfg)
@@ -54,8 +56,8 @@ def is_round(otype: ObjectType, cfg: SimConfig) -> bool:
     return abs(otype.size[0] - otype.size[1]) < cfg.world.round_aspect
 
 
-def _rgba(color: object) -> list[float]:
-    return [float(c) for c in color] + [1.0]  # type: ignore[union-attr]
+def _rgba(color: Iterable[float]) -> list[float]:
+    return [float(c) for c in color] + [1.0]
 
 
 def _floor(client: int, scene: Scene, cfg: SimConfig) -> int:
@@ -73,7 +75,7 @@ def _floor(client: int, scene: Scene, cfg: SimConfig) -> int:
     return floor
 
 
-def _static_box(client: int, center: Vec3, half: Vec3, yaw: float, color: object) -> int:
+def _static_box(client: int, center: Vec3, half: Vec3, yaw: float, color: Iterable[float]) -> int:
     col = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=client)
     vis = p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=_rgba(color), physicsClientId=client)
     return p.createMultiBody(0, col, vis, basePosition=center, baseOrientation=quat_from_yaw(yaw),

@@ -20,24 +20,39 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
-from llm_planner.errors import SceneError
 from llm_planner.domains.household.sim.config import SimConfig
-from llm_planner.domains.household.sim.layout import (ApproachFailure, Frame2D, FurnitureLayout, Rect, Wall, apartment_bounds,
-                                    carry_extent, choose_approaches, corners, describe_wall, drive_radius,
-                                    furniture_layout, point_rect_distance, rects_overlap,
-                                    shared_edge, sweep_radius, wall_layout)
+from llm_planner.domains.household.sim.layout import (
+    ApproachFailure,
+    Frame2D,
+    FurnitureLayout,
+    Rect,
+    Wall,
+    apartment_bounds,
+    carry_extent,
+    choose_approaches,
+    corners,
+    describe_wall,
+    drive_radius,
+    furniture_layout,
+    point_rect_distance,
+    rects_overlap,
+    shared_edge,
+    sweep_radius,
+    wall_layout,
+)
 from llm_planner.domains.household.sim.navigation import BasePlanner, OccupancyGrid, build_grid, distance_field
 from llm_planner.domains.household.sim.perception import room_at
-from llm_planner.domains.household.world.scene import Doorway, Scene
+from llm_planner.domains.household.world.scene import Doorway, ObjectType, Scene
+from llm_planner.errors import SceneError
 
 Point = tuple[float, float]
 #: A shape drawn in red on the picture of a problem: a footprint, or a point (x, y).
-Mark = Union[Rect, Point]
+Mark = Rect | Point
 
 ERROR = "error"
 NOTE = "note"
@@ -132,7 +147,7 @@ def largest_carried(scene: Scene, cfg: SimConfig) -> str | None:
         return None
     r0 = r.arm.retracted_length
 
-    def extent(t) -> float:  # noqa: ANN001
+    def extent(t: ObjectType) -> float:
         a, b = sorted((t.size[0] / 2.0, t.size[1] / 2.0))
         return math.hypot(r0 + a, b)
 
@@ -196,7 +211,8 @@ def _doorway_finding(scene: Scene, index: int, door: Doorway, grid: OccupancyGri
     need = width_needed(radius, cfg)
     if door.width < need:
         carried = largest_carried(scene, cfg)
-        why = (f"its driving radius is {radius:.2f} m" + (f", carrying the largest object '{carried}'" if carried else "")
+        why = (f"its driving radius is {radius:.2f} m"
+               + (f", carrying the largest object '{carried}'" if carried else "")
                + f", and the base planner's grid adds {cfg.motion.grid_resolution:.2f} m")
         return Finding(ERROR, f"{where}.width", f"{label} is {door.width:.2f} m wide; the robot needs at least "
                        f"{need:.2f} m to drive through ({why}): widen it to {math.ceil(need * 20) / 20:.2f} m or more",
@@ -210,7 +226,7 @@ def _doorway_finding(scene: Scene, index: int, door: Doorway, grid: OccupancyGri
 
 
 def _span(r: Rect) -> str:
-    xs, ys = zip(*corners(r))
+    xs, ys = zip(*corners(r), strict=True)
     return f"x {min(xs):.2f} to {max(xs):.2f}, y {min(ys):.2f} to {max(ys):.2f}"
 
 
@@ -227,7 +243,7 @@ def _passable(scene: Scene, door: Doorway, grid: OccupancyGrid, radius: float) -
     in_a, in_b = inside(a.rect), inside(b.rect)
     near = np.hypot(gx - door.center[0], gy - door.center[1]) <= door.width / 2.0 + 3.0 * radius
     masked = OccupancyGrid(grid.bounds, grid.resolution, grid.free & (in_a | in_b), grid.clearance)
-    seeds = list(zip(*np.nonzero(masked.free & in_a & near)))
+    seeds = list(zip(*np.nonzero(masked.free & in_a & near), strict=True))
     targets = masked.free & in_b & near
     if not targets.any():
         return False
@@ -297,14 +313,14 @@ def _placement_findings(scene: Scene, layouts: Mapping[str, FurnitureLayout], wa
 
 
 def _outside_by(foot: Rect, rect: tuple[float, float, float, float], inset: float) -> float:
-    xs, ys = zip(*corners(foot))
+    xs, ys = zip(*corners(foot), strict=True)
     xmin, ymin, xmax, ymax = rect
     return max(xmin + inset - min(xs), ymin + inset - min(ys), max(xs) - (xmax - inset), max(ys) - (ymax - inset), 0.0)
 
 
 def _move_hint(foot: Rect, rect: tuple[float, float, float, float], inset: float) -> str:
     """Where the furniture's centre must go for its footprint to fit inside the room's walls."""
-    xs, ys = zip(*corners(foot))
+    xs, ys = zip(*corners(foot), strict=True)
     hx, hy = (max(xs) - min(xs)) / 2.0, (max(ys) - min(ys)) / 2.0
     xmin, ymin, xmax, ymax = rect
     lo_x, hi_x, lo_y, hi_y = xmin + inset + hx, xmax - inset - hx, ymin + inset + hy, ymax - inset - hy
@@ -312,7 +328,8 @@ def _move_hint(foot: Rect, rect: tuple[float, float, float, float], inset: float
         return "it is larger than the room"
     x = min(max(foot.cx, lo_x), hi_x)
     y = min(max(foot.cy, lo_y), hi_y)
-    return f"its centre must lie within x {lo_x:.2f} to {hi_x:.2f}, y {lo_y:.2f} to {hi_y:.2f} (e.g. [{x:.2f}, {y:.2f}])"
+    return (f"its centre must lie within x {lo_x:.2f} to {hi_x:.2f}, y {lo_y:.2f} to {hi_y:.2f} "
+            f"(e.g. [{x:.2f}, {y:.2f}])")
 
 
 def _approach_finding(failure: ApproachFailure) -> Finding:
@@ -323,7 +340,7 @@ def _approach_finding(failure: ApproachFailure) -> Finding:
 
 
 def _grid_obstacles(layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall]) -> dict[str, Rect]:
-    out = {f"furniture.{n}": l.footprint for n, l in layouts.items()}
+    out = {f"furniture.{n}": lay.footprint for n, lay in layouts.items()}
     out.update({w.name: w.rect for w in walls})
     return out
 
@@ -354,7 +371,7 @@ def keep_distance(cfg: SimConfig) -> float:
 def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: SimConfig,
                   failures: Mapping[str, ApproachFailure]) -> None:
     scene, planner = check.scene, BasePlanner(check.grid)
-    approaches = [(l.approach.x, l.approach.y) for l in check.layouts.values()]
+    approaches = [(lay.approach.x, lay.approach.y) for lay in check.layouts.values()]
     keep = keep_distance(cfg)
     start_room = scene.robot_room
     start = room_spot(planner, scene, start_room, approaches, keep, None)
@@ -379,7 +396,8 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
         if name in failures or room_at(scene, layout.approach.x, layout.approach.y) not in check.room_spots:
             continue
         pose = layout.approach
-        if any(planner.reachable(q, start) for q in planner.free_cells_near((pose.x, pose.y), cfg.motion.staging_search)):
+        if any(planner.reachable(q, start)
+               for q in planner.free_cells_near((pose.x, pose.y), cfg.motion.staging_search)):
             continue
         near = sorted(((n, r) for n, r in _grid_obstacles(check.layouts, check.walls).items()
                        if n != f"furniture.{name}" and n.startswith("furniture.")),
@@ -405,7 +423,8 @@ def _unreachable_reason(scene: Scene, room: str, start_room: str, impassable: Ma
         listed = ", ".join(f"doorways[{i}] ({impassable[i].message.split(' is ', 1)[1].split(';')[0].split(':')[0]})"
                            for i in closed)
         return (f"cannot be reached from the robot's start ({start_room}): {listed}"
-                + ("" if len(closed) == len(doors) else "; the rooms behind its other doorways are not reachable either"))
+                + ("" if len(closed) == len(doors)
+                   else "; the rooms behind its other doorways are not reachable either"))
     return (f"cannot be reached from the robot's start ({start_room}): its doorways are open, but furniture closes "
             f"off the way to them")
 

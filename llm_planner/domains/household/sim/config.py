@@ -11,10 +11,11 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -181,7 +182,7 @@ class _Reader:
         self.data = data
         self.where = where
 
-    def sub(self, key: str) -> "_Reader":
+    def sub(self, key: str) -> _Reader:
         return _Reader(self._raw(key), f"{self.where}.{key}")
 
     def _raw(self, key: str) -> Any:
@@ -210,6 +211,10 @@ class _Reader:
             raise ConfigError(f"{self.where}.{key}: expected a list of {n} numbers, got {value!r}")
         return tuple(float(v) for v in value)
 
+    def vec3(self, key: str) -> Vec3:
+        x, y, z = self.vec(key, 3)
+        return x, y, z
+
     def range(self, key: str) -> Range:
         sub = self.sub(key)
         lo, hi = sub.num("min", positive=False), sub.num("max", positive=False)
@@ -219,10 +224,10 @@ class _Reader:
 
     def box(self, key: str) -> BoxPart:
         sub = self.sub(key)
-        size = sub.vec("size")
+        size = sub.vec3("size")
         if min(size) <= 0:
             raise ConfigError(f"{self.where}.{key}.size: every size must be positive, got {list(size)}")
-        return BoxPart(size, sub.vec("color"))  # type: ignore[arg-type]
+        return BoxPart(size, sub.vec3("color"))
 
 
 def _read_yaml(path: Path) -> Any:
@@ -240,7 +245,7 @@ def parse_robot_config(data: Any, where: str = "robot.yaml") -> RobotConfig:
     base = BaseConfig(base_box.size, r.sub("base").num("ground_clearance"), base_box.color)
     arm_r = r.sub("arm")
     arm = ArmConfig(arm_r.num("retracted_length"), arm_r.integer("stages"), arm_r.num("stage_length"),
-                    arm_r.num("stage_travel"), arm_r.num("thickness"), arm_r.vec("color"))  # type: ignore[arg-type]
+                    arm_r.num("stage_travel"), arm_r.num("thickness"), arm_r.vec3("color"))
     mast_box = r.box("mast")
     mast = MastConfig(r.sub("mast").num("offset", positive=False), mast_box.size, mast_box.color)
     half = base.size[0] / 2.0
@@ -304,7 +309,7 @@ def parse_sim_config(robot: RobotConfig, data: Any, where: str = "household_sim.
         motion=motion, perception=perception, time_step=physics.num("time_step"),
         gravity=physics.num("gravity", positive=False), solver_iterations=physics.integer("solver_iterations"),
         render_margin=render.num("margin"),
-        light_direction=render.vec("light_direction"))  # type: ignore[arg-type]
+        light_direction=render.vec3("light_direction"))
 
 
 @lru_cache(maxsize=8)

@@ -1,17 +1,15 @@
 """The household containers' doors: the arm reaches the handle, then the door's prismatic joint moves."""
 from __future__ import annotations
 
-
-
-from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.household.sim.builder import DOOR_LINK
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import FurnitureLayout
 from llm_planner.domains.household.sim.robot import ArmPose
 from llm_planner.domains.household.sim.skills import SkillFailed
 
 
-
-class DoorsMixin:
+class DoorsMixin(SimHost):
     """The ``open`` and ``close`` skills of :class:`~llm_planner.domains.household.sim.world.HouseholdSim`."""
 
     def _door_skill(self, furniture: str, opening: bool) -> None:

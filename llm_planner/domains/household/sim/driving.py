@@ -3,18 +3,19 @@ grid cell), grid paths through doorways, every pose checked against walls and fu
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 import numpy as np
 
-from llm_planner.errors import SceneError
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, wrap_angle
 from llm_planner.domains.household.sim.skills import DriveGoal, Point, SkillFailed
+from llm_planner.errors import SceneError
 
 
-
-class DrivingMixin:
+class DrivingMixin(SimHost):
     """Base motion of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (the ``walk`` skill)."""
 
     def _make_goals(self) -> dict[str, DriveGoal]:
@@ -96,13 +97,13 @@ class DrivingMixin:
         if middle is None:
             raise SkillFailed(f"no path to {target}")
         poses = self._segment((start.x, start.y), exit_, start.yaw)
-        total = sum(math.dist(a, b) for a, b in zip(middle, middle[1:]))
+        total = sum(math.dist(a, b) for a, b in pairwise(middle))
         turn = wrap_angle(goal.pose.yaw - start.yaw)
         if total < 1e-9:
             n = max(1, int(math.ceil(abs(turn) / self.cfg.motion.yaw_step)))
             poses += [Frame2D(exit_[0], exit_[1], start.yaw + turn * k / n) for k in range(n + 1)]
         done = 0.0
-        segments = list(zip(middle, middle[1:])) if total >= 1e-9 else []  # else: turned in place above
+        segments = list(pairwise(middle)) if total >= 1e-9 else []  # else: turned in place above
         for a, b in segments:
             seg = math.dist(a, b)
             n = max(1, int(math.ceil(seg / self.cfg.motion.path_step)))

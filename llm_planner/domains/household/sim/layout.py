@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
-from llm_planner.errors import SceneError
+from llm_planner.domains.geometry import vec3
 from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.world.scene import CONTAINER, Furniture, Scene
 from llm_planner.domains.shapes import Frame2D, Rect, corners, point_rect_distance, rects_overlap, wrap_angle
+from llm_planner.errors import SceneError
 
 Vec3 = tuple[float, float, float]
 
@@ -33,15 +34,15 @@ class Box:
     hi: Vec3
 
     def contains(self, p: Vec3, tol: float = 0.0) -> bool:
-        return all(lo - tol <= v <= hi + tol for lo, v, hi in zip(self.lo, p, self.hi))
+        return all(lo - tol <= v <= hi + tol for lo, v, hi in zip(self.lo, p, self.hi, strict=True))
 
     @property
     def center(self) -> Vec3:
-        return tuple((a + b) / 2.0 for a, b in zip(self.lo, self.hi))  # type: ignore[return-value]
+        return vec3((a + b) / 2.0 for a, b in zip(self.lo, self.hi, strict=True))
 
     @property
     def half(self) -> Vec3:
-        return tuple((b - a) / 2.0 for a, b in zip(self.lo, self.hi))  # type: ignore[return-value]
+        return vec3((b - a) / 2.0 for a, b in zip(self.lo, self.hi, strict=True))
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,7 @@ class ApproachFailure:
 
 def obstacles_of(layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall], cfg: SimConfig) -> list[Obstacle]:
     """Every furniture footprint and wall piece as a named obstacle."""
-    out = [Obstacle(f"furniture.{n}", l.footprint, l.top) for n, l in layouts.items()]
+    out = [Obstacle(f"furniture.{n}", lay.footprint, lay.top) for n, lay in layouts.items()]
     return out + [Obstacle(describe_wall(w), w.rect, cfg.world.wall_height) for w in walls]
 
 
@@ -396,9 +397,9 @@ def _approach_problem(pose: Frame2D, room_rect: tuple[float, float, float, float
     # Over a surface the arm turns above its top: what is lower than that top cannot be hit.
     floor = 0.0 if layout.is_container else layout.top
     tall = [ob for ob in others if ob.height > floor]
-    blockers = [_turn_blocker(pose, side, tall, sweep, cfg) for side in (1.0, -1.0)]
-    if all(b is not None for b in blockers):
-        return f"the arm could not turn there without hitting {blockers[0].describe()}", blockers[0]
+    left, right = (_turn_blocker(pose, side, tall, sweep, cfg) for side in (1.0, -1.0))
+    if left is not None and right is not None:
+        return f"the arm could not turn there without hitting {left.describe()}", left
     for other, t in taken:
         if math.hypot(t.x - pose.x, t.y - pose.y) < 2.0 * cfg.perception.near_tolerance + clearance:
             return f"too close to where the robot works at furniture.{other}", None

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
-
-from llm_planner.domains.household.sim.builder import is_round
 from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.geometry import aabb, quat_from_yaw, yaw_of
+from llm_planner.domains.household.sim.builder import is_round
 from llm_planner.domains.household.sim.config import SimConfig
-from llm_planner.domains.geometry import quat_from_yaw, yaw_of
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import FurnitureLayout, wrap_angle, wrist_clearance
-from llm_planner.domains.household.sim.placement import Spot, aabbs_overlap, candidate_spots, grasp_height, stacked_spots
+from llm_planner.domains.household.sim.placement import (
+    Spot,
+    aabbs_overlap,
+    candidate_spots,
+    grasp_height,
+    stacked_spots,
+)
 from llm_planner.domains.household.sim.robot import ArmPose
 from llm_planner.domains.household.sim.skills import Held, PlacementError, SkillFailed, Vec3
-
+from llm_planner.domains.household.world.scene import ObjectType
 
 
 def _interp(a: ArmPose, b: ArmPose, steps: float) -> list[ArmPose]:
@@ -24,7 +30,7 @@ def _interp(a: ArmPose, b: ArmPose, steps: float) -> list[ArmPose]:
     out = []
     for k in range(1, n + 1):
         t = k / n
-        q = [x + (y - x) * t for x, y in zip(qa, qb)]
+        q = [x + (y - x) * t for x, y in zip(qa, qb, strict=True)]
         out.append(ArmPose(q[0], q[1], tuple(q[2:-1]), q[-1]))
     return out
 
@@ -41,8 +47,9 @@ def _to_frame(origin: Sequence[float], yaw: float, point: Sequence[float]) -> Ve
     return (c * dx + s * dy, -s * dx + c * dy, dz)
 
 
-class ManipulationMixin:
-    """Arm motion, grasping and placing of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (``grab``, ``puton``, ``putin``)."""
+class ManipulationMixin(SimHost):
+    """Arm motion, grasping and placing of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (``grab``,
+    ``puton``, ``putin``)."""
 
     # ================================================================ arm motion
     def _travel_arm(self, wrist: float | None = None) -> ArmPose:
@@ -188,10 +195,11 @@ class ManipulationMixin:
         p.resetBasePositionAndOrientation(self.bodies.objects[self._held.name], pos,
                                           quat_from_yaw(yaw + self._held.yaw), physicsClientId=self.client)
 
-    def _put_plans(self, obj: str, layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
+    def _put_plans(self, obj: str,
+                   layout: FurnitureLayout) -> Iterator[tuple[Spot, list[ArmPose], ArmPose, list[ArmPose]]]:
         """Checked plans to put the held ``obj`` on free spots of ``layout``, best first."""
         otype = self.scene.object_types[self.scene.type_of(obj)]
-        others = [tuple(map(tuple, p.getAABB(b, -1, physicsClientId=self.client)))
+        others = [aabb(p.getAABB(b, -1, physicsClientId=self.client))
                   for n, b in self.bodies.objects.items() if n != obj]
         travel = self.robot.arm_pose()
         for spot, lower in self._spots(layout, otype, self._rng, True, self._resting_at(layout.name)):
@@ -221,11 +229,11 @@ class ManipulationMixin:
                 orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)[1]
                 if 1.0 - 2.0 * (orn[0] ** 2 + orn[1] ** 2) < math.cos(self.cfg.placement.max_tilt):
                     continue  # tilted: nothing can sit on it
-                out.append((tuple(map(tuple, p.getAABB(body, -1, physicsClientId=self.client))), yaw_of(orn)))
+                out.append((aabb(p.getAABB(body, -1, physicsClientId=self.client)), yaw_of(orn)))
         return out
 
-    def _spots(self, layout: FurnitureLayout, otype, rng: random.Random, random_first: bool,
-               lowers: list[tuple[tuple[Vec3, Vec3], float]]):
+    def _spots(self, layout: FurnitureLayout, otype: ObjectType, rng: random.Random, random_first: bool,
+               lowers: list[tuple[tuple[Vec3, Vec3], float]]) -> Iterator[tuple[Spot, tuple[Vec3, Vec3] | None]]:
         """Candidate spots with the AABB of the object each would sit on (None: on the level
         itself): free spots of the level first, then on top of other objects."""
         round_ = is_round(otype, self.cfg)
@@ -330,4 +338,5 @@ class ManipulationMixin:
             return spot.aabb, spot.yaw
         raise PlacementError(f"furniture.{layout.name}: no free spot reachable by the robot "
                              f"{'in' if layout.is_container else 'on'} it for {obj} (too many or too large objects "
-                             f"there: lower the weight of '{layout.name}' in the places of some objects, or make it larger)")
+                             f"there: lower the weight of '{layout.name}' in the places of some "
+                             "objects, or make it larger)")

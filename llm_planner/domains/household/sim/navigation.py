@@ -32,7 +32,7 @@ class OccupancyGrid:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.free.shape  # type: ignore[return-value]
+        return self.free.shape
 
     def cell(self, p: Point) -> tuple[int, int]:
         i = int(math.floor((p[0] - self.bounds[0]) / self.resolution))
@@ -185,6 +185,6 @@ class BasePlanner:
         i0, i1 = max(ci - r, 0), min(ci + r + 1, g.shape[0])
         j0, j1 = max(cj - r, 0), min(cj + r + 1, g.shape[1])
         ii, jj = np.nonzero(g.free[i0:i1, j0:j1])
-        pts = [g.center((int(i) + i0, int(j) + j0)) for i, j in zip(ii, jj)]
+        pts = [g.center((int(i) + i0, int(j) + j0)) for i, j in zip(ii, jj, strict=True)]
         pts = [q for q in pts if math.dist(q, p) <= max_distance]
         return sorted(pts, key=lambda q: math.dist(q, p))

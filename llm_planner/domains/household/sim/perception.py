@@ -20,14 +20,14 @@ say where rooms are and how furniture is shaped). Rules:
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from llm_planner.errors import LlmPlannerError
-from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, scene_layout
 from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Household, Observation, State
+from llm_planner.errors import LlmPlannerError
 
 Predicate = tuple[str, tuple[str, ...]]
 ROBOT = "robot"
@@ -128,7 +128,7 @@ def _robot_room(scene: Scene, geometry: GeometrySnapshot) -> str:
 
 
 def _furniture_rooms(scene: Scene, layouts: Mapping[str, FurnitureLayout]) -> dict[str, str | None]:
-    return {n: room_at(scene, l.frame.x, l.frame.y) for n, l in layouts.items()}
+    return {n: room_at(scene, lay.frame.x, lay.frame.y) for n, lay in layouts.items()}
 
 
 # ------------------------------------------------------------------------------ public API
@@ -140,8 +140,8 @@ def perceive(scene: Scene, geometry: GeometrySnapshot, config: SimConfig | None 
     x, y, _ = geometry.robot_position
     rooms = _furniture_rooms(scene, layouts)
     opened = open_containers(scene, geometry)
-    containers = frozenset(n for n, l in layouts.items() if l.is_container and rooms[n] == room)
-    surfaces = frozenset(n for n, l in layouts.items() if not l.is_container and rooms[n] == room)
+    containers = frozenset(n for n, lay in layouts.items() if lay.is_container and rooms[n] == room)
+    surfaces = frozenset(n for n, lay in layouts.items() if not lay.is_container and rooms[n] == room)
     seen = surfaces | (containers & opened)
     relations = {(rel, obj, place) for obj, (rel, place) in _object_supports(scene, geometry, layouts, cfg).items()
                  if place in seen}

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
+from llm_planner.domains.geometry import vec3
 from llm_planner.domains.household.sim.config import SimConfig
 from llm_planner.domains.household.sim.layout import FurnitureLayout, Level
 
@@ -33,9 +34,9 @@ class Spot:
 
     @property
     def aabb(self) -> tuple[Vec3, Vec3]:
-        lo = tuple(c - h for c, h in zip(self.center, self.half))
-        hi = tuple(c + h for c, h in zip(self.center, self.half))
-        return lo, hi  # type: ignore[return-value]
+        lo = vec3(c - h for c, h in zip(self.center, self.half, strict=True))
+        hi = vec3(c + h for c, h in zip(self.center, self.half, strict=True))
+        return lo, hi
 
 
 @dataclass(frozen=True)

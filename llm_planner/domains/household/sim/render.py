@@ -23,7 +23,7 @@ VIEWS = ("top", "perspective")
 _CAMERA_HEIGHT = 80.0  # metres: a distant, narrow camera gives a near-orthographic plan view
 
 
-def render_rgb(sim: "HouseholdSim", width: int = 640, height: int = 480, view: str = "top") -> np.ndarray:
+def render_rgb(sim: HouseholdSim, width: int = 640, height: int = 480, view: str = "top") -> np.ndarray:
     """The current scene as an (height, width, 3) uint8 array."""
     if view not in VIEWS:
         raise ValueError(f"unknown view '{view}' (views: {', '.join(VIEWS)})")
@@ -46,7 +46,7 @@ def render_rgb(sim: "HouseholdSim", width: int = 640, height: int = 480, view: s
     return np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
 
 
-def render_png(sim: "HouseholdSim", path: Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
+def render_png(sim: HouseholdSim, path: Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_png(path, render_rgb(sim, width, height, view))
@@ -76,7 +76,7 @@ def read_png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def _extent(sim: "HouseholdSim") -> tuple[float, float, float, float]:
+def _extent(sim: HouseholdSim) -> tuple[float, float, float, float]:
     rects = [r.rect for r in sim.scene.rooms.values()]
     m = sim.cfg.render_margin
     return (min(r[0] for r in rects) - m, min(r[1] for r in rects) - m,

@@ -7,8 +7,8 @@ state. This is what tells that the data set D describes things the simulated rob
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from llm_planner.domains.household.sim.perception import perceive, perceive_full
 from llm_planner.domains.household.sim.world import HouseholdSim
@@ -31,7 +31,7 @@ def replay_trajectory(sim: HouseholdSim, household: Household, trajectory: Traje
     sim.reset(scene.sample_placement(task.placement_seed), seed=task.placement_seed)
     if perceive(scene, sim.geometry()) != trajectory.observations[0]:
         return ReplayOutcome(task.task_id, False, "the initial observation differs from the recorded one")
-    for step, (action, expected) in enumerate(zip(trajectory.actions, trajectory.observations[1:]), 1):
+    for step, (action, expected) in enumerate(zip(trajectory.actions, trajectory.observations[1:], strict=True), 1):
         result = sim.execute(action)
         if not result.success:
             return ReplayOutcome(task.task_id, False, f"step {step} {action} failed: {result.reason}")

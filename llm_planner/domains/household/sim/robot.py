@@ -8,12 +8,14 @@ every link has zero mass, so a physics step never moves it.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import RobotConfig
 from llm_planner.domains.geometry import quat_from_yaw
+from llm_planner.domains.household.sim.config import RobotConfig
 from llm_planner.domains.household.sim.layout import Frame2D, wrap_angle
 
 Vec3 = tuple[float, float, float]
@@ -36,10 +38,8 @@ class ArmPose:
     def extension(self) -> float:
         return sum(self.stages)
 
-    def with_(self, **changes: object) -> "ArmPose":
-        values = {"lift": self.lift, "shoulder": self.shoulder, "stages": self.stages, "wrist": self.wrist}
-        values.update(changes)
-        return ArmPose(**values)  # type: ignore[arg-type]
+    def with_(self, **changes: Any) -> ArmPose:
+        return dataclasses.replace(self, **changes)
 
 
 class Robot:
@@ -77,7 +77,8 @@ class Robot:
         ]
         for i in range(self.n_stages):
             t = arm.thickness * (1.0 - 0.12 * i) / 2.0
-            shapes.append(([arm.stage_length / 2.0, t, t], [arm.retracted_length - arm.stage_length / 2.0, 0, 0], arm.color))
+            shapes.append(([arm.stage_length / 2.0, t, t], [arm.retracted_length - arm.stage_length / 2.0, 0, 0],
+                           arm.color))
         shapes.append(([s / 2.0 for s in cfg.gripper.size], [0, 0, 0], cfg.gripper.color))
         link_col, link_vis = [], []
         for half, offset, color in shapes:
@@ -86,7 +87,8 @@ class Robot:
             link_vis.append(p.createVisualShape(p.GEOM_BOX, halfExtents=half, visualFramePosition=offset,
                                                 rgbaColor=[*color, 1.0], physicsClientId=c))
         n = len(shapes)
-        positions = [[mast.offset, 0.0, -base.center_z], [0, 0, 0]] + [[0, 0, 0]] * self.n_stages + [[arm.retracted_length, 0, 0]]
+        positions = ([[mast.offset, 0.0, -base.center_z], [0, 0, 0]] + [[0, 0, 0]] * self.n_stages
+                     + [[arm.retracted_length, 0, 0]])
         types = [p.JOINT_PRISMATIC, p.JOINT_REVOLUTE] + [p.JOINT_PRISMATIC] * self.n_stages + [p.JOINT_REVOLUTE]
         axes = [[0, 0, 1], [0, 0, 1]] + [[1, 0, 0]] * self.n_stages + [[0, 0, 1]]
         body = p.createMultiBody(
@@ -109,7 +111,8 @@ class Robot:
         return Frame2D(pos[0], pos[1], p.getEulerFromQuaternion(orn)[2])
 
     def set_arm(self, arm: ArmPose) -> None:
-        p.resetJointStatesMultiDof(self.body, self._joint_ids, [[q] for q in arm.as_list()], physicsClientId=self.client)
+        p.resetJointStatesMultiDof(self.body, self._joint_ids, [[q] for q in arm.as_list()],
+                                   physicsClientId=self.client)
 
     def arm_pose(self) -> ArmPose:
         qs = [s[0] for s in p.getJointStates(self.body, list(range(self.n_joints)), physicsClientId=self.client)]
@@ -132,7 +135,7 @@ class Robot:
         q = p.calculateInverseKinematics(
             self.body, self.ee_link, list(target), maxNumIterations=self.cfg.ik.max_iterations,
             residualThreshold=self.cfg.ik.residual_threshold, physicsClientId=self.client)
-        q = [min(max(v, lo), hi) for v, lo, hi in zip(q, self.lower, self.upper)]
+        q = [min(max(v, lo), hi) for v, lo, hi in zip(q, self.lower, self.upper, strict=False)]
         pose = ArmPose(q[0], q[1], tuple(q[2:2 + self.n_stages]), wrist)
         self.set_arm(pose)
         reached = self.ee_pose()[0]

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-from llm_planner.domains.household.sim import perception
-from llm_planner.domains.household.sim.builder import DOOR_LINK
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, quat_from_yaw
+from llm_planner.domains.household.sim import perception
+from llm_planner.domains.household.sim.builder import DOOR_LINK
+from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.skills import SkillFailed, Vec3
 
 
-
-class SensingMixin:
+class SensingMixin(SimHost):
     """What :class:`~llm_planner.domains.household.sim.world.HouseholdSim` reads back from PyBullet."""
 
     # ================================================================ views of the world
@@ -24,7 +23,7 @@ class SensingMixin:
         holding: str | None
         opened: frozenset[str]
 
-    def _view(self) -> "_View":
+    def _view(self) -> _View:
         """Robot room, near, holding and open containers, read from geometry by perception rules."""
         base = self.robot.base_pose()
         room = perception.room_at(self.scene, base.x, base.y)
@@ -53,7 +52,7 @@ class SensingMixin:
     def _support(self, obj: str) -> tuple[str, str] | None:
         return self._supports().get(obj)
 
-    def _visible_place(self, obj: str, view: "_View") -> str:
+    def _visible_place(self, obj: str, view: _View) -> str:
         """The furniture an object rests at, if the robot can see it (symbolic visibility rules)."""
         support = self._support(obj) if obj != view.holding else None
         if support is None:
@@ -68,9 +67,9 @@ class SensingMixin:
         lo, hi = p.getAABB(body, -1, physicsClientId=self.client)
         for link in range(p.getNumJoints(body, physicsClientId=self.client)):
             llo, lhi = p.getAABB(body, link, physicsClientId=self.client)
-            lo = tuple(min(a, b) for a, b in zip(lo, llo))
-            hi = tuple(max(a, b) for a, b in zip(hi, lhi))
-        return tuple(lo), tuple(hi)  # type: ignore[return-value]
+            lo = tuple(min(a, b) for a, b in zip(lo, llo, strict=True))
+            hi = tuple(max(a, b) for a, b in zip(hi, lhi, strict=True))
+        return tuple(lo), tuple(hi)
 
     def _body_geometry(self, name: str, kind: str, body: int) -> BodyGeometry:
         pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=self.client)

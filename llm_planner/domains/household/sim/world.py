@@ -44,30 +44,28 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
-from llm_planner.errors import SceneError
+from llm_planner.domains.bullet import pybullet as p
+from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
 from llm_planner.domains.household.sim import perception
 from llm_planner.domains.household.sim.builder import DOOR_LINK, WorldBodies, build_world
-from llm_planner.domains.bullet import pybullet as p
-from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
-from llm_planner.domains.geometry import GeometrySnapshot, ROBOT, WALL
 from llm_planner.domains.household.sim.check import check_layout
-from llm_planner.domains.household.sim.layout import FurnitureLayout, scene_layout, wall_layout
-from llm_planner.domains.household.sim.navigation import BasePlanner
-from llm_planner.domains.household.sim.robot import Robot
-from llm_planner.domains.household.world.scene import Scene
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, VERB_ARITY, Action
+from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.doors import DoorsMixin
 from llm_planner.domains.household.sim.driving import DrivingMixin
+from llm_planner.domains.household.sim.layout import FurnitureLayout, scene_layout, wall_layout
 from llm_planner.domains.household.sim.manipulation import ManipulationMixin
+from llm_planner.domains.household.sim.navigation import BasePlanner
+from llm_planner.domains.household.sim.robot import Robot
 from llm_planner.domains.household.sim.sensing import SensingMixin
 from llm_planner.domains.household.sim.skills import Held, Point, SkillFailed, SkillResult
-
-
+from llm_planner.domains.household.world.scene import Scene
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, VERB_ARITY, Action
+from llm_planner.errors import SceneError
 
 
 class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
@@ -199,7 +197,7 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             p.disconnect(self.client)
             self.client = -1
 
-    def __enter__(self) -> "HouseholdSim":
+    def __enter__(self) -> HouseholdSim:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -271,7 +269,7 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             raise SkillFailed(f"{furniture} is closed")
         with self._undo_on_failure([obj]):
             failure = None
-            for attempt, (spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
+            for attempt, (_spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
                 if attempt >= self.cfg.placement.put_attempts:
                     break
                 checkpoint = self._Undo(self, [obj])
@@ -301,23 +299,23 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             raise ValueError(f"placement puts {o} on unknown furniture '{f}'")
 
     class _Undo:
-        def __init__(self, sim: "HouseholdSim", objects: Sequence[str]) -> None:
+        def __init__(self, sim: HouseholdSim, objects: Sequence[str]) -> None:
             self.sim = sim
             c = sim.client
             self.base = sim.robot.base_pose()
             self.arm = sim.robot.arm_pose()
             self.held = sim._held
-            self.objects = {o: p.getBasePositionAndOrientation(sim.bodies.objects[o], physicsClientId=c) for o in objects}
+            self.objects = {o: p.getBasePositionAndOrientation(sim.bodies.objects[o], physicsClientId=c)
+                            for o in objects}
             self.doors = {n: p.getJointState(b, DOOR_LINK, physicsClientId=c)[0]
                           for n, b in sim.bodies.furniture.items() if sim.layouts[n].is_container}
 
         def __enter__(self) -> None:
             return None
 
-        def __exit__(self, exc_type: type | None, *rest: object) -> bool:
+        def __exit__(self, exc_type: type | None, *rest: object) -> None:
             if exc_type is not None:
                 self.restore()
-            return False
 
         def restore(self) -> None:
             sim, c = self.sim, self.sim.client
@@ -335,7 +333,7 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             sim.robot.set_arm(self.arm)
             sim._sync_held()
 
-    def _undo_on_failure(self, objects: Sequence[str]) -> "_Undo":
+    def _undo_on_failure(self, objects: Sequence[str]) -> _Undo:
         return self._Undo(self, objects)
 
 

@@ -24,15 +24,17 @@ Lines, one trajectory per line::
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations, product
 from math import factorial
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from llm_planner.errors import ConfigError, PlanningError
+from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
 from llm_planner.domains.household.world.tasks import HouseholdTask
+from llm_planner.errors import ConfigError, PlanningError
 
 #: Largest number of (assignment, order) candidate plans the oracle compares exhaustively.
 EXHAUSTIVE_LIMIT = 2000
@@ -59,7 +61,7 @@ class Trajectory:
                 "plan_length": self.plan_length, "pddl_plan_length": self.pddl_plan_length}
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "Trajectory":
+    def from_dict(data: dict[str, Any]) -> Trajectory:
         actions = tuple(Action.parse(a) for a in data["actions"])
         observations = tuple(Observation.from_dict(o) for o in data["observations"])
         if len(observations) != len(actions) + 1:
@@ -91,7 +93,7 @@ class _Routine:
             self.do("walk", room)
         if self.state.near != furniture:
             visible = target is not None and self.household.visible(self.state, target)
-            self.do("walk", target if visible else furniture)
+            self.do("walk", target if visible and target is not None else furniture)
 
     def open_if_closed(self, furniture: str) -> bool:
         if self.household.is_container[furniture] and furniture not in self.state.opened:
@@ -177,10 +179,11 @@ def _run(household: Household, state: State, moves: Iterable[Move], close: bool)
     return plan
 
 
-def _best_exhaustive(household, state, items, choices, close) -> list[Action]:
+def _best_exhaustive(household: Household, state: State, items: list[tuple[str, int, list[str]]],
+                     choices: list[list[tuple[str, ...]]], close: bool) -> list[Action]:
     best: list[Action] | None = None
     for picked in product(*choices):
-        moves = [(o, dest) for (dest, _, _), objs in zip(items, picked) for o in objs]
+        moves = [(o, dest) for (dest, _, _), objs in zip(items, picked, strict=True) for o in objs]
         if state.holding is not None and state.holding not in {o for o, _ in moves}:
             continue
         for order in permutations(moves):
@@ -194,7 +197,7 @@ def _best_exhaustive(household, state, items, choices, close) -> list[Action]:
     return best
 
 
-def _greedy(household, state, items, close) -> list[Action]:
+def _greedy(household: Household, state: State, items: list[tuple[str, int, list[str]]], close: bool) -> list[Action]:
     """Cheapest next subtask first, until every item has its objects."""
     remaining = {k: short for k, (_, short, _) in enumerate(items)}
     used: set[str] = set()
@@ -246,7 +249,7 @@ def replay(household: Household, trajectory: Trajectory) -> bool:
     state = household.sample_initial_state(task.placement_seed)
     if household.observe(state) != trajectory.observations[0]:
         return False
-    for action, expected in zip(trajectory.actions, trajectory.observations[1:]):
+    for action, expected in zip(trajectory.actions, trajectory.observations[1:], strict=True):
         if household.why_not(state, action) is not None:
             return False
         state = household.transition(state, action)
@@ -312,7 +315,7 @@ def dataset_tasks(scene: str, n: int, seed: int, suites: Sequence[str]) -> list[
     if n < 1 or not suites:
         raise ConfigError(f"need at least one task and one suite (got n={n}, suites={list(suites)})")
     per_suite = [n // len(suites) + (1 if k < n % len(suites) else 0) for k in range(len(suites))]
-    return [t for suite, m in zip(suites, per_suite) for t in generate_tasks(scene, suite, m, seed)]
+    return [t for suite, m in zip(suites, per_suite, strict=True) for t in generate_tasks(scene, suite, m, seed)]
 
 
 def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simple", "comp"),
@@ -341,9 +344,9 @@ def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simpl
     if workers > 1:
         context = multiprocessing.get_context("spawn")
         with context.Pool(workers, initializer=_init_worker, initargs=(scene_obj,)) as pool:
-            for chunk in pool.imap(_solve_chunk, chunks):
-                results += chunk
-                bar.update(len(chunk))
+            for solved in pool.imap(_solve_chunk, chunks):
+                results += solved
+                bar.update(len(solved))
     else:
         _init_worker(scene_obj)
         for chunk in chunks:
@@ -360,7 +363,7 @@ def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simpl
 _WORKER: dict[str, Household] = {}
 
 
-def _init_worker(scene) -> None:
+def _init_worker(scene: Scene) -> None:
     _WORKER["household"] = Household(scene)
 
 
@@ -378,7 +381,7 @@ def _solve_chunk(jobs: list[tuple[HouseholdTask, bool, bool]]) -> list[tuple[Tra
         seconds = 0.0
         if check:
             result = pddl.solve(household, household.sample_initial_state(task.placement_seed), task.goal, optimal=True)
-            if not result.solved:
+            if not result.solved or result.actions is None:  # (solved has actions)
                 raise PlanningError(f"Fast Downward could not cross-check {task.task_id}: {result.message}")
             trajectory = Trajectory(task, trajectory.actions, trajectory.observations, len(result.actions))
             seconds = result.seconds

@@ -10,7 +10,6 @@ Imported only when a plan is needed (unified-planning is a heavy import).
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import Any
 
 from up_fast_downward import FastDownwardOptimalPDDLPlanner, FastDownwardPDDLPlanner
@@ -21,6 +20,7 @@ OPTIMAL = "llm-planner-fast-downward-opt"
 
 class _PrivateSasFile:
     def _base_cmd(self, plan_filename: str) -> list[str]:
+        # a mixin: super() is the Fast Downward planner class it is mixed into, unknown to the checker
         cmd = super()._base_cmd(plan_filename)  # type: ignore[misc]
         return cmd + ["--sas-file", str(Path(plan_filename).with_name("output.sas"))]
 

@@ -34,11 +34,16 @@ import re
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING
 
-from llm_planner.errors import GoalError, PlanningError
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, State
+
+if TYPE_CHECKING:  # (unified-planning has no type information: these are Any to the checker)
+    from unified_planning.model import Problem
+    from unified_planning.plans import Plan
+from llm_planner.errors import GoalError, PlanningError
 
 DOMAIN_NAME = "household"
 BASE_TYPES = ("room", "furniture", "container", "surface", "item")
@@ -182,7 +187,8 @@ def init_atoms(household: Household, state: State) -> list[str]:
         atoms.append(f"(near {state.near})")
     atoms.append(f"(holding {state.holding})" if state.holding is not None else "(hand_empty)")
     atoms += [f"(opened {c})" for c in sorted(state.opened)]
-    atoms += [f"({household.relation(f)} {o} {f})" for o, f in zip(household.objects, state.placement) if f is not None]
+    atoms += [f"({household.relation(f)} {o} {f})" for o, f in zip(household.objects, state.placement, strict=True)
+              if f is not None]
     atoms += [f"(furniture_in {f} {household.furniture_room[f]})" for f in household.furniture]
     return atoms
 
@@ -260,7 +266,7 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
         _UP_LOCK.release()
     if status == TIMEOUT:
         return result(None, status, f"no plan within the time limit of {timeout_s:g} s: {log}")
-    if status != SOLVED:
+    if status != SOLVED or plan is None:  # (solved has a plan)
         return result(None, status, log)
     actions = [to_action(step.action.name, [p.object().name for p in step.actual_parameters]) for step in plan.actions]
     problem_text = replay_problem(household, state, actions, goal if not isinstance(goal, str) else None)
@@ -292,7 +298,7 @@ def replay_problem(household: Household, state: State, actions: Sequence[Action]
     return None
 
 
-def _parse(domain_text: str, problem_text: str):
+def _parse(domain_text: str, problem_text: str) -> Problem:
     """Parse into a unified-planning problem (global environment: UP 1.3's reader creates the
     variables of universal effects there whatever environment it is given)."""
     from unified_planning.io import PDDLReader
@@ -307,7 +313,7 @@ def _parse(domain_text: str, problem_text: str):
         raise PlanningError(f"the PDDL problem does not parse: {exc}") from None
 
 
-def _run_fast_downward(problem, timeout_s: float, optimal: bool):
+def _run_fast_downward(problem: Problem, timeout_s: float, optimal: bool) -> tuple[str, Plan | None, str]:
     """Run the engine; returns (status, plan, log text)."""
     from unified_planning.engines import PlanGenerationResultStatus as S
 
@@ -331,6 +337,6 @@ def _run_fast_downward(problem, timeout_s: float, optimal: bool):
     return ERROR, None, f"Fast Downward failed ({res.status.name}): {errors}"
 
 
-def _validate(problem, plan) -> bool:
+def _validate(problem: Problem, plan: Plan) -> bool:
     with problem.environment.factory.PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind) as validator:
         return bool(validator.validate(problem, plan))

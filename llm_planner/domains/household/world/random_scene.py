@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.scene import FURNITURE_KINDS, Scene, parse_scene
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir, read_yaml_mapping
-from llm_planner.domains.household.world.scene import FURNITURE_KINDS, Scene, parse_scene
 
 VOCABULARY_FILE = config_dir() / "household_random.yaml"
 #: yaw of furniture standing at each wall: its front (local +x) faces into the room
@@ -44,7 +45,7 @@ class FurnitureKind:
 
     category: str
     kind: str
-    size: tuple[float, float, float]
+    size: tuple[float, ...]  # depth, width, height (load_vocabulary checks there are three)
     names: tuple[str, ...]
 
 
@@ -53,8 +54,8 @@ class ObjectKind:
     """An object category: size, colour, where it is kept (furniture category -> weight), words."""
 
     category: str
-    size: tuple[float, float, float]
-    color: tuple[float, float, float]
+    size: tuple[float, ...]  # x, y, z as the vocabulary file gives them
+    color: tuple[float, ...]  # r, g, b
     places: Mapping[str, float]
     names: tuple[str, ...]
 
@@ -103,7 +104,8 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     for o in objects.values():
         unknown = [c for c in o.places if c not in furniture]
         if unknown or not o.names:
-            raise ConfigError(f"{path}: objects.{o.category}.places: unknown furniture categories {unknown} or no names")
+            raise ConfigError(f"{path}: objects.{o.category}.places: unknown furniture categories "
+                              f"{unknown} or no names")
     return vocabulary
 
 
@@ -270,7 +272,8 @@ class _Builder:
         """Free intervals along each wall of a room (the along-wall coordinate), doorways cut out."""
         x0, y0, x1, y1 = self.rooms[room]
         corner, door_keep = float(self.lay["corner_keep"]), float(self.lay["doorway_keep"])
-        walls = {"west": (x0, y0, y1, "x"), "east": (x1, y0, y1, "x"), "south": (y0, x0, x1, "y"), "north": (y1, x0, x1, "y")}
+        walls = {"west": (x0, y0, y1, "x"), "east": (x1, y0, y1, "x"), "south": (y0, x0, x1, "y"),
+                 "north": (y1, x0, x1, "y")}
         slots: dict[str, list[tuple[float, float]]] = {}
         for wall, (at, a, b, axis) in walls.items():
             intervals = [(a + corner, b - corner)]
@@ -380,7 +383,7 @@ class _Builder:
             self._used_names.add(word)
 
     def _weighted_sample(self, items: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
-        pool, out = list(items), []
+        pool, out = list(items), list[tuple[str, float]]()
         while pool and len(out) < k:
             pick = self.rng.choices(range(len(pool)), [w for _, w in pool])[0]
             out.append(pool.pop(pick))

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
+from llm_planner.domains.geometry import vec3
 from llm_planner.errors import SceneError
 from llm_planner.paths import config_dir
 
@@ -198,7 +200,8 @@ class _Problems:
             raise SceneError("\n".join(self.messages), problems=tuple(self.messages))
 
 
-def _number(value: Any, where: str, problems: _Problems, *, positive: bool = False, default: float | None = None) -> float | None:
+def _number(value: Any, where: str, problems: _Problems, *, positive: bool = False,
+            default: float | None = None) -> float | None:
     if value is None and default is not None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -271,7 +274,8 @@ def parse_scene(data: Any, path: Path | None = None) -> Scene:
         raw_doorways = []
     doorways = tuple(d for d in (_parse_doorway(i, d, rooms, problems) for i, d in enumerate(raw_doorways)) if d)
     furniture = {}
-    for name, spec in _section(data, "furniture", problems, "furniture name to {kind, room, position, yaw, size}").items():
+    for name, spec in _section(data, "furniture", problems,
+                               "furniture name to {kind, room, position, yaw, size}").items():
         item = _parse_furniture(str(name), spec, rooms, problems)
         if item is not None:
             furniture[str(name)] = item
@@ -317,7 +321,7 @@ def _parse_room(name: str, spec: Any, problems: _Problems) -> Room | None:
         problems.add(f"{where}.rect: expected [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax, "
                      f"got {list(rect)}")
         return None
-    return Room(name, rect)  # type: ignore[arg-type]
+    return Room(name, (rect[0], rect[1], rect[2], rect[3]))
 
 
 def _parse_doorway(index: int, spec: Any, rooms: Mapping[str, Room | None], problems: _Problems) -> Doorway | None:
@@ -326,7 +330,7 @@ def _parse_doorway(index: int, spec: Any, rooms: Mapping[str, Room | None], prob
         problems.add(f"{where}: expected a mapping {{rooms: [a, b], center: [x, y], width: w}}, got {spec!r}")
         return None
     _unknown_keys(spec, DOORWAY_KEYS, where, problems)
-    pair = spec.get("rooms")
+    pair: Any = spec.get("rooms")  # a YAML value: two room names once checked
     ok = True
     if not isinstance(pair, list) or len(pair) != 2:
         problems.add(f"{where}.rooms: expected two room names, got {pair!r}")
@@ -352,12 +356,12 @@ def _parse_furniture(name: str, spec: Any, rooms: Mapping[str, Room | None], pro
         problems.add(f"{where}: expected a mapping with kind, room, position, yaw, size, got {spec!r}")
         return None
     _unknown_keys(spec, FURNITURE_KEYS, where, problems)
-    kind = spec.get("kind")
+    kind: Any = spec.get("kind")  # a YAML value: a furniture kind once checked
     ok = True
     if kind not in FURNITURE_KINDS:
         problems.add(f"{where}.kind: must be one of {', '.join(FURNITURE_KINDS)}, got {kind!r}")
         ok = False
-    room = spec.get("room")
+    room: Any = spec.get("room")  # a YAML value: a room name once checked
     if room not in rooms:
         problems.add(f"{where}.room: unknown room '{room}' (rooms: {', '.join(rooms)})")
         ok = False
@@ -365,12 +369,13 @@ def _parse_furniture(name: str, spec: Any, rooms: Mapping[str, Room | None], pro
     size = _floats(spec.get("size"), 3, f"{where}.size", problems, positive=True,
                    what="numbers [depth, width, height] in metres")
     yaw = _number(spec.get("yaw"), f"{where}.yaw", problems, default=0.0)
-    if not ok or position is None or size is None or yaw is None or rooms[room] is None:
+    area = rooms[room] if ok else None
+    if not ok or position is None or size is None or yaw is None or area is None:
         return None
-    if not rooms[room].contains(*position):
-        problems.add(f"{where}.position: {list(position)} lies outside room '{room}' {list(rooms[room].rect)}")
+    if not area.contains(*position):
+        problems.add(f"{where}.position: {list(position)} lies outside room '{room}' {list(area.rect)}")
         return None
-    return Furniture(name, kind, room, (position[0], position[1]), yaw, size)  # type: ignore[arg-type]
+    return Furniture(name, kind, room, (position[0], position[1]), yaw, vec3(size))
 
 
 def _parse_object(name: str, spec: Any, furniture: set[str], problems: _Problems) -> ObjectType | None:
@@ -405,7 +410,7 @@ def _parse_object(name: str, spec: Any, furniture: set[str], problems: _Problems
         color = None
     if not ok or size is None or color is None:
         return None
-    return ObjectType(name, count, size, color, tuple((p, float(w)) for p, w in places.items()))  # type: ignore[arg-type]
+    return ObjectType(name, count, vec3(size), vec3(color), tuple((p, float(w)) for p, w in places.items()))
 
 
 def _check_name_clashes(rooms: Mapping, furniture: Mapping, object_types: Mapping, problems: _Problems) -> None:

@@ -23,11 +23,12 @@ Transitions are deterministic and cheap (a tuple copy); ``step`` is the hot loop
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from llm_planner.errors import GoalError
 from llm_planner.domains.household.world.scene import CONTAINER, Scene
+from llm_planner.errors import GoalError
 
 INSIDE = "inside"
 ON = "on"
@@ -47,7 +48,7 @@ class Action(NamedTuple):
         return f"{self.verb}({', '.join(self.args)})"
 
     @staticmethod
-    def parse(text: str) -> "Action":
+    def parse(text: str) -> Action:
         """Parse the canonical form ``verb(a, b)``; raises ValueError on anything else."""
         text = text.strip()
         verb, sep, rest = text.partition("(")
@@ -89,7 +90,7 @@ class Observation:
                 "seen_places": sorted(self.seen_places)}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "Observation":
+    def from_dict(data: Mapping[str, Any]) -> Observation:
         """Inverse of :meth:`to_dict`; raises ValueError naming a malformed field."""
         try:
             relations = frozenset((str(r), str(o), str(f)) for r, o, f in data["relations"])
@@ -98,7 +99,8 @@ class Observation:
                                frozenset(data["seen_places"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not an observation record ({exc!r}): expected room, near, holding, relations "
-                             "[[rel, object, furniture], ...], open_containers, closed_containers, seen_places") from None
+                             "[[rel, object, furniture], ...], open_containers, "
+                             "closed_containers, seen_places") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +169,10 @@ class Household:
         self.furniture_room = {f.name: f.room for f in scene.furniture.values()}
         self.is_container = {f.name: f.kind == CONTAINER for f in scene.furniture.values()}
         self.room_furniture = {r: tuple(f for f in self.furniture if self.furniture_room[f] == r) for r in self.rooms}
-        self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f]) for r, fs in self.room_furniture.items()}
-        self.room_containers = {r: frozenset(f for f in fs if self.is_container[f]) for r, fs in self.room_furniture.items()}
+        self.room_surfaces = {r: frozenset(f for f in fs if not self.is_container[f])
+                              for r, fs in self.room_furniture.items()}
+        self.room_containers = {r: frozenset(f for f in fs if self.is_container[f])
+                                for r, fs in self.room_furniture.items()}
         self._precompute()
 
     def _precompute(self) -> None:
@@ -188,7 +192,8 @@ class Household:
         self._put_actions = {(o, f): Action("putin" if self.is_container[f] else "puton", (o, f))
                              for o in self.objects for f in self.furniture}
         self._room_walks = {r: tuple(self._walk_actions[x] for x in self.rooms if x != r) for r in self.rooms}
-        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs) for r, fs in self.room_furniture.items()}
+        self._furniture_walks = {r: tuple((f, self._walk_actions[f]) for f in fs)
+                                 for r, fs in self.room_furniture.items()}
         self._views: dict[tuple[str, frozenset[str]], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
         #: (placement, seen places) -> visible relations; search revisits placements very often
         self._seen_relations: dict[tuple[tuple[str | None, ...], frozenset[str]], frozenset[tuple[str, str, str]]] = {}
@@ -199,7 +204,7 @@ class Household:
         return {"scene": self.scene, "goal_reward": self.goal_reward}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["scene"], state["goal_reward"])  # type: ignore[misc]
+        type(self).__init__(self, state["scene"], state["goal_reward"])
 
     def _view(self, room: str, opened: frozenset[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """(seen places, open containers, closed containers) of a room, memoised per opened set."""
@@ -337,6 +342,7 @@ class Household:
             if target in self.scene.rooms:
                 return _state(target, None, state.holding, state.placement, state.opened)
             near = target if target in self.furniture_room else state.placement[self.index[target]]
+            assert near is not None  # why_not: a held object is no walk target
             return _state(self.furniture_room[near], near, state.holding, state.placement, state.opened)
         if verb == "grab":
             i = self.index[args[0]]

@@ -18,9 +18,10 @@ furniture per type that stand in a room where the type is kept but that its ``pl
 (plausible receptacles, never where the type starts), drawn reproducibly from the scene's name; the
 compositions follow the same hash rule. A tasks file passed explicitly (``bench household --tasks
 FILE``) overrides either. The expert data set D (``llm_planner/domains/household/world/expert.py``)
-is generated from the simple and comp suites only, so the novel suites stay novel. A task is never already (even partly) satisfied at the start
-state of its placement seed: every goal item needs at least one object moved. Goals pass
-:meth:`Household.check_goal`; the items of one task have different object types.
+is generated from the simple and comp suites only, so the novel suites stay novel. A task is never
+already (even partly) satisfied at the start state of its placement seed: every goal item needs at
+least one object moved. Goals pass :meth:`Household.check_goal`; the items of one task have
+different object types.
 
 Instruction grammar (lower case; items in the goal's order; a goal parser may rely on it)::
 
@@ -52,19 +53,27 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
-from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.pair_nouns import is_pair_noun
-from llm_planner.paths import config_dir
 from llm_planner.domains.household.world.scene import Scene, load_scene
-from llm_planner.domains.household.world.symbolic import Goal, GoalItem, Household, State, goal_from_lists, goal_to_lists
+from llm_planner.domains.household.world.symbolic import (
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    goal_from_lists,
+    goal_to_lists,
+)
+from llm_planner.errors import ConfigError
+from llm_planner.paths import config_dir
 
 SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
 TRAINING_SUITES = ("simple", "comp")
@@ -91,7 +100,7 @@ class HouseholdTask:
                 "goal": goal_to_lists(self.goal), "scene": self.scene, "placement_seed": self.placement_seed}
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> "HouseholdTask":
+    def from_dict(data: Mapping[str, Any]) -> HouseholdTask:
         return HouseholdTask(str(data["task_id"]), str(data["suite"]), str(data["instruction"]),
                              goal_from_lists(data["goal"]), str(data["scene"]), int(data["placement_seed"]))
 
