@@ -57,5 +57,12 @@ def apply_ros_environment(**kwargs: Any) -> dict[str, str]:
 
 
 def random_domain_id(rng: random.Random | None = None) -> int:
-    """A domain id for an isolated test graph, from the ranges whose ports are safe on Linux (1-101, 215-232)."""
-    return (rng or random.Random()).choice([*range(1, 102), *range(215, 233)])
+    """A domain id for an isolated test graph, from the ranges whose ports are safe on Linux (1-101, 215-232).
+
+    Under pytest-xdist each worker draws from its own share of them (``PYTEST_XDIST_WORKER`` gwK of
+    ``PYTEST_XDIST_WORKER_COUNT``), so the graphs of two test processes never meet."""
+    ids = [*range(1, 102), *range(215, 233)]
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if worker.startswith("gw") and worker[2:].isdigit() and count > 1:
+        ids = ids[int(worker[2:]) % count::count]
+    return (rng or random.Random()).choice(ids)

@@ -15,30 +15,11 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
-from llm_planner.llm.offline.serve import ModelServer, _limit
+from llm_planner.llm.offline.serve import _limit
 from llm_planner.llm.offline.serve_options import Latency, ServeOptions
-from llm_planner.llm.offline.served import ServedModel, classify, policy_world, read_actions, read_observation
+from llm_planner.llm.offline.served import classify, policy_world, read_actions, read_observation
 from llm_planner.llm.offline.styles import STYLES, render
 from llm_planner.domains.household.world.symbolic import Action
-
-
-@pytest.fixture(scope="module")
-def served(offline) -> ServedModel:
-    return ServedModel(offline)
-
-
-@pytest.fixture
-def server(served):
-    servers = []
-
-    def start(**options):
-        s = ModelServer(ServeOptions(warm_up=False, **options), served).start()
-        servers.append(s)
-        return s
-
-    yield start
-    for s in servers:
-        s.stop()
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,7 @@ import pytest
 from llm_planner.errors import ConfigError
 from llm_planner.llm.answers import first_action, read_goal_tuples, read_positions
 from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.offline.serve import ModelServer
 from llm_planner.llm.offline.serve_options import ServeOptions
-from llm_planner.llm.offline.served import ServedModel
 from llm_planner.llm.offline.styles import STYLES, render
 from llm_planner.llm.offline.wrong_answers import (ErrorModel, ErrorSettings, load_error_settings, policy_absent_object, policy_repeated,
                                                    policy_skipped_precondition, policy_unhelpful, similar_types,
@@ -31,25 +29,6 @@ from llm_planner.domains.household.world.symbolic import Action
 def _within_binomial(wrong: int, total: int, rate: float) -> bool:
     """|share - rate| within 3.5 standard errors of a binomial (fails by chance about 1 in 2,000)."""
     return abs(wrong / total - rate) <= 3.5 * math.sqrt(rate * (1 - rate) / total)
-
-
-@pytest.fixture(scope="module")
-def served(offline) -> ServedModel:
-    return ServedModel(offline)
-
-
-@pytest.fixture
-def server(served):
-    servers = []
-
-    def start(**options):
-        s = ModelServer(ServeOptions(warm_up=False, **options), served).start()
-        servers.append(s)
-        return s
-
-    yield start
-    for s in servers:
-        s.stop()
 
 
 def _texts(sample) -> dict[str, str]:
