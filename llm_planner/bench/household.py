@@ -64,8 +64,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
+from llm_planner.bench.error_rates import add_error_rate_arguments, for_method, served_models
 from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
-from llm_planner.bench.serving import add_serve_arguments, serve_for_bench, stop_served_models
+from llm_planner.bench.serving import serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -112,17 +113,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pybullet", action="store_true", help="run episodes through the PyBullet world and perception")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_serve_arguments(p)  # --serve-style ...: run against a started llm-planner serve (bench/serving.py)
+    add_error_rate_arguments(p, "household")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
     p.add_argument("--latencies", default=None, metavar="S,S,...",
                    help="latency grid: start llm-planner serve with each latency (seconds per request; answer style "
                         "--serve-style, default plain) and run every method against each, side by side, each with "
                         "answer caches of its own; prints the latency table (e.g. 0,0.2,0.5,1.0)")
-    p.add_argument("--error-rates", default=None, metavar="P,P,...",
-                   help="model-quality grid: start llm-planner serve answering wrongly at each rate (--error-rate; "
-                        "error seed --serve-error-seed) and run every method against each, side by side; prints "
-                        "success against the error rate and draws it (FILE.error_rates.png next to --json FILE); "
-                        "e.g. 0,0.2,0.4,0.6")
     p.add_argument("--profile", nargs="?", const="", default=None, metavar="FILE",
                    help="run the episodes in this process under cProfile and print where the time goes "
                         "(FILE: also write the statistics)")
@@ -325,11 +321,7 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
     prior file, so no method is served answers (or a prior) another method paid for."""
     served = settings.get("served") or {}
     overrides = served.get(spec.served_key, settings["llm_config"])
-    if not served:
-        return overrides
-    openai = dict(overrides.get("openai", {}))
-    openai["model"] = f"{openai.get('model', 'served')}#{spec.base_label}"
-    return {**overrides, "openai": openai}
+    return for_method(overrides, spec.base_label) if served else overrides
 
 
 #: The key of a served model of a run: its latency (``--latencies``), ``("error_rate", P)``
@@ -363,31 +355,11 @@ def start_served_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
     return served, backend
 
 
-def error_rates_of(text: str) -> list[float]:
-    """``0,0.2,0.4`` -> rates; ConfigError for anything but distinct numbers in [0, 1]."""
-    try:
-        rates = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        rates = []
-    if not rates or any(not 0.0 <= x <= 1.0 for x in rates) or len(set(rates)) != len(rates):
-        raise ConfigError(f"--error-rates '{text}': give distinct shares of wrong answers in [0, 1], "
-                          "e.g. 0,0.2,0.4,0.6")
-    return rates
-
-
 def _error_rate_models(args: argparse.Namespace, llm_overrides: dict[str, Any],
                        backend: str) -> tuple[dict[ServedKey, dict[str, Any]], str]:
-    """``--error-rates``: one served model per rate (style --serve-style, default plain)."""
-    rates = error_rates_of(args.error_rates)
-    if args.latencies:
-        raise ConfigError("--error-rates and --latencies exclude each other: run one grid at a time")
-    if args.serve_error_rate:
-        raise ConfigError("--error-rates and --serve-error-rate exclude each other (the grid sets each server's rate)")
-    served: dict[ServedKey, dict[str, Any]] = {}
-    for rate in rates:
-        one = argparse.Namespace(**{**vars(args), "serve_style": args.serve_style or "plain", "serve_error_rate": rate})
-        served[("error_rate", rate)], backend = serve_for_bench(one, llm_overrides, backend)
-    return served, backend
+    """``--error-rates``: one served model per rate (``bench.error_rates.served_models``)."""
+    served, backend = served_models(args, llm_overrides, backend)
+    return {("error_rate", float(rate or 0.0)): overrides for rate, overrides in served.items()}, backend
 
 
 # --------------------------------------------------------------------------- running

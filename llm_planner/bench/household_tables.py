@@ -8,6 +8,9 @@ from statistics import median
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from llm_planner.bench.error_rates import Curves
     from llm_planner.bench.household import MethodSpec
     from llm_planner.bench.report import BenchReport
 
@@ -176,80 +179,51 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)
-def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> dict[str, dict[str, list]]:
-    """base method -> suite -> [(rate, success, stderr), ...] in the order of the rates."""
+def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> Curves:
+    """The curves of the grid: per base method and suite the points (rate, success, stderr) in the
+    order of the rates."""
+    from llm_planner.bench.error_rates import Curves
+
     rows = {(r["method"], r["split"]): r for r in report.rows}
-    out: dict[str, dict[str, list]] = {}
+    curves = Curves()
     for spec in methods:
         for suite in suites:
             row = rows.get((spec.label, suite))
             if row is not None and spec.error_rate is not None:
-                out.setdefault(spec.base_label, {}).setdefault(suite, []).append(
-                    (spec.error_rate, row["success_rate"], row["stderr"]))
-    return out
+                curves.add(spec.base_label, suite, spec.error_rate, row["success_rate"], row["stderr"])
+    return curves
+
+
+def _seed_marks(curves: Curves) -> dict[tuple[str, str], float]:
+    """LLM-MCTS Table 1 (GPT-3.5) per curve and suite; a variant (``llm_mcts[...]``) takes its method's."""
+    from llm_planner.bench.error_rates import seed_levels
+
+    marks = seed_levels("household")
+    return {(method, suite): marks[(method.split("[")[0], suite)] for method, per_suite in curves.points.items()
+            for suite in per_suite if (method.split("[")[0], suite) in marks}
 
 
 def format_error_rate_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> str:
     """Success (%) per method and suite at each error rate of the served model, and the seed's figure."""
-    from llm_planner.bench.report import fmt_pm, format_table
-    from llm_planner.llm.offline.wrong_answers import seed_marks
+    from llm_planner.bench.error_rates import format_error_rate_table as table
 
     curves = _by_rate(report, methods, suites)
     rates = list(dict.fromkeys(m.error_rate for m in methods if m.error_rate is not None))
-    marks = seed_marks("household")
-    body = []
-    for method, per_suite in curves.items():
-        for suite, points in per_suite.items():
-            at = {rate: (mean, err) for rate, mean, err in points}
-            seed = marks.get(method.split("[")[0], {}).get(suite)
-            body.append([method, suite, *[fmt_pm(*at[r], 100.0) if r in at else "-" for r in rates],
-                         "-" if seed is None else f"{seed:.1f}"])
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
              f"seed {report.config.get('error_seed', 0)}); seed: LLM-MCTS Table 1 with GPT-3.5, whose error rate is "
              "unknown")
-    return title + "\n" + format_table(["method", "suite", *[f"P={r:g}" for r in rates], "seed (GPT-3.5)"], body)
+    return table(curves, rates, _seed_marks(curves), title, "seed (GPT-3.5)")
 
 
-def plot_error_rates(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str], path: str) -> Any:
+def plot_error_rates(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str], path: str) -> Path:
     """One PNG: per suite, success (%) against the error rate, one line per method (stderr bars), the
     seed's figure of the method as a dotted level in its colour."""
-    import numpy as np
-
-    from llm_planner.llm.offline.wrong_answers import seed_marks
-    from llm_planner.viz.plots import _colors
-    from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
+    from llm_planner.bench.error_rates import plot_error_rates as plot
 
     curves = _by_rate(report, methods, suites)
-    marks = seed_marks("household")
-    colors = dict(zip(curves, _colors(len(curves)), strict=True))
-    width = 3.2 * len(suites) + 2.4
-    fig = new_figure(width, 3.6)
     cfg = report.config
-    fig.text(0.01, 0.97, "household: success against the served model's error rate (llm-planner serve --error-rate)",
-             fontsize=9, fontweight="bold", va="top")
-    fig.text(0.01, 0.91, f"{cfg.get('seeds')} seeds x {cfg.get('episodes_per_seed')} episodes per point, "
-             f"error seed {cfg.get('error_seed', 0)}, wall {cfg.get('wall_s')} s; dotted: the seed's GPT-3.5 figure "
-             "(its error rate unknown)", fontsize=7, va="top")
-    panel = 0.8 / len(suites)
-    for k, suite in enumerate(suites):
-        ax = fig.add_axes((0.06 + k * panel * 1.0, 0.14, panel * 0.82, 0.68))
-        for method, per_suite in curves.items():
-            points = per_suite.get(suite, [])
-            if not points:
-                continue
-            xs, ys, es = (np.array(v, dtype=float) for v in zip(*points, strict=True))
-            ax.errorbar(xs, ys * 100, yerr=es * 100, marker="o", ms=3, lw=1.2, capsize=2, color=colors[method],
-                        label=method)
-            seed = marks.get(method.split("[")[0], {}).get(suite)
-            if seed is not None:
-                ax.axhline(seed, ls=":", lw=1.0, color=colors[method])
-        ax.set_title(suite, fontsize=8)
-        ax.set_ylim(-3, 105)
-        ax.set_xlabel("share of wrong answers P", fontsize=7)
-        if k == 0:
-            ax.set_ylabel("success (%)", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3)
-    if curves:
-        fig.axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
-    return write_image(path, rgb_pixels(fig))
+    return plot(curves, suites, _seed_marks(curves), path,
+                "household: success against the served model's error rate (llm-planner serve --error-rate)",
+                f"{cfg.get('seeds')} seeds x {cfg.get('episodes_per_seed')} episodes per point, "
+                f"error seed {cfg.get('error_seed', 0)}, wall {cfg.get('wall_s')} s; dotted: the seed's GPT-3.5 figure "
+                "(its error rate unknown)")

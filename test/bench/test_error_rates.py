@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from llm_planner.bench.household import MethodSpec, error_rates_of
+from llm_planner.bench.error_rates import error_rates_of
+from llm_planner.bench.household import MethodSpec
 from llm_planner.bench.household_tables import format_error_rate_table, plot_error_rates
 from llm_planner.bench.report import BenchReport
 from llm_planner.errors import ConfigError
