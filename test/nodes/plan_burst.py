@@ -1,7 +1,8 @@
 """A client process for the system tests: sends N plan-only plan_task requests at once and prints
 one JSON line with every answer (or null for a request that got none within the time limit).
 
-    python plan_burst.py NAMESPACE TIMEOUT_S '["DIRECTIVE", ...]'   (a JSON list: any text, even NUL)
+    python plan_burst.py NAMESPACE TIMEOUT_S '["DIRECTIVE", ...]' [PLANNER]   (a JSON list: any text, even NUL;
+                                                                     PLANNER: empty = the node's default)
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from llm_planner_interfaces.srv import PlanTask
 
 def main() -> int:
     namespace, timeout_s, directives = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
+    planner = sys.argv[4] if len(sys.argv) > 4 else ""
     apply_ros_environment()
     rclpy.init()
     node = Node("plan_burst", namespace=namespace)
@@ -31,7 +33,7 @@ def main() -> int:
     deadline = time.monotonic() + client_settings().discovery_settle_s
     while time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
-    futures = [client.call_async(PlanTask.Request(directive=d)) for d in directives]
+    futures = [client.call_async(PlanTask.Request(directive=d, planner=planner)) for d in directives]
     deadline = time.monotonic() + timeout_s
     while not all(f.done() for f in futures) and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
