@@ -1,7 +1,7 @@
 """``llm_backend: openai`` in the parameter file reaches every language-model question the graph
 asks: the directive's translation (planner node) and the planner's (executor node), over real HTTP
 to ``llm-planner serve`` (an OpenAI-compatible server answering from the offline backend in the
-chatty style of a chat model, 0.2 s per request), which counts them by kind."""
+chatty style of a chat model, 0.05 s per request), which counts them by kind."""
 from __future__ import annotations
 
 import pytest
@@ -16,7 +16,7 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
     tmp = tmp_path_factory.mktemp("openai_graph")
     key = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret",
            "LLM_PLANNER_CACHE": str(tmp / "cache")}  # no prior built by an earlier run: the graph asks for it
-    with ServeProcess(["--style", "chatty", "--latency", "0.2"], env={**ros_env, **key}) as server:
+    with ServeProcess(["--style", "chatty", "--latency", "0.05"], env={**ros_env, **key}) as server:
         llm_config = tmp / "llm.yaml"
         llm_config.write_text(yaml.safe_dump({
             "openai": {"base_url": server.base_url, "model": "llm-planner-offline", "api_key_env": "LLM_PLANNER_TEST_KEY"},
