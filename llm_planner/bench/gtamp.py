@@ -8,6 +8,20 @@ time of the successful episodes, like the seed's Table 2; further tables give LL
 motion-planner calls per episode.
 Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 ``stalm_no_occ_no_chal``) are rows of the same table when those methods are asked for.
+
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that warm-started
+UCT repairs the wrong plans of an imperfect LLM (Table 3: without UCT 0.76-0.94 where STaLM has
+0.84-0.96). For each rate a served model answering wrongly at that rate is started (``llm-planner
+serve --error-rate P``; a wrong STaLM plan ignores an occlusion or misorders its steps:
+``methods/stalm/wrong_plans.py``) and every method asks it for its plans over HTTP (``openai``
+backend), side by side; the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``)
+show success against the rate per problem, with the seed's GPT-4 figures (Tables 2 and 3) dotted.
+The rows carry ``error_rate`` (also with ``--serve-error-rate P``, one served model). Budgets stay
+in CPU seconds of the planner's process unless ``--clock wall``: the stand-in's own time is not a
+model's, so it is not counted::
+
+    llm-planner bench gtamp --error-rates 0,0.2,0.4,0.6 --methods stalm,stalm_no_uct,iterative_replanning \
+        --problems P1,P4 --trials 3 --budget-scale 0.1 --jobs 2 --json runs/gtamp_quality.json
 """
 from __future__ import annotations
 
@@ -18,12 +32,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
+from llm_planner.bench.error_rates import (
+    Curves,
+    add_error_rate_arguments,
+    for_method,
+    grid_header,
+    grid_label,
+    png_path,
+    seed_levels,
+    served_models,
+    served_rate,
+)
 from llm_planner.bench.gtamp_episode import EpisodeResult, run_benchmark_episode
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
 from llm_planner.domains.gtamp.config import load_config
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
 from llm_planner.errors import ConfigError
-from llm_planner.methods.stalm.planner import POLICIES
+from llm_planner.methods.stalm.planner import LLM_METHODS, POLICIES
 
 TABLE2 = ("stalm", "uct", "uct_hcount", "saycan", "iterative_replanning", "llm_mcts")
 DEFAULT_METHODS = TABLE2 + ("stalm_no_uct",)
@@ -51,6 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", default=None, help="hyper-parameter file (default config/gtamp/stalm.yaml)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N (bench/engine.py)
+    add_error_rate_arguments(p, "gtamp")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -67,23 +93,48 @@ def _budgets(problems: Sequence[str], scale: float, overrides: Sequence[str]) ->
     return budgets
 
 
-def _episode(job: tuple[str, str, int, float, str, str | None, str]) -> dict[str, Any]:
-    problem, method, seed, budget, backend, config_path, clock = job
+def _episode(job: tuple) -> dict[str, Any]:
+    """One episode: ``(problem, method, seed, budget, backend, config, clock)``, and against a served
+    model ``(..., llm overrides, error rate, row label)``: the plans are then asked of it over HTTP."""
+    problem, method, seed, budget, backend, config_path, clock = job[:7]
     try:
+        llm = job[7] if len(job) > 7 else None
+        source = None
+        if llm is not None and method in LLM_METHODS:
+            from llm_planner.methods.stalm.llm_source import make_plan_source
+
+            source = make_plan_source("openai", seed, llm)
         result = run_benchmark_episode(problem, method, seed=seed, budget_s=budget, backend=backend,
-                             config=load_config(config_path), clock=clock)
-        return result.as_dict()
+                                       config=load_config(config_path), clock=clock, plan_source=source)
+        return {**result.as_dict(), **_grid_fields(job)}
     except Exception as exc:  # noqa: BLE001 - one broken episode is recorded, the benchmark goes on
         return _error_record(job, f"error: {type(exc).__name__}: {exc}")
+
+
+def _grid_fields(job: tuple) -> dict[str, Any]:
+    """A served model's episode: its row label, the method and the served model's error rate."""
+    if len(job) <= 7:
+        return {}
+    return {"method": job[9], "method_base": job[1], "error_rate": job[8]}
 
 
 def _error_record(job: tuple, message: str) -> dict[str, Any]:
     """The record of an episode that ended in an error (in the episode, or its worker lost)."""
     problem, method, seed, budget = job[:4]
-    return EpisodeResult(problem, method, seed, False, 0.0, budget, 0, 0, 0.0, 0, 0, 0, 0, 0.0, message).as_dict()
+    return {**EpisodeResult(problem, method, seed, False, 0.0, budget, 0, 0, 0.0, 0, 0, 0, 0, 0.0,
+                            message).as_dict(), **_grid_fields(job)}
 
 
 def run(args: argparse.Namespace) -> int:
+    from llm_planner.bench.serving import stop_served_models
+
+    try:
+        return _run(args)
+    finally:
+        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
+
+
+def _run(args: argparse.Namespace) -> int:
     problems = [p.strip() for p in args.problems.split(",") if p.strip()]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in POLICIES]
@@ -99,19 +150,29 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - configuration errors end the command with a message
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # a served stand-in (--serve-*, --error-rates) keeps the offline default: its time is not a model's
     clock = args.clock or ("cpu" if args.backend == "offline" else "wall")
-    jobs = [(p, m, args.seed + t, budgets[p], args.backend, args.config, clock)
-            for p in problems for m in methods for t in range(args.trials)]
+    served, backend = served_models(args, {}, args.backend)
+    labels = [grid_label(m, key) if key is not None else m for key in served or [None] for m in methods]
+    jobs: list[tuple] = [
+        (p, m, args.seed + t, budgets[p], args.backend, args.config, clock)
+        + ((for_method(served[key], m), served_rate(args, key), grid_label(m, key)) if served else ())
+        for key in (served or [None]) for p in problems for m in methods for t in range(args.trials)]
     names = {p: load_problem(p).name for p in problems}
-    print(f"G-TAMP benchmark: backend={args.backend}, problems={','.join(names.values())}, "
-          f"methods={','.join(methods)}, trials={args.trials}, jobs={args.jobs}, clock={clock}, "
-          f"budgets={', '.join(f'{names[p]}={b:g}s' for p, b in budgets.items())}", flush=True)
+    print(f"G-TAMP benchmark: backend={backend}, problems={','.join(names.values())}, "
+          f"methods={','.join(methods)}, trials={args.trials} (seeds {args.seed}..{args.seed + args.trials - 1}), "
+          f"jobs={args.jobs}, clock={clock}, budgets={', '.join(f'{names[p]}={b:g}s' for p, b in budgets.items())}, "
+          f"{len(jobs)} episodes", flush=True)
+    if served:
+        print("  " + grid_header(args, served), flush=True)
     started = time.perf_counter()
     with bench_engine(args, workers=args.jobs) as engine:
         episodes = _run_all(jobs, args.jobs)
     wall = time.perf_counter() - started
-    report = build_report(episodes, problems=[names[p] for p in problems], methods=methods,
-                          config={"backend": args.backend, "trials": args.trials, "seed": args.seed,
+    report = build_report(episodes, problems=[names[p] for p in problems], methods=labels,
+                          config={"backend": backend, "trials": args.trials, "seed": args.seed,
+                                  "error_rates": [served_rate(args, k) for k in served],
+                                  "error_seed": args.serve_error_seed if served else None,
                                   "budgets_s": {names[p]: b for p, b in budgets.items()},
                                   "budget_scale": args.budget_scale, "clock": clock, "wall_s": round(wall, 1),
                                   "search": vars(load_config(args.config).search),
@@ -120,7 +181,10 @@ def run(args: argparse.Namespace) -> int:
     print(render_tables(report))
     if engine:
         print(engine.header())
-    print(f"\n{len(episodes)} episodes in {wall:.1f} s wall time (backend {args.backend}, {args.jobs} process(es))")
+    print(f"\n{len(episodes)} episodes in {wall:.1f} s wall time (backend {backend}, {args.jobs} process(es))")
+    if args.error_rates:
+        print("\n" + error_rate_table(report))
+        print(f"drew {plot_error_rate_curves(report, png_path(args.json, 'gtamp'))}")
     if args.json:
         print(f"wrote {report.write_json(args.json)}")
     return 0
@@ -159,7 +223,8 @@ def build_report(episodes: list[dict[str, Any]], problems: Sequence[str], method
             sr, se = mean_stderr([float(e["success"]) for e in eps])
             times = [e["planning_time_s"] for e in eps if e["success"]]
             t_mean, t_se = mean_stderr(times) if times else (float("nan"), float("nan"))
-            report.add_row(m, p, len(eps), sr, se, planning_time_s=t_mean, planning_time_stderr=t_se,
+            grid = {k: eps[0][k] for k in ("method_base", "error_rate") if k in eps[0]}
+            report.add_row(m, p, len(eps), sr, se, **grid, planning_time_s=t_mean, planning_time_stderr=t_se,
                            llm_requests=mean_stderr([e["llm_requests"] for e in eps])[0],
                            mp_calls=mean_stderr([e["mp_calls"] for e in eps])[0],
                            steps=mean_stderr([e["steps"] for e in eps])[0],
@@ -196,3 +261,35 @@ def _time(row: dict[str, Any] | None) -> str:
         return "-"
     t = row["planning_time_s"]
     return "-" if t != t else f"{t:.1f} ± {row['planning_time_stderr']:.1f}"
+
+
+# --------------------------------------------------------------------------- model quality (--error-rates)
+#: What the seed's figures are (``seed_marks: gtamp`` of ``config/serve_errors.yaml``).
+SEED_FIGURES = "STaLM Tables 2-3 with gpt-4-turbo (50 trials; its error rate unknown)"
+
+
+def error_rate_table(report: BenchReport) -> str:
+    """Success (%) per method and problem at each error rate, and the seed's figure."""
+    from llm_planner.bench.error_rates import format_error_rate_table
+
+    curves = Curves.from_rows(report.rows)
+    cfg = report.config
+    title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
+             f"seed {cfg.get('error_seed')}; {cfg.get('trials')} trials per cell, seeds {cfg.get('seed')}.."
+             f"{int(cfg.get('seed', 0)) + int(cfg.get('trials', 1)) - 1}, budgets {cfg.get('budgets_s')} in "
+             f"{cfg.get('clock')} seconds, wall {cfg.get('wall_s')} s); seed: {SEED_FIGURES}")
+    return format_error_rate_table(curves, curves.rates, seed_levels("gtamp"), title, "seed (GPT-4)", "problem")
+
+
+def plot_error_rate_curves(report: BenchReport, path: str) -> Any:
+    """One PNG: per problem, success against the error rate, one line per method, the seed's dotted."""
+    from llm_planner.bench.error_rates import plot_error_rates
+
+    curves = Curves.from_rows(report.rows)
+    cfg = report.config
+    return plot_error_rates(
+        curves, curves.panels, seed_levels("gtamp"), path,
+        "gtamp (STaLM): success against the served model's error rate (llm-planner serve --error-rate)",
+        f"{cfg.get('trials')} trials per point, budgets {cfg.get('budgets_s')} ({cfg.get('clock')} s), error seed "
+        f"{cfg.get('error_seed')}, wall {cfg.get('wall_s')} s; dotted: the seed's GPT-4 figure (its error rate "
+        "unknown)")

@@ -8,6 +8,18 @@ of samples with a consistent plan. Accuracy (Tables 2, 4, 5) is measured on the 
 the first consistent prediction, else the channels' top prediction; ``goal@1``/``plan@1`` give the
 top predictions' accuracy *before* the check, to show what the check changes. Samples run in
 parallel processes; identical planning problems are solved once per process.
+
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that validation
+with the planner (B tries) recovers from wrong top predictions. For each rate a served model
+answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong answer has a
+goal count off by one or a neighbouring object: ``methods/levy_karpas/wrong_answers.py``) and Phase I
+asks it over HTTP (``openai`` backend; the ranked predictions are the distinct answers of n samples,
+most frequent first); the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
+goal and plan-template accuracy of the top prediction (top-1) against the system's output after
+validation (B=5), per input, against the rate, with the seed's T5 figures (Tables 2 and 4) dotted on
+the validated lines. The rows carry ``error_rate`` (also with ``--serve-error-rate P``)::
+
+    llm-planner bench nl2pddl --error-rates 0,0.2,0.4,0.6 --splits test --n 20 --json runs/nl2pddl_quality.json
 """
 from __future__ import annotations
 
@@ -18,6 +30,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
+from llm_planner.bench.error_rates import (
+    Curves,
+    add_error_rate_arguments,
+    grid_header,
+    grid_label,
+    png_path,
+    seed_levels,
+    served_models,
+    served_rate,
+)
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
 
 if TYPE_CHECKING:
@@ -42,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-sample records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
+    add_error_rate_arguments(p, "nl2pddl")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -64,11 +87,21 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(backend: str | None, config: dict[str, Any]) -> None:
+def _init_worker(backend: str | None, config: dict[str, Any],
+                 served: dict[float | None, dict[str, Any]] | None = None) -> None:
+    """A worker's systems: on the run's backend, or one per served model (``served``: the LLM
+    overrides by error rate, ``openai`` backend) sharing the planner's memo and the embedder."""
+    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.levy_karpas.consistency import memoized
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
-    _WORKER["system"] = LevyKarpasSystem.create(backend, config, solver=memoized())
+    solver = memoized()
+    own = make_backend(backend=backend or None)
+    _WORKER["systems"] = {key: LevyKarpasSystem.create(make_backend(overrides, backend="openai",
+                                                                    embedder=own.resources.embedder),
+                                                       config, solver=solver)
+                          for key, overrides in (served or {}).items()} or {
+        None: LevyKarpasSystem.create(own, config, solver=solver)}
     _WORKER["households"] = {}
 
 
@@ -82,13 +115,15 @@ def _household(scene: str) -> Household:
     return cache[scene]
 
 
-def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
-    """One sample with one input: the system's output, its scores and costs."""
+def _run_job(job: tuple) -> dict[str, Any]:
+    """One sample with one input ``(sample, input)``, against a served model ``(..., its key, its
+    error rate)``: the system's output, its scores and costs."""
     from llm_planner.domains.household.world.symbolic import goal_to_lists
     from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
 
-    sample, modality = job
-    system = _WORKER["system"]
+    sample, modality = job[:2]
+    key, rate = job[2:] if len(job) > 2 else (None, None)
+    system = _WORKER["systems"][key]
     household = _household(sample.scene)
     state = household.sample_initial_state(sample.placement_seed)
     started = time.perf_counter()
@@ -102,7 +137,8 @@ def _run_job(job: tuple[Any, str]) -> dict[str, Any]:
     template = check.chosen.template if check.chosen and not check.chosen.template.empty else top_template
     scores = {"goal": score_goal(goal, sample.goal), "template": score_template(template, sample.template),
               "goal@1": score_goal(top_goal, sample.goal), "template@1": score_template(top_template, sample.template)}
-    return {"sample_id": sample.sample_id, "split": sample.split, "kind": sample.kind, "input": modality,
+    grid = {} if len(job) <= 2 else {"method": grid_label(modality, key), "error_rate": rate}  # a served model
+    return {"sample_id": sample.sample_id, "split": sample.split, "kind": sample.kind, "input": modality, **grid,
             "consistent": check.consistent, "tries": len(check.attempts), "seconds": round(seconds, 3),
             "planner_seconds": round(sum(a.seconds for a in check.attempts), 3), "message": result.message,
             "goal_directive": sample.goal_directive, "step_directive": sample.step_directive,
@@ -128,33 +164,51 @@ def _cell(p: float) -> str:
 
 def summarize(records: Sequence[dict], backend: str, config: dict, splits: Sequence[str], inputs: Sequence[str],
               wall_s: float) -> BenchReport:
-    from llm_planner.methods.levy_karpas.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
-
+    """Rows per input (and served model: ``error_rate``) and split."""
     report = BenchReport("nl2pddl", backend, {
         "tries_B": config["consistency"]["tries"], "planner_timeout_s": config["consistency"]["planner_timeout_s"],
         "splits": {s: config["dataset"]["splits"][s] for s in splits},
         "train_n": config["dataset"]["splits"]["train"]["n"],
         "wall_time_s": round(wall_s, 1)})
+    rates = sorted({r.get("error_rate") for r in records}, key=lambda x: -1.0 if x is None else x)
     for modality in inputs:
-        for split in splits:
-            rs = [r for r in records if r["input"] == modality and r["split"] == split]
-            if not rs:
-                continue
-            consistency, err = mean_stderr([float(r["consistent"]) for r in rs])
-            figures: dict[str, Any] = {}
-            for m in GOAL_MEASURES:
-                figures[f"goal_{m}"] = _rate(rs, "goal", m)[0]
-            for m in TEMPLATE_MEASURES:
-                figures[f"template_{m}"] = _rate(rs, "template", m)[0]
-            figures["goal_at_1"] = _rate(rs, "goal@1", "goal")[0]
-            figures["plan_at_1"] = _rate(rs, "template@1", "plan")[0]
-            verbs = sorted({k.split(":", 1)[1] for r in rs for k in r["scores"]["template"]["total"] if ":" in k})
-            figures["action_by_op"] = {v: _rate(rs, "template", f"action:{v}")[0] for v in verbs}
-            figures["tries_mean"] = sum(r["tries"] for r in rs) / len(rs)
-            figures["seconds_per_directive"] = sum(r["seconds"] for r in rs) / len(rs)
-            report.add_row(modality, split, len(rs), consistency, err, accuracy=figures["goal_goal"], **figures)
+        for rate in rates:
+            group = [r for r in records if r["input"] == modality and r.get("error_rate") == rate]
+            for split in splits:
+                rs = [r for r in group if r["split"] == split]
+                if rs:
+                    consistency, err = mean_stderr([float(r["consistent"]) for r in rs])
+                    grid = {} if rate is None else {"method_base": modality, "error_rate": rate}
+                    report.add_row(rs[0].get("method", modality), split, len(rs), consistency, err, **grid,
+                                   **_figures(rs))
     report.episodes = list(records)
     return report
+
+
+def _figures(rs: Sequence[dict]) -> dict[str, Any]:
+    """Accuracy figures of a row's samples (Tables 2, 4, 5), before and after the check."""
+    from llm_planner.methods.levy_karpas.metrics import GOAL_MEASURES, TEMPLATE_MEASURES
+
+    figures: dict[str, Any] = {}
+    for m in GOAL_MEASURES:
+        figures[f"goal_{m}"] = _rate(rs, "goal", m)[0]
+    for m in TEMPLATE_MEASURES:
+        figures[f"template_{m}"] = _rate(rs, "template", m)[0]
+    figures["goal_at_1"] = _rate(rs, "goal@1", "goal")[0]
+    figures["plan_at_1"] = _rate(rs, "template@1", "plan")[0]
+    verbs = sorted({k.split(":", 1)[1] for r in rs for k in r["scores"]["template"]["total"] if ":" in k})
+    figures["action_by_op"] = {v: _rate(rs, "template", f"action:{v}")[0] for v in verbs}
+    figures["tries_mean"] = sum(r["tries"] for r in rs) / len(rs)
+    figures["seconds_per_directive"] = sum(r["seconds"] for r in rs) / len(rs)
+    figures["accuracy"] = figures["goal_goal"]
+    return figures
+
+
+def _label(rows: Sequence[dict], method: str) -> str:
+    """D or D+S, and ``P=...`` in a grid of served models."""
+    row = next((r for r in rows if r["method"] == method), {})
+    base = row.get("method_base", method)
+    return INPUT_LABEL.get(base, base) + (f" P={row['error_rate']:g}" if "method_base" in row else "")
 
 
 def print_tables(report: BenchReport) -> None:
@@ -163,23 +217,23 @@ def print_tables(report: BenchReport) -> None:
     rows = report.rows
     splits = list(dict.fromkeys(r["split"] for r in rows))
     cfg = report.config
-    inputs = max(1, len({e["input"] for e in report.episodes}))
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // inputs}"
+    runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))  # inputs x served models
+    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // runs}"
                       f" ({cfg['splits'][s]['scene']})" for s in splits)
     print(f"nl2pddl (Levy-Karpas) | backend: {report.backend} | {sizes} | train n={cfg['train_n']} | "
           f"B={cfg['tries_B']} | Fast Downward limit {cfg['planner_timeout_s']:g} s | wall time {cfg['wall_time_s']} s")
-    t1 = [[INPUT_LABEL.get(m, m)] + [next((f"{r['success_rate']:.2f} ± {r['stderr']:.2f}" for r in rows
+    t1 = [[_label(rows, m)] + [next((f"{r['success_rate']:.2f} ± {r['stderr']:.2f}" for r in rows
                                            if r["method"] == m and r["split"] == s), "-") for s in splits]
           for m in dict.fromkeys(r["method"] for r in rows)]
     print()
     print(format_table(["input"] + splits, t1, title="Table 1: consistency (a plan within B tries)"))
-    t2 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]] + [_cell(r[f"goal_{m}"]) for m in GOAL_MEASURES]
+    t2 = [[_label(rows, r["method"]), r["split"]] + [_cell(r[f"goal_{m}"]) for m in GOAL_MEASURES]
           + [_cell(r["goal_at_1"])] for r in rows]
     print()
     print(format_table(["input", "split", *GOAL_MEASURES, "goal@1"], t2,
                        title="Table 2: goal prediction accuracy (_p: permissive; goal@1: top "
                              "prediction before the check)"))
-    t4 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]]
+    t4 = [[_label(rows, r["method"]), r["split"]]
           + [_cell(r[f"template_{m}"]) for m in TEMPLATE_MEASURES]
           + [_cell(r["plan_at_1"]), f"{r['tries_mean']:.2f}", f"{r['seconds_per_directive']:.2f}"] for r in rows]
     print()
@@ -187,7 +241,7 @@ def print_tables(report: BenchReport) -> None:
                        title="Table 4: plan-template accuracy (plan@1: top template before the check; s/sample: "
                              "a problem solved for one input is not solved again for the other)"))
     verbs = sorted({v for r in rows for v in r["action_by_op"]})
-    t5 = [[INPUT_LABEL.get(r["method"], r["method"]), r["split"]]
+    t5 = [[_label(rows, r["method"]), r["split"]]
           + [_cell(r["action_by_op"].get(v, float("nan"))) for v in verbs]
           for r in rows]
     print()
@@ -196,7 +250,17 @@ def print_tables(report: BenchReport) -> None:
 
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
+    from llm_planner.bench.serving import stop_served_models
+
+    try:
+        return _run(args)
+    finally:
+        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
+
+
+def _run(args: argparse.Namespace) -> int:
     from llm_planner.errors import ConfigError
+    from llm_planner.llm.config import load_llm_config
     from llm_planner.methods.levy_karpas.dataset import build_splits
 
     config = _config(args)
@@ -205,19 +269,88 @@ def run(args: argparse.Namespace) -> int:
     bad = [m for m in inputs if m not in INPUTS]
     if bad:
         raise ConfigError(f"unknown input '{bad[0]}' (inputs: {', '.join(INPUTS)})")
+    served, backend = served_models(args, {}, args.backend or str(load_llm_config().backend))
+    if served:
+        print(grid_header(args, served), flush=True)
     started = time.perf_counter()
     data = build_splits(config["dataset"], only=splits)
-    jobs = [(s, m) for split in splits for s in data[split] for m in inputs]
+    jobs: list[tuple] = [(s, m) + ((key, served_rate(args, key)) if served else ())
+                         for key in (served or [None]) for split in splits for s in data[split] for m in inputs]
     with bench_engine(args) as engine:
-        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config), args.workers,
+        records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, served), args.workers,
                                    "nl2pddl", not args.no_progress)
-    backend = args.backend or "offline"
-    records.sort(key=lambda r: (r["input"], r["split"], r["sample_id"]))
+    records.sort(key=lambda r: (r["input"], r.get("error_rate") or 0.0, r["split"], r["sample_id"]))
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
+    report.config.update(error_rates=[served_rate(args, k) for k in served],
+                         error_seed=args.serve_error_seed if served else None)
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report)
     if engine:
         print(engine.header())
+    if args.error_rates:
+        curves = error_rate_curves(report)
+        print("\n" + error_rate_table(report, curves))
+        print(f"drew {plot_error_rate_curves(report, curves, png_path(args.json, 'nl2pddl'))}")
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0
+
+
+# --------------------------------------------------------------------------- model quality (--error-rates)
+#: The accuracy measures drawn: (panel name, the system's output part, before the check part, measure).
+CURVE_MEASURES = (("goal", "goal", "goal@1", "goal"), ("plan", "template", "template@1", "plan"))
+SEED_FIGURES = "Levy-Karpas T5 on ALFRED val_unseen, Tables 2 (goal) and 4 (plan template), validated with B = 5"
+
+
+def error_rate_curves(report: BenchReport) -> Curves:
+    """Per input: the top prediction's accuracy (``top-1``) and the system's output after validation
+    (``B=5``), per measure (goal, plan template) and split, against the error rate; binomial stderr."""
+    curves = Curves()
+    tries = report.config["tries_B"]
+    groups = dict.fromkeys((e["input"], e["split"], e["error_rate"]) for e in report.episodes
+                           if e.get("error_rate") is not None)
+    for modality, split, rate in groups:
+        rs = [e for e in report.episodes if (e["input"], e["split"], e.get("error_rate")) == (modality, split, rate)]
+        for panel, after, before, measure in CURVE_MEASURES:
+            label = INPUT_LABEL[modality]
+            for name, part in ((f"top-1 {label}", before), (f"B={tries} {label}", after)):
+                p, err, total = _rate(rs, part, measure)
+                if total:
+                    curves.add(name, f"{panel} {split}", rate, p, err)
+    return curves
+
+
+def _marks(report: BenchReport, curves: Curves) -> dict[tuple[str, str], float]:
+    """The seed's figures on the validated lines of every split (the seed reports one split)."""
+    tries = report.config["tries_B"]
+    return {(method.replace("validated", f"B={tries}"), panel): value
+            for (method, measure), value in seed_levels("nl2pddl").items()
+            for panel in curves.panels if panel.split(" ")[0] == measure}
+
+
+def _sizes(report: BenchReport) -> str:
+    cfg = report.config
+    runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))
+    splits = dict.fromkeys(e["split"] for e in report.episodes)
+    return ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // runs}" for s in splits) + (
+        f"; B={cfg['tries_B']}; error seed {cfg.get('error_seed')}; wall {cfg['wall_time_s']} s")
+
+
+def error_rate_table(report: BenchReport, curves: Curves) -> str:
+    from llm_planner.bench.error_rates import format_error_rate_table
+
+    title = (f"Accuracy (%) against the served model's share of wrong answers (llm-planner serve --error-rate P; "
+             f"{_sizes(report)}); top-1: the top prediction before the check; seed: {SEED_FIGURES}")
+    return format_error_rate_table(curves, curves.rates, _marks(report, curves), title, "seed (T5)", "measure")
+
+
+def plot_error_rate_curves(report: BenchReport, curves: Curves, path: str) -> Any:
+    from llm_planner.bench.error_rates import plot_error_rates
+
+    return plot_error_rates(curves, curves.panels, _marks(report, curves), path,
+                            "nl2pddl (Levy-Karpas): accuracy against the served model's error rate "
+                            "(llm-planner serve --error-rate)",
+                            f"{_sizes(report)}; top-1: before the check; dotted: the seed's T5 figure (val_unseen, "
+                            "its error rate unknown)", ylabel="accuracy (%)",
+                            panel_titles={p: f"{p.split(' ')[0]} accuracy ({p.split(' ', 1)[1]})"
+                                          for p in curves.panels})

@@ -16,6 +16,19 @@ Measures: planning success (the goal holds after the plan, Table 3), cost-effect
 with exactly the expert's plan length, Table 4; the expert is ``llm_planner.domains.household.world.expert``),
 generalization (success on the test-generalize splits, Table 5) and the relative length
 expert / generated (0 for failures, Figure 4).
+
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that Can and Pay
+correct Say (Say < SayCan <= SayCanPay; Greedy-Action < Beam-Action). For each rate a served model
+answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong Say sample
+is an unhelpful action, a skipped precondition, a back-and-forth step or an absent object:
+``llm/offline/wrong_answers.py``) and Say is asked of it over HTTP (``openai`` backend) by every
+method, side by side; the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
+planning success per split and cost-effectiveness on test against the rate, with the seed's
+VirtualHome figures (Vicuna, Tables 3 and 4) dotted. The rows carry ``error_rate`` (also with
+``--serve-error-rate P``, one served model)::
+
+    llm-planner bench saycanpay --error-rates 0,0.2,0.4,0.6 --splits test --n 8 --methods \
+        greedy_action:say,greedy_action:saycan,greedy_action:saycanpay,beam_action:say,beam_action:saycan,beam_action:saycanpay
 """
 from __future__ import annotations
 
@@ -26,6 +39,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
+from llm_planner.bench.error_rates import (
+    Curves,
+    add_error_rate_arguments,
+    grid_header,
+    grid_label,
+    png_path,
+    seed_levels,
+    served_models,
+    served_rate,
+)
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
 
 if TYPE_CHECKING:
@@ -62,6 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
+    add_error_rate_arguments(p, "saycanpay")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -100,12 +124,17 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | None, need_models: bool,
-                 done_step: bool = False) -> None:
+                 done_step: bool = False, served: dict[float | None, dict[str, Any]] | None = None) -> None:
+    """A worker's Say backends: the run's backend, or one ``openai`` backend per served model
+    (``served``: the LLM overrides by error rate; they share the run's sentence embedder)."""
     from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.config import model_dir
     from llm_planner.methods.saycanpay.planner import load_models
 
-    _WORKER.update(backend=make_backend(backend=backend or None), config=config, households={})
+    own = make_backend(backend=backend or None)
+    backends = {key: make_backend(overrides, backend="openai", embedder=own.resources.embedder)
+                for key, overrides in (served or {}).items()}
+    _WORKER.update(backends=backends or {None: own}, config=config, households={})
     from pathlib import Path
 
     _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config),
@@ -122,18 +151,21 @@ def _household(scene: str) -> Household:
     return cache[scene]
 
 
-def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
+def _run_job(job: tuple) -> dict[str, Any]:
+    """One plan, executed: ``(split, task, method)``, against a served model ``(..., its key, its
+    error rate)``."""
     from llm_planner.domains.household.world.expert import expert_plan
     from llm_planner.domains.household.world.symbolic import goal_to_lists
     from llm_planner.execution import SymbolicWorld, run_episode
     from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
     from llm_planner.planners.base import Task
 
-    split, task, method = job
+    split, task, method = job[:3]
+    key, rate = job[3:] if len(job) > 3 else (None, None)
     household = _household(task.scene)
     state = household.sample_initial_state(task.placement_seed)
     config = _WORKER["config"]
-    planner = SayCanPayPlanner(backend=_WORKER["backend"], config=config, models=_WORKER["models"],
+    planner = SayCanPayPlanner(backend=_WORKER["backends"][key], config=config, models=_WORKER["models"],
                                **parse_method(method))
     episode = Task(task.instruction, task.goal, household, max_steps=int(config["decoding"]["max_steps"]))
     started = time.perf_counter()
@@ -142,7 +174,8 @@ def _run_job(job: tuple[str, Any, str]) -> dict[str, Any]:
     steps = len(result.steps)
     parsed = parse_method(method)
     decoder = planner.decoder
-    return {"method": method, "decoder": parsed["variant"], "strategy": parsed["strategy"],
+    grid = {} if len(job) <= 3 else {"method_base": method, "error_rate": rate}
+    return {"method": grid_label(method, key), **grid, "decoder": parsed["variant"], "strategy": parsed["strategy"],
             "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id,
             "suite": task.suite, "scene": task.scene,
             "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
@@ -177,7 +210,8 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
             success, err = mean_stderr([float(r["success"]) for r in rs])
             cost, cost_err = mean_stderr([float(r["cost_effective"]) for r in rs])
             rel, _ = mean_stderr([r["relative_length"] for r in rs])
-            report.add_row(method, split, len(rs), success, err, cost_effectiveness=cost,
+            grid = {k: rs[0][k] for k in ("method_base", "error_rate") if k in rs[0]}
+            report.add_row(method, split, len(rs), success, err, **grid, cost_effectiveness=cost,
                            cost_effectiveness_stderr=cost_err,
                            relative_length=rel, planning_time_s=sum(r["planning_time_s"] for r in rs) / len(rs),
                            llm_requests_per_plan=sum(r["llm_requests"] for r in rs) / len(rs))
@@ -188,10 +222,12 @@ def summarize(records: Sequence[dict], backend: str, config: dict, methods: Sequ
 def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | None, title: str,
            scale: float = 100.0, digits: int = 0) -> str:
     """Methods as rows (decoder, decoding strategy, score, Can), splits as columns (percentages by default)."""
-    header = ["decoder", "strategy", "score", "can"] + list(splits)
+    grid = any("error_rate" in r for r in report.rows)
+    header = ["decoder", "strategy", "score", "can"] + (["P"] if grid else []) + list(splits)
     body = []
     for method in dict.fromkeys(r["method"] for r in report.rows):
-        p = parse_method(method)
+        first = next(r for r in report.rows if r["method"] == method)
+        p = parse_method(first.get("method_base", method))
         cells = []
         for split in splits:
             row = next((r for r in report.rows if r["method"] == method and r["split"] == split), None)
@@ -200,8 +236,9 @@ def _table(report: BenchReport, splits: Sequence[str], figure: str, err: str | N
             else:
                 cells.append(f"{scale * row[figure]:.{digits}f}" + (f" ± {scale * row[err]:.{digits}f}" if err else ""))
         token = p["strategy"] == GREEDY_TOKEN
+        rate = [f"{first['error_rate']:g}"] if grid else []
         body.append([p["variant"], p["strategy"], "-" if token else p["score"],
-                     p["can"] if p["score"] != "say" else "-"] + cells)
+                     p["can"] if p["score"] != "say" else "-", *rate] + cells)
     return format_table(header, body, title=title)
 
 
@@ -274,8 +311,18 @@ def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool =
 
 # --------------------------------------------------------------------------------- run
 def run(args: argparse.Namespace) -> int:
+    from llm_planner.bench.serving import stop_served_models
+
+    try:
+        return _run(args)
+    finally:
+        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
+
+
+def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
     from llm_planner.errors import ConfigError
+    from llm_planner.llm.config import load_llm_config
     from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.config import load_config, model_dir
     from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
@@ -288,12 +335,13 @@ def run(args: argparse.Namespace) -> int:
     if unknown or not decoders:
         raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from "
                           f"{', '.join(DECODERS)})")
-    offers = token_logprobs_backend(make_backend(backend=args.backend or None))
+    served, backend = served_models(args, {}, args.backend or str(load_llm_config().backend))
+    offers = token_logprobs_backend(make_backend(next(iter(served.values()), None), backend=backend))
     base = [m.strip() for m in (args.methods or ",".join(METHODS)).split(",") if m.strip()]
     if args.methods is None and offers:
         base.insert(0, GREEDY_TOKEN)
     greedy_token = "ran (token log-probabilities)" if GREEDY_TOKEN in base and offers else (
-        f"not run (the {args.backend or 'offline'} backend offers no token log-probabilities)" if not offers
+        f"not run (the {backend} backend offers no token log-probabilities)" if not offers
         else "not asked for")
     if not offers:
         base = [m for m in base if m.removesuffix(ORACLE_DECODER) != GREEDY_TOKEN]
@@ -321,21 +369,77 @@ def run(args: argparse.Namespace) -> int:
             planner_module._MODELS.pop(str(Path(models_dir)), None)  # the new models, not the refused ones
             load_models(Path(models_dir), done_step=done_step)
     started = time.perf_counter()
-    jobs = [(split, task, m) for split in splits for task in tasks_of(config, split, args.n) for m in methods]
+    jobs: list[tuple] = [(split, task, m) + ((key, served_rate(args, key)) if served else ())
+                         for key in (served or [None]) for split in splits for task in tasks_of(config, split, args.n)
+                         for m in methods]
+    if served:
+        print(grid_header(args, served), flush=True)
     with bench_engine(args) as engine:
         records = parallel_records(jobs, _run_job, _init_worker,
-                                   (args.backend, config, models_dir, need_models, done_step),
-                                  args.workers, "saycanpay", not args.no_progress)
-    records.sort(key=lambda r: (r["method"], r["split"], r["task_id"]))
+                                   (args.backend, config, models_dir, need_models, done_step, served),
+                                   args.workers, "saycanpay", not args.no_progress)
+    order = {grid_label(m, key): i for i, (key, m) in enumerate((k, m) for k in (served or [None]) for m in methods)}
+    records.sort(key=lambda r: (order[r["method"]], r["split"], r["task_id"]))
     sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]
     extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
              "decoders": decoders, "say_probabilities": "/".join(sources), "greedy_token": greedy_token,
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
-    report = summarize(records, args.backend or "offline", config, methods, splits, extra)
+    extra.update(error_rates=[served_rate(args, k) for k in served],
+                 error_seed=args.serve_error_seed if served else None)
+    report = summarize(records, backend, config, list(order), splits, extra)
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report, splits)
     if engine:
         print(engine.header())
+    if args.error_rates:
+        curves = error_rate_curves(report, splits)
+        print("\n" + error_rate_table(report, curves))
+        print(f"drew {plot_error_rate_curves(report, curves, png_path(args.json, 'saycanpay'))}")
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0
+
+
+# --------------------------------------------------------------------------- model quality (--error-rates)
+#: The panel of cost-effectiveness on the test split (Table 4); the other panels are the splits' success.
+COST_PANEL = "test cost-effective"
+SEED_FIGURES = "SayCanPay VirtualHome with Vicuna, Tables 3 (success) and 4 (cost-effectiveness), 100 plans"
+
+
+def error_rate_curves(report: BenchReport, splits: Sequence[str]) -> Curves:
+    """Planning success per split and, with the test split, its cost-effectiveness, per method."""
+    curves = Curves.from_rows(report.rows)
+    if "test" in splits:
+        for row in report.rows:
+            if row["split"] == "test" and row.get("error_rate") is not None and "method_base" in row:
+                curves.add(row["method_base"], COST_PANEL, row["error_rate"], row["cost_effectiveness"],
+                           row["cost_effectiveness_stderr"])
+    return curves
+
+
+def _sizes(report: BenchReport) -> str:
+    cfg = report.config
+    methods = max(1, len({e["method"] for e in report.episodes}))
+    splits = dict.fromkeys(e["split"] for e in report.episodes)
+    return ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // methods}" for s in splits) + (
+        f"; decoders {'/'.join(cfg.get('decoders', []))}; error seed {cfg.get('error_seed')}; "
+        f"wall {cfg.get('wall_time_s')} s")
+
+
+def error_rate_table(report: BenchReport, curves: Curves) -> str:
+    from llm_planner.bench.error_rates import format_error_rate_table
+
+    title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P; "
+             f"{_sizes(report)}); seed: {SEED_FIGURES}")
+    return format_error_rate_table(curves, curves.rates, seed_levels("saycanpay"), title, "seed (Vicuna)", "split")
+
+
+def plot_error_rate_curves(report: BenchReport, curves: Curves, path: str) -> Any:
+    from llm_planner.bench.error_rates import plot_error_rates
+
+    return plot_error_rates(curves, curves.panels, seed_levels("saycanpay"), path,
+                            "saycanpay: success against the served model's error rate (llm-planner serve --error-rate)",
+                            f"{_sizes(report)}; dotted: the seed's VirtualHome figure with Vicuna (its error rate "
+                            "unknown)", panel_titles={COST_PANEL: "cost-effectiveness (test)",
+                                                      **{s: f"success ({s})" for s in curves.panels
+                                                         if s != COST_PANEL}})

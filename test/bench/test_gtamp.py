@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import pytest
+
 from llm_planner.bench.gtamp import build_report, register, render_tables
 
 
@@ -44,3 +46,32 @@ def test_bad_options_are_refused(capsys):
     assert args.func(args) == 2 and "teleport" in capsys.readouterr().err
     args = _parser().parse_args(["gtamp", "--problems", "P2", "--budget", "P9=3"])
     assert args.func(args) == 2
+
+
+@pytest.mark.slow
+def test_error_rate_grid_asks_a_served_model_per_rate_and_matches_offline_at_rate_0(tmp_path, capsys):
+    """``--error-rates 0,1`` (issue 22): a served model per rate, asked over HTTP for the plans; the
+    rows carry error_rate; the PNG is written; at rate 0 the episode succeeds as the offline one, with
+    as many plans asked (the served stand-in may word a place differently: table2 for side_table), at
+    rate 1 every plan is wrong and STaLM without UCT cannot repair them on P2."""
+    offline = tmp_path / "offline.json"
+    base = ["gtamp", "--problems", "P2", "--methods", "stalm_no_uct", "--trials", "1", "--budget", "P2=20"]
+    args = _parser().parse_args([*base, "--json", str(offline)])
+    assert args.func(args) == 0
+    grid = tmp_path / "grid.json"
+    args = _parser().parse_args([*base, "--error-rates", "0,1", "--json", str(grid)])
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "model-quality grid: error rates 0,1" in printed and "task_plans/" in printed  # wrong plans were served
+    data = json.loads(grid.read_text())
+    assert data["backend"] == "openai" and data["config"]["error_rates"] == [0.0, 1.0]
+    rows = {r["error_rate"]: r for r in data["rows"]}
+    assert set(rows) == {0.0, 1.0} and {r["method_base"] for r in rows.values()} == {"stalm_no_uct"}
+    assert rows[0.0]["success_rate"] == 1.0 and rows[1.0]["success_rate"] == 0.0
+    reference = json.loads(offline.read_text())["episodes"][0]
+    at_0 = next(e for e in data["episodes"] if e["error_rate"] == 0.0)
+    assert (at_0["success"], at_0["replans"], len(at_0["plan"])) == (reference["success"], reference["replans"],
+                                                                      len(reference["plan"]))
+    png = tmp_path / "grid.error_rates.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "seed (GPT-4)" in printed and "100.0" in printed  # STaLM w/o UCT on P2 in the seed's Table 3
