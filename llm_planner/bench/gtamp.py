@@ -31,20 +31,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner.bench import error_rates as quality
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
-from llm_planner.bench.error_rates import (
-    Curves,
-    add_error_rate_arguments,
-    for_method,
-    grid_header,
-    grid_label,
-    png_path,
-    seed_levels,
-    served_models,
-    served_rate,
-)
 from llm_planner.bench.gtamp_episode import EpisodeResult, run_benchmark_episode
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, process_map
+from llm_planner.bench.serving import stops_served_models
 from llm_planner.domains.gtamp.config import load_config
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
 from llm_planner.errors import ConfigError
@@ -76,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", default=None, help="hyper-parameter file (default config/gtamp/stalm.yaml)")
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N (bench/engine.py)
-    add_error_rate_arguments(p, "gtamp")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
+    quality.add_error_rate_arguments(p, "gtamp")  # --serve-style ..., --error-rates (bench/error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -125,16 +116,8 @@ def _error_record(job: tuple, message: str) -> dict[str, Any]:
                             message).as_dict(), **_grid_fields(job)}
 
 
+@stops_served_models  # --serve-*, --error-rates: the servers end with the run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.bench.serving import stop_served_models
-
-    try:
-        return _run(args)
-    finally:
-        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
-
-
-def _run(args: argparse.Namespace) -> int:
     problems = [p.strip() for p in args.problems.split(",") if p.strip()]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in POLICIES]
@@ -152,11 +135,12 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     # a served stand-in (--serve-*, --error-rates) keeps the offline default: its time is not a model's
     clock = args.clock or ("cpu" if args.backend == "offline" else "wall")
-    served, backend = served_models(args, {}, args.backend)
-    labels = [grid_label(m, key) if key is not None else m for key in served or [None] for m in methods]
+    served, backend = quality.served_models(args, {}, args.backend)
+    labels = [quality.grid_label(m, key) if key is not None else m for key in served or [None] for m in methods]
     jobs: list[tuple] = [
         (p, m, args.seed + t, budgets[p], args.backend, args.config, clock)
-        + ((for_method(served[key], m), served_rate(args, key), grid_label(m, key)) if served else ())
+        + ((quality.for_method(served[key], m), quality.served_rate(args, key), quality.grid_label(m, key))
+           if served else ())
         for key in (served or [None]) for p in problems for m in methods for t in range(args.trials)]
     names = {p: load_problem(p).name for p in problems}
     print(f"G-TAMP benchmark: backend={backend}, problems={','.join(names.values())}, "
@@ -164,14 +148,14 @@ def _run(args: argparse.Namespace) -> int:
           f"jobs={args.jobs}, clock={clock}, budgets={', '.join(f'{names[p]}={b:g}s' for p, b in budgets.items())}, "
           f"{len(jobs)} episodes", flush=True)
     if served:
-        print("  " + grid_header(args, served), flush=True)
+        print("  " + quality.grid_header(args, served), flush=True)
     started = time.perf_counter()
     with bench_engine(args, workers=args.jobs) as engine:
         episodes = _run_all(jobs, args.jobs)
     wall = time.perf_counter() - started
     report = build_report(episodes, problems=[names[p] for p in problems], methods=labels,
                           config={"backend": backend, "trials": args.trials, "seed": args.seed,
-                                  "error_rates": [served_rate(args, k) for k in served],
+                                  "error_rates": [quality.served_rate(args, k) for k in served],
                                   "error_seed": args.serve_error_seed if served else None,
                                   "budgets_s": {names[p]: b for p, b in budgets.items()},
                                   "budget_scale": args.budget_scale, "clock": clock, "wall_s": round(wall, 1),
@@ -184,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"\n{len(episodes)} episodes in {wall:.1f} s wall time (backend {backend}, {args.jobs} process(es))")
     if args.error_rates:
         print("\n" + error_rate_table(report))
-        print(f"drew {plot_error_rate_curves(report, png_path(args.json, 'gtamp'))}")
+        print(f"drew {plot_error_rate_curves(report, quality.png_path(args.json, 'gtamp'))}")
     if args.json:
         print(f"wrote {report.write_json(args.json)}")
     return 0
@@ -270,25 +254,24 @@ SEED_FIGURES = "STaLM Tables 2-3 with gpt-4-turbo (50 trials; its error rate unk
 
 def error_rate_table(report: BenchReport) -> str:
     """Success (%) per method and problem at each error rate, and the seed's figure."""
-    from llm_planner.bench.error_rates import format_error_rate_table
 
-    curves = Curves.from_rows(report.rows)
+    curves = quality.Curves.from_rows(report.rows)
     cfg = report.config
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P, error "
              f"seed {cfg.get('error_seed')}; {cfg.get('trials')} trials per cell, seeds {cfg.get('seed')}.."
              f"{int(cfg.get('seed', 0)) + int(cfg.get('trials', 1)) - 1}, budgets {cfg.get('budgets_s')} in "
              f"{cfg.get('clock')} seconds, wall {cfg.get('wall_s')} s); seed: {SEED_FIGURES}")
-    return format_error_rate_table(curves, curves.rates, seed_levels("gtamp"), title, "seed (GPT-4)", "problem")
+    return quality.format_error_rate_table(curves, curves.rates, quality.seed_levels("gtamp"), title, "seed (GPT-4)",
+                                           "problem")
 
 
 def plot_error_rate_curves(report: BenchReport, path: str) -> Any:
     """One PNG: per problem, success against the error rate, one line per method, the seed's dotted."""
-    from llm_planner.bench.error_rates import plot_error_rates
 
-    curves = Curves.from_rows(report.rows)
+    curves = quality.Curves.from_rows(report.rows)
     cfg = report.config
-    return plot_error_rates(
-        curves, curves.panels, seed_levels("gtamp"), path,
+    return quality.plot_error_rates(
+        curves, curves.panels, quality.seed_levels("gtamp"), path,
         "gtamp (STaLM): success against the served model's error rate (llm-planner serve --error-rate)",
         f"{cfg.get('trials')} trials per point, budgets {cfg.get('budgets_s')} ({cfg.get('clock')} s), error seed "
         f"{cfg.get('error_seed')}, wall {cfg.get('wall_s')} s; dotted: the seed's GPT-4 figure (its error rate "

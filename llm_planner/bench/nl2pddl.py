@@ -29,18 +29,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.bench import error_rates as quality
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
-from llm_planner.bench.error_rates import (
-    Curves,
-    add_error_rate_arguments,
-    grid_header,
-    grid_label,
-    png_path,
-    seed_levels,
-    served_models,
-    served_rate,
-)
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr, parallel_records
+from llm_planner.bench.serving import stops_served_models
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Household
@@ -64,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-sample records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
-    add_error_rate_arguments(p, "nl2pddl")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
+    quality.add_error_rate_arguments(p, "nl2pddl")  # --serve-style ..., --error-rates (bench/error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -137,7 +129,7 @@ def _run_job(job: tuple) -> dict[str, Any]:
     template = check.chosen.template if check.chosen and not check.chosen.template.empty else top_template
     scores = {"goal": score_goal(goal, sample.goal), "template": score_template(template, sample.template),
               "goal@1": score_goal(top_goal, sample.goal), "template@1": score_template(top_template, sample.template)}
-    grid = {} if len(job) <= 2 else {"method": grid_label(modality, key), "error_rate": rate}  # a served model
+    grid = {} if len(job) <= 2 else {"method": quality.grid_label(modality, key), "error_rate": rate}  # a served model
     return {"sample_id": sample.sample_id, "split": sample.split, "kind": sample.kind, "input": modality, **grid,
             "consistent": check.consistent, "tries": len(check.attempts), "seconds": round(seconds, 3),
             "planner_seconds": round(sum(a.seconds for a in check.attempts), 3), "message": result.message,
@@ -249,16 +241,8 @@ def print_tables(report: BenchReport) -> None:
 
 
 # --------------------------------------------------------------------------------- run
+@stops_served_models  # --serve-*, --error-rates: the servers end with the run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.bench.serving import stop_served_models
-
-    try:
-        return _run(args)
-    finally:
-        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
-
-
-def _run(args: argparse.Namespace) -> int:
     from llm_planner.errors import ConfigError
     from llm_planner.llm.config import load_llm_config
     from llm_planner.methods.levy_karpas.dataset import build_splits
@@ -269,19 +253,19 @@ def _run(args: argparse.Namespace) -> int:
     bad = [m for m in inputs if m not in INPUTS]
     if bad:
         raise ConfigError(f"unknown input '{bad[0]}' (inputs: {', '.join(INPUTS)})")
-    served, backend = served_models(args, {}, args.backend or str(load_llm_config().backend))
+    served, backend = quality.served_models(args, {}, args.backend or str(load_llm_config().backend))
     if served:
-        print(grid_header(args, served), flush=True)
+        print(quality.grid_header(args, served), flush=True)
     started = time.perf_counter()
     data = build_splits(config["dataset"], only=splits)
-    jobs: list[tuple] = [(s, m) + ((key, served_rate(args, key)) if served else ())
+    jobs: list[tuple] = [(s, m) + ((key, quality.served_rate(args, key)) if served else ())
                          for key in (served or [None]) for split in splits for s in data[split] for m in inputs]
     with bench_engine(args) as engine:
         records = parallel_records(jobs, _run_job, _init_worker, (args.backend, config, served), args.workers,
                                    "nl2pddl", not args.no_progress)
     records.sort(key=lambda r: (r["input"], r.get("error_rate") or 0.0, r["split"], r["sample_id"]))
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
-    report.config.update(error_rates=[served_rate(args, k) for k in served],
+    report.config.update(error_rates=[quality.served_rate(args, k) for k in served],
                          error_seed=args.serve_error_seed if served else None)
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report)
@@ -290,7 +274,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.error_rates:
         curves = error_rate_curves(report)
         print("\n" + error_rate_table(report, curves))
-        print(f"drew {plot_error_rate_curves(report, curves, png_path(args.json, 'nl2pddl'))}")
+        print(f"drew {plot_error_rate_curves(report, curves, quality.png_path(args.json, 'nl2pddl'))}")
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0
@@ -302,10 +286,10 @@ CURVE_MEASURES = (("goal", "goal", "goal@1", "goal"), ("plan", "template", "temp
 SEED_FIGURES = "Levy-Karpas T5 on ALFRED val_unseen, Tables 2 (goal) and 4 (plan template), validated with B = 5"
 
 
-def error_rate_curves(report: BenchReport) -> Curves:
+def error_rate_curves(report: BenchReport) -> quality.Curves:
     """Per input: the top prediction's accuracy (``top-1``) and the system's output after validation
     (``B=5``), per measure (goal, plan template) and split, against the error rate; binomial stderr."""
-    curves = Curves()
+    curves = quality.Curves()
     tries = report.config["tries_B"]
     groups = dict.fromkeys((e["input"], e["split"], e["error_rate"]) for e in report.episodes
                            if e.get("error_rate") is not None)
@@ -320,11 +304,11 @@ def error_rate_curves(report: BenchReport) -> Curves:
     return curves
 
 
-def _marks(report: BenchReport, curves: Curves) -> dict[tuple[str, str], float]:
+def _marks(report: BenchReport, curves: quality.Curves) -> dict[tuple[str, str], float]:
     """The seed's figures on the validated lines of every split (the seed reports one split)."""
     tries = report.config["tries_B"]
     return {(method.replace("validated", f"B={tries}"), panel): value
-            for (method, measure), value in seed_levels("nl2pddl").items()
+            for (method, measure), value in quality.seed_levels("nl2pddl").items()
             for panel in curves.panels if panel.split(" ")[0] == measure}
 
 
@@ -336,18 +320,16 @@ def _sizes(report: BenchReport) -> str:
         f"; B={cfg['tries_B']}; error seed {cfg.get('error_seed')}; wall {cfg['wall_time_s']} s")
 
 
-def error_rate_table(report: BenchReport, curves: Curves) -> str:
-    from llm_planner.bench.error_rates import format_error_rate_table
+def error_rate_table(report: BenchReport, curves: quality.Curves) -> str:
 
     title = (f"Accuracy (%) against the served model's share of wrong answers (llm-planner serve --error-rate P; "
              f"{_sizes(report)}); top-1: the top prediction before the check; seed: {SEED_FIGURES}")
-    return format_error_rate_table(curves, curves.rates, _marks(report, curves), title, "seed (T5)", "measure")
+    return quality.format_error_rate_table(curves, curves.rates, _marks(report, curves), title, "seed (T5)", "measure")
 
 
-def plot_error_rate_curves(report: BenchReport, curves: Curves, path: str) -> Any:
-    from llm_planner.bench.error_rates import plot_error_rates
+def plot_error_rate_curves(report: BenchReport, curves: quality.Curves, path: str) -> Any:
 
-    return plot_error_rates(curves, curves.panels, _marks(report, curves), path,
+    return quality.plot_error_rates(curves, curves.panels, _marks(report, curves), path,
                             "nl2pddl (Levy-Karpas): accuracy against the served model's error rate "
                             "(llm-planner serve --error-rate)",
                             f"{_sizes(report)}; top-1: before the check; dotted: the seed's T5 figure (val_unseen, "

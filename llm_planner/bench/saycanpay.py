@@ -38,18 +38,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from llm_planner.bench import error_rates as quality
 from llm_planner.bench.engine import add_engine_arguments, bench_engine
-from llm_planner.bench.error_rates import (
-    Curves,
-    add_error_rate_arguments,
-    grid_header,
-    grid_label,
-    png_path,
-    seed_levels,
-    served_models,
-    served_rate,
-)
 from llm_planner.bench.report import BenchReport, format_table, mean_stderr
+from llm_planner.bench.serving import stops_served_models
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Household
@@ -85,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write rows and per-episode records (DESIGN.md format)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_engine_arguments(p)  # --ray [ADDRESS], --llm-max-in-flight N: episodes as Ray tasks (bench/engine.py)
-    add_error_rate_arguments(p, "saycanpay")  # --serve-style ..., --error-rates (bench/serving.py, error_rates.py)
+    quality.add_error_rate_arguments(p, "saycanpay")  # --serve-style ..., --error-rates (bench/error_rates.py)
     p.set_defaults(func=run)
 
 
@@ -175,7 +167,8 @@ def _run_job(job: tuple) -> dict[str, Any]:
     parsed = parse_method(method)
     decoder = planner.decoder
     grid = {} if len(job) <= 3 else {"method_base": method, "error_rate": rate}
-    return {"method": grid_label(method, key), **grid, "decoder": parsed["variant"], "strategy": parsed["strategy"],
+    return {"method": quality.grid_label(method, key), **grid, "decoder": parsed["variant"],
+            "strategy": parsed["strategy"],
             "say_probabilities": getattr(decoder, "say_source", "samples"), "split": split, "task_id": task.task_id,
             "suite": task.suite, "scene": task.scene,
             "instruction": task.instruction, "goal": goal_to_lists(task.goal), "success": result.success,
@@ -310,16 +303,8 @@ def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool =
 
 
 # --------------------------------------------------------------------------------- run
+@stops_served_models  # --serve-*, --error-rates: the servers end with the run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.bench.serving import stop_served_models
-
-    try:
-        return _run(args)
-    finally:
-        stop_served_models()  # --serve-*, --error-rates: the servers end with the run
-
-
-def _run(args: argparse.Namespace) -> int:
     from llm_planner.bench.report import parallel_records
     from llm_planner.errors import ConfigError
     from llm_planner.llm.config import load_llm_config
@@ -335,7 +320,7 @@ def _run(args: argparse.Namespace) -> int:
     if unknown or not decoders:
         raise ConfigError(f"--decoders: unknown {', '.join(unknown) or 'empty list'} (choose from "
                           f"{', '.join(DECODERS)})")
-    served, backend = served_models(args, {}, args.backend or str(load_llm_config().backend))
+    served, backend = quality.served_models(args, {}, args.backend or str(load_llm_config().backend))
     offers = token_logprobs_backend(make_backend(next(iter(served.values()), None), backend=backend))
     base = [m.strip() for m in (args.methods or ",".join(METHODS)).split(",") if m.strip()]
     if args.methods is None and offers:
@@ -369,22 +354,25 @@ def _run(args: argparse.Namespace) -> int:
             planner_module._MODELS.pop(str(Path(models_dir)), None)  # the new models, not the refused ones
             load_models(Path(models_dir), done_step=done_step)
     started = time.perf_counter()
-    jobs: list[tuple] = [(split, task, m) + ((key, served_rate(args, key)) if served else ())
+    jobs: list[tuple] = [(split, task, m) + ((key, quality.served_rate(args, key)) if served else ())
                          for key in (served or [None]) for split in splits for task in tasks_of(config, split, args.n)
                          for m in methods]
     if served:
-        print(grid_header(args, served), flush=True)
+        print(quality.grid_header(args, served), flush=True)
+    if backend != "offline" and "paper" in decoders:
+        print(PAPER_DECODER_SERVED, flush=True)
     with bench_engine(args) as engine:
         records = parallel_records(jobs, _run_job, _init_worker,
                                    (args.backend, config, models_dir, need_models, done_step, served),
                                    args.workers, "saycanpay", not args.no_progress)
-    order = {grid_label(m, key): i for i, (key, m) in enumerate((k, m) for k in (served or [None]) for m in methods)}
+    order = {quality.grid_label(m, key): i
+             for i, (key, m) in enumerate((k, m) for k in (served or [None]) for m in methods)}
     records.sort(key=lambda r: (order[r["method"]], r["split"], r["task_id"]))
     sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]
     extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
              "decoders": decoders, "say_probabilities": "/".join(sources), "greedy_token": greedy_token,
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
-    extra.update(error_rates=[served_rate(args, k) for k in served],
+    extra.update(error_rates=[quality.served_rate(args, k) for k in served],
                  error_seed=args.serve_error_seed if served else None)
     report = summarize(records, backend, config, list(order), splits, extra)
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
@@ -394,21 +382,26 @@ def _run(args: argparse.Namespace) -> int:
     if args.error_rates:
         curves = error_rate_curves(report, splits)
         print("\n" + error_rate_table(report, curves))
-        print(f"drew {plot_error_rate_curves(report, curves, png_path(args.json, 'saycanpay'))}")
+        print(f"drew {plot_error_rate_curves(report, curves, quality.png_path(args.json, 'saycanpay'))}")
     if args.json:
         print(f"\nwrote {report.write_json(args.json)}")
     return 0
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)
+#: Said in the header when the paper's decoder asks a model over HTTP (measured: 0 % at error rate 0).
+PAPER_DECODER_SERVED = (
+    "note: the paper decoder's Say question (o_0 and a plan not yet executed, PolicyQuery.from_initial) has no form "
+    "in the openai backend's policy prompt yet: the model is shown o_0 as the current observation and the plan so "
+    "far as done, and walks in circles; --decoders oracle shows it each step's observation")
 #: The panel of cost-effectiveness on the test split (Table 4); the other panels are the splits' success.
 COST_PANEL = "test cost-effective"
 SEED_FIGURES = "SayCanPay VirtualHome with Vicuna, Tables 3 (success) and 4 (cost-effectiveness), 100 plans"
 
 
-def error_rate_curves(report: BenchReport, splits: Sequence[str]) -> Curves:
+def error_rate_curves(report: BenchReport, splits: Sequence[str]) -> quality.Curves:
     """Planning success per split and, with the test split, its cost-effectiveness, per method."""
-    curves = Curves.from_rows(report.rows)
+    curves = quality.Curves.from_rows(report.rows)
     if "test" in splits:
         for row in report.rows:
             if row["split"] == "test" and row.get("error_rate") is not None and "method_base" in row:
@@ -426,18 +419,17 @@ def _sizes(report: BenchReport) -> str:
         f"wall {cfg.get('wall_time_s')} s")
 
 
-def error_rate_table(report: BenchReport, curves: Curves) -> str:
-    from llm_planner.bench.error_rates import format_error_rate_table
+def error_rate_table(report: BenchReport, curves: quality.Curves) -> str:
 
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P; "
              f"{_sizes(report)}); seed: {SEED_FIGURES}")
-    return format_error_rate_table(curves, curves.rates, seed_levels("saycanpay"), title, "seed (Vicuna)", "split")
+    return quality.format_error_rate_table(curves, curves.rates, quality.seed_levels("saycanpay"), title,
+                                           "seed (Vicuna)", "split")
 
 
-def plot_error_rate_curves(report: BenchReport, curves: Curves, path: str) -> Any:
-    from llm_planner.bench.error_rates import plot_error_rates
+def plot_error_rate_curves(report: BenchReport, curves: quality.Curves, path: str) -> Any:
 
-    return plot_error_rates(curves, curves.panels, seed_levels("saycanpay"), path,
+    return quality.plot_error_rates(curves, curves.panels, quality.seed_levels("saycanpay"), path,
                             "saycanpay: success against the served model's error rate (llm-planner serve --error-rate)",
                             f"{_sizes(report)}; dotted: the seed's VirtualHome figure with Vicuna (its error rate "
                             "unknown)", panel_titles={COST_PANEL: "cost-effectiveness (test)",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from llm_planner.errors import ConfigError
@@ -26,6 +28,18 @@ def stop_served_models() -> None:
         stop = _RUNNING.pop()
         atexit.unregister(stop)
         stop()
+
+
+def stops_served_models(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A bench's ``run``, after which the servers it started are stopped (also when it fails)."""
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        finally:
+            stop_served_models()
+
+    return wrapped
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
