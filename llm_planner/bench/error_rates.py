@@ -172,10 +172,12 @@ def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple
     from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
 
     colors = dict(zip(curves.points, _colors(len(curves.points)), strict=True))
-    fig = new_figure(3.2 * len(panels) + 2.4, 3.6)
+    base = 3.2 * len(panels) + 2.4  # inches: the panels and a legend of short names
+    extra = max(0.0, 0.06 * max((len(m) for m in curves.points), default=0) - 1.2)  # long names: a wider legend
+    fig = new_figure(base + extra, 3.6)
     fig.text(0.01, 0.97, title, fontsize=9, fontweight="bold", va="top")
     fig.text(0.01, 0.91, subtitle, fontsize=7, va="top")
-    width = 0.8 / max(len(panels), 1)
+    width = 0.8 * base / (base + extra) / max(len(panels), 1)
     for k, panel in enumerate(panels):
         ax = fig.add_axes((0.06 + k * width, 0.14, width * 0.82, 0.68))
         for method, per_panel in curves.points.items():

@@ -410,6 +410,15 @@ def error_rate_curves(report: BenchReport, splits: Sequence[str]) -> quality.Cur
     return curves
 
 
+def _marks(curves: quality.Curves) -> dict[tuple[str, str], float]:
+    """The seed's figures per curve and panel; a method of the oracle decoder (``...@oracle``) takes
+    its method's (the seed has one decoder: the paper's)."""
+    marks = quality.seed_levels("saycanpay")
+    return {(method, panel): marks[(method.removesuffix(ORACLE_DECODER), panel)]
+            for method, panels in curves.points.items() for panel in panels
+            if (method.removesuffix(ORACLE_DECODER), panel) in marks}
+
+
 def _sizes(report: BenchReport) -> str:
     cfg = report.config
     methods = max(1, len({e["method"] for e in report.episodes}))
@@ -423,13 +432,13 @@ def error_rate_table(report: BenchReport, curves: quality.Curves) -> str:
 
     title = (f"Success (%) against the served model's share of wrong answers (llm-planner serve --error-rate P; "
              f"{_sizes(report)}); seed: {SEED_FIGURES}")
-    return quality.format_error_rate_table(curves, curves.rates, quality.seed_levels("saycanpay"), title,
+    return quality.format_error_rate_table(curves, curves.rates, _marks(curves), title,
                                            "seed (Vicuna)", "split")
 
 
 def plot_error_rate_curves(report: BenchReport, curves: quality.Curves, path: str) -> Any:
 
-    return quality.plot_error_rates(curves, curves.panels, quality.seed_levels("saycanpay"), path,
+    return quality.plot_error_rates(curves, curves.panels, _marks(curves), path,
                             "saycanpay: success against the served model's error rate (llm-planner serve --error-rate)",
                             f"{_sizes(report)}; dotted: the seed's VirtualHome figure with Vicuna (its error rate "
                             "unknown)", panel_titles={COST_PANEL: "cost-effectiveness (test)",
