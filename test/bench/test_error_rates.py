@@ -4,6 +4,7 @@ success against the rate, and the JSON rows carry ``error_rate``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from llm_planner.bench.report import BenchReport
 from llm_planner.errors import ConfigError
 
 
-def test_rates_are_checked_before_anything_starts(capsys):
+def test_rates_are_checked_before_anything_starts(capsys: pytest.CaptureFixture) -> None:
     from llm_planner.cli import main
 
     assert error_rates_of("0, 0.2,0.4") == [0.0, 0.2, 0.4]
@@ -30,7 +31,7 @@ def test_rates_are_checked_before_anything_starts(capsys):
         assert message in capsys.readouterr().err
 
 
-def test_the_table_and_the_plot_show_success_against_the_rate(tmp_path):
+def test_the_table_and_the_plot_show_success_against_the_rate(tmp_path: Path) -> None:
     methods = [MethodSpec(m, error_rate=p) for p in (0.0, 0.3) for m in ("llm_mcts", "l_policy")]
     assert methods[1].label == "l_policy P=0" and methods[3].label == "l_policy P=0.3"
     report = BenchReport("household", "openai", config={"seeds": 1, "episodes_per_seed": 4, "error_seed": 0})
@@ -47,7 +48,8 @@ def test_the_table_and_the_plot_show_success_against_the_rate(tmp_path):
 
 
 @pytest.mark.slow
-def test_bench_household_error_rate_grid_against_served_models(tmp_path, capsys):
+def test_bench_household_error_rate_grid_against_served_models(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture) -> None:
     """Two rates, one method, one episode each: a served model per rate, rows with error_rate, the PNG;
     at rate 1 every policy answer is wrong and the served model says so in its counts."""
     from llm_planner.cli import main

@@ -3,24 +3,26 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import pytest
 
 from llm_planner.bench.gtamp import build_report, register, render_tables
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
     return parser
 
 
-def _ep(method, problem, success, t, seed=0):
+def _ep(method: str, problem: str, success: bool, t: float, seed: int = 0) -> dict:
     return {"problem": problem, "method": method, "seed": seed, "success": success, "planning_time_s": t,
-            "llm_requests": 1, "mp_calls": 100, "steps": 6, "stop": "goal reached" if success else "time budget exhausted"}
+            "llm_requests": 1, "mp_calls": 100, "steps": 6,
+            "stop": "goal reached" if success else "time budget exhausted"}
 
 
-def test_table_has_success_and_time_of_successes_per_method_and_problem():
+def test_table_has_success_and_time_of_successes_per_method_and_problem() -> None:
     eps = [_ep("stalm", "P2", True, 2.0), _ep("stalm", "P2", True, 4.0, 1), _ep("uct", "P2", False, 30.0)]
     report = build_report(eps, ["P2"], ["stalm", "uct"], {"backend": "offline", "budgets_s": {"P2": 30.0}})
     text = render_tables(report)
@@ -29,7 +31,7 @@ def test_table_has_success_and_time_of_successes_per_method_and_problem():
     assert rows["uct"]["success_rate"] == 0.0 and rows["stalm"]["planning_time_s"] == 3.0
 
 
-def test_a_tiny_benchmark_run_writes_the_design_json(tmp_path, capsys):
+def test_a_tiny_benchmark_run_writes_the_design_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "gtamp.json"
     args = _parser().parse_args(["gtamp", "--problems", "P2", "--methods", "stalm", "--trials", "1",
                                  "--budget", "P2=60", "--json", str(out)])
@@ -41,7 +43,7 @@ def test_a_tiny_benchmark_run_writes_the_design_json(tmp_path, capsys):
     assert data["rows"][0]["success_rate"] == 1.0 and data["episodes"][0]["plan"]
 
 
-def test_bad_options_are_refused(capsys):
+def test_bad_options_are_refused(capsys: pytest.CaptureFixture) -> None:
     args = _parser().parse_args(["gtamp", "--methods", "stalm,teleport"])
     assert args.func(args) == 2 and "teleport" in capsys.readouterr().err
     args = _parser().parse_args(["gtamp", "--problems", "P2", "--budget", "P9=3"])
@@ -49,7 +51,8 @@ def test_bad_options_are_refused(capsys):
 
 
 @pytest.mark.slow
-def test_error_rate_grid_asks_a_served_model_per_rate_and_matches_offline_at_rate_0(tmp_path, capsys):
+def test_error_rate_grid_asks_a_served_model_per_rate_and_matches_offline_at_rate_0(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """``--error-rates 0,1`` (issue 22): a served model per rate, asked over HTTP for the plans; the
     rows carry error_rate; the PNG is written; at rate 0 the episode succeeds as the offline one, with
     as many plans asked (the served stand-in may word a place differently: table2 for side_table), at

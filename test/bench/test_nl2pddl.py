@@ -13,7 +13,7 @@ from llm_planner.cli import main
 
 @pytest.mark.slow
 def test_error_rate_grid_asks_a_served_model_per_rate(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    base = ["bench", "nl2pddl", "--splits", "test", "--n", "2", "--inputs", "directive", "--workers", "1",
+    base = ["bench", "nl2pddl", "--splits", "test", "--n", "1", "--inputs", "directive", "--workers", "1",
             "--no-progress"]
     served = tmp_path / "served.json"
     assert main([*base, "--serve-style", "plain", "--json", str(served)]) == 0
