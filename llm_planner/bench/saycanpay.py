@@ -22,7 +22,9 @@ correct Say (Say < SayCan <= SayCanPay; Greedy-Action < Beam-Action). For each r
 answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong Say sample
 is an unhelpful action, a skipped precondition, a back-and-forth step or an absent object:
 ``llm/offline/wrong_answers.py``) and Say is asked of it over HTTP (``openai`` backend) by every
-method, side by side; the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
+method, side by side (the paper decoder asks it in the plan form, goal, o_0 and the planned actions,
+``llm/prompts/plan.txt``; the oracle decoder in the policy form, the observation after each step);
+the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
 planning success per split and cost-effectiveness on test against the rate, with the seed's
 VirtualHome figures (Vicuna, Tables 3 and 4) dotted. The rows carry ``error_rate`` (also with
 ``--serve-error-rate P``, one served model)::
@@ -359,8 +361,6 @@ def run(args: argparse.Namespace) -> int:
                          for m in methods]
     if served:
         print(quality.grid_header(args, served), flush=True)
-    if backend != "offline" and "paper" in decoders:
-        print(PAPER_DECODER_SERVED, flush=True)
     with bench_engine(args) as engine:
         records = parallel_records(jobs, _run_job, _init_worker,
                                    (args.backend, config, models_dir, need_models, done_step, served),
@@ -389,11 +389,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)
-#: Said in the header when the paper's decoder asks a model over HTTP (measured: 0 % at error rate 0).
-PAPER_DECODER_SERVED = (
-    "note: the paper decoder's Say question (o_0 and a plan not yet executed, PolicyQuery.from_initial) has no form "
-    "in the openai backend's policy prompt yet: the model is shown o_0 as the current observation and the plan so "
-    "far as done, and walks in circles; --decoders oracle shows it each step's observation")
 #: The panel of cost-effectiveness on the test split (Table 4); the other panels are the splits' success.
 COST_PANEL = "test cost-effective"
 SEED_FIGURES = "SayCanPay VirtualHome with Vicuna, Tables 3 (success) and 4 (cost-effectiveness), 100 plans"

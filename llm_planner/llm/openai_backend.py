@@ -31,6 +31,10 @@ Faults are bounded, never a crash and never a hang:
 * answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.ModelServerError` (an LLMError).
 
+A policy question asked ``from_initial`` (SayCanPay's offline planning, seed 004 §4) is asked with
+the plan prompt (``llm/prompts/plan.txt``: goal, initial observation, planned actions so far, next
+action or "done task"), not as a robot's current situation.
+
 Answers in any style: questions ask for structured output (``response_format`` with the question's
 JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is ``auto`` or
 ``json_schema`` and the server honours it; in ``auto`` a server that refuses it (HTTP 400/422 naming
@@ -335,10 +339,14 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
 
     def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
                         seed: int) -> tuple[tuple[list[str], int], _Reply]:
-        from llm_planner.llm.prompts import policy_prompt
+        from llm_planner.llm.prompts import plan_prompt, policy_prompt
 
-        prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
-                               self._examples(query, k))
+        if query.from_initial:  # SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
+            prompt = plan_prompt(query.world, query.instruction, query.observation, query.history,
+                                 self._examples(query, k))
+        else:
+            prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
+                                   self._examples(query, k))
         admissible = list(query.admissible)
 
         def parse(texts: list[str]) -> tuple[list[str], int]:
@@ -356,7 +364,10 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                                          f"{_preview([f for f in firsts if f])}")
             return actions, done
 
-        return self.ask(section, prompt, n, self._params(section), parse, {"seed": seed})
+        params = self._params(section)
+        if query.from_initial and self.config.section(section).get("plan_stop"):
+            params["stop"] = list(self.config.section(section)["plan_stop"])  # the plan prompt's next block
+        return self.ask(section, prompt, n, params, parse, {"seed": seed})
 
     def admissible_texts(self, texts: Sequence[str], world: WorldInfo, admissible: Sequence[Action]) -> list[str]:
         """Sampled actions as the policy compares them (§2.3, CosineSim to the admissible actions): a

@@ -18,6 +18,14 @@ expert's next action (or "done"). The same alpha_i for a tenth of the tokens: a 
 a plan rambles to its token limit (384 tokens took 23 s on 2 CPU cores, 24 tokens 1.4 s). The world
 model (listing 2) and translation (listing 3) prompts add "on one line" to the seed's wording.
 
+SayCanPay's Say when it plans offline (seed 004 §4: "O = {o_0}", o_t empty for t > 0; §5 Say: top-m
+candidates given the goal and the plan so far, "done task" among the actions) has its own form,
+``plan.txt``: the goal, the *initial* observation (every object where it is, every container open
+or closed), the planned actions so far (not yet executed) and the "Next action:" on one line, or
+"done task". It is the §6 input format of Can and Pay (``<Goal> g <Initial State> o_0 <Step 1> a_1 ...
+<NXT>``) in the policy prompt's words; its examples are expert plans from D cut after as many steps
+as are planned (the last one shows "done task").
+
 Beyond the seed's listing 1, the policy prompt names the apartment's furniture (kind and room) and
 its object types with their counts, and the translation prompt the counts: a model cannot plan a
 search in an apartment whose cupboards it was never told, nor read "all the apples" without knowing
@@ -40,7 +48,11 @@ from llm_planner.llm.text import (
     goal_to_formal,
     name_to_text,
     observation_to_text,
+    relation_to_text,
 )
+
+#: Say's answer when the planned actions reach the goal (seed 004 §4, the "done task" action).
+DONE_TASK = "done task"
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 
@@ -105,3 +117,55 @@ def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, 
                   examples="\n\n".join(examples), goal=instruction.strip(),
                   completed=actions_to_text(history), observation=observation_to_text(observation, world))
 
+
+
+def initial_observation_to_text(obs: Observation, world: WorldInfo) -> str:
+    """o_0 as the plan prompt shows it (seed 004 §4, §6 "<Initial State>"): where the robot is, what
+    it holds, every container of the house it knows open or closed, and every object it knows where it is."""
+    parts = [f"you are in the {name_to_text(obs.room)}"]
+    if obs.near:
+        parts.append(f"you are close to the {name_to_text(obs.near)}")
+    parts.append(f"you are holding the {name_to_text(obs.holding)}" if obs.holding else "your hand is empty")
+    for container in world.containers:
+        state = "open" if container in obs.open_containers else "closed" if container in obs.closed_containers else ""
+        if state:
+            parts.append(f"the {name_to_text(container)} is {state}")
+    parts.extend(relation_to_text(*r) for r in sorted(obs.relations, key=lambda r: (r[2], r[1])))
+    return ", ".join(parts) + "."
+
+
+def expert_initial_observation(observations: Sequence[Observation]) -> Observation:
+    """An expert trajectory's o_0 as far as its partial observations show it: the first observation's
+    room and hand, each object where it was first seen, each container as first seen (objects move
+    only once seen, so the first sight is the initial place)."""
+    first = observations[0]
+    place: dict[str, tuple[str, str]] = {}
+    state: dict[str, bool] = {}
+    for obs in observations:
+        for rel, obj, furniture in obs.relations:
+            place.setdefault(obj, (rel, furniture))
+        for c in obs.open_containers:
+            state.setdefault(c, True)
+        for c in obs.closed_containers:
+            state.setdefault(c, False)
+    relations = frozenset((rel, obj, f) for obj, (rel, f) in place.items())
+    return Observation(first.room, first.near, first.holding, relations,
+                       frozenset(c for c, is_open in state.items() if is_open),
+                       frozenset(c for c, is_open in state.items() if not is_open),
+                       frozenset(f for _r, _o, f in relations) | frozenset(state))
+
+
+def plan_example(instruction: str, first: str, planned: Sequence[Action], upcoming: Sequence[Action]) -> str:
+    """One K-shot block of the plan prompt: an expert's o_0, its first steps and the next one ("done
+    task" after the last)."""
+    nxt = f"{action_to_text(upcoming[0])}." if upcoming else f"{DONE_TASK}."
+    return render("plan_example", goal=instruction.strip(), observation=first, planned=actions_to_text(planned),
+                  next=nxt)
+
+
+def plan_prompt(world: WorldInfo, instruction: str, first: Observation, planned: Sequence[Action],
+                examples: Sequence[str]) -> str:
+    """Say of SayCanPay's offline planning (seed 004 §4-5; module docstring): goal, o_0, the plan so far."""
+    return render("plan", rooms=_names(world.rooms), furniture=furniture_text(world), objects=objects_text(world),
+                  examples="\n\n".join(examples), goal=instruction.strip(),
+                  observation=initial_observation_to_text(first, world), planned=actions_to_text(planned))

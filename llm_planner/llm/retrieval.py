@@ -105,12 +105,23 @@ class ExpertIndex:
         """K-shot blocks (App. F listing 1) for the top-K instructions, each cut at the expert step
         whose observation is most like the current one (the authors' code compares observation
         embeddings; we compare the observed facts, which is cheaper and exact)."""
-        from llm_planner.llm.prompts import policy_example
+        from llm_planner.llm.prompts import (
+            expert_initial_observation,
+            initial_observation_to_text,
+            plan_example,
+            policy_example,
+        )
 
         blocks = []
         for i, _ in self.similar(query.instruction, k):
             trajectory = self.trajectories[i]
             world = world_of_scene(trajectory.task.scene)
+            if query.from_initial:  # SayCanPay's offline plan (seed 004 §4): o_0 and as many steps as planned
+                cut = min(len(query.history), len(trajectory.actions))
+                first = initial_observation_to_text(expert_initial_observation(trajectory.observations), world)
+                blocks.append(plan_example(trajectory.task.instruction, first, trajectory.actions[:cut],
+                                           trajectory.actions[cut:]))
+                continue
             candidates = trajectory.observations[:-1] or trajectory.observations
             step = max(range(len(candidates)),
                        key=lambda j: (observation_similarity(candidates[j], query.observation), -j))

@@ -13,7 +13,9 @@ world_model    "what are the possible positions of X?"    ``OfflineBackend.objec
                (``llm/prompts/world_model.txt``)
 policy         "Goal / Completed actions / Current        ``OfflineBackend.next_actions`` (the
                observation / Next action(s):"             retrieval policy; it is also SayCanPay's
-               (``llm/prompts/policy.txt``)               Say question)
+               (``llm/prompts/policy.txt``), or "Goal /    Say question), asked ``from_initial`` in
+               Initial observation / Planned actions so   the plan form, as the offline backend is
+               far / Next action:" (``plan.txt``)         asked by SayCanPay's paper decoder
 translate      "... Formal goal:" (``translate.txt``)      the offline goal parser
 random         "a random whole number between A and B"    a number drawn with the request's seed
                (the client's first-contact probe,         (the same one when the server is greedy)
@@ -27,6 +29,12 @@ Every other question is a kind a method registered with its recogniser and serve
 
 Each answer is a list of samples in a neutral form (:class:`Sample`: the question kind and its
 content as data); ``llm_planner.llm.offline.styles`` writes them as text in an answer style.
+
+The plan form (SayCanPay's offline planning, seed 004 §4) is the same question asked from o_0: the
+served model reads o_0 (every object and container of the house) and the planned actions, and the
+offline backend follows the plan in its own belief (``retrieval_policy.imagined_observation``), as
+it does for the decoder's ``PolicyQuery.from_initial``; it answers "done task" where the policy
+says "done". Its wrong answers (``--error-rate``) are the policy's, drawn in that believed situation.
 
 Past observations are not in the policy prompt (the seed's listing 1 shows the completed actions
 and the current observation), so the served policy knows of the robot's past only what the
@@ -43,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.prompts import DONE_TASK
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register, served_kinds
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
 
@@ -57,7 +66,8 @@ if TYPE_CHECKING:
 #: * random: ``{"number": int}``
 #: * unknown: ``{"text": str}``
 KINDS = ("world_model", "policy", "translate", "random", "unknown")
-__all__ = ["KINDS", "Sample", "ServedModel", "UnreadablePrompt", "classify", "policy_question", "policy_world",
+__all__ = ["KINDS", "Sample", "ServedModel", "UnreadablePrompt", "classify", "plan_question", "policy_question",
+           "policy_world", "read_initial_observation",
            "prompt_line", "prompt_names", "read_actions", "read_observation", "translate_question",
            "world_model_question"]
 
@@ -71,6 +81,8 @@ _WORLD_MODEL = re.compile(r"Question:\s*what are the possible positions of (?P<o
                           re.IGNORECASE)
 _POLICY = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nCompleted actions:\s*(?P<completed>[^\n]*)\n"
                      r"Current observation:\s*(?P<observation>[^\n]*)\nNext actions?:\s*$", re.IGNORECASE)
+_PLAN = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nInitial observation:\s*(?P<observation>[^\n]*)\n"
+                   r"Planned actions so far:\s*(?P<planned>[^\n]*)\nNext action:\s*$", re.IGNORECASE)
 _TRANSLATE = re.compile(r"Goal:\s*(?P<directive>[^\n]*)\nFormal goal:\s*$", re.IGNORECASE)
 _RANDOM = re.compile(r"random whole number between (?P<low>\d+) and (?P<high>\d+)", re.IGNORECASE)
 
@@ -189,6 +201,37 @@ def read_observation(text: str, world: WorldInfo) -> Observation:
                        frozenset(closed_here - open_here), frozenset(seen))
 
 
+_STATE_SEEN = re.compile(r"^(?:the|an?) (?P<c>.+?) is (?P<state>open|closed)$")
+
+
+def read_initial_observation(text: str, world: WorldInfo) -> Observation:
+    """Inverse of ``prompts.initial_observation_to_text``: o_0 shows every object and container of the
+    house, so every furniture counts as seen (the offline decoder's o_0, ``full_observation``)."""
+    room, near, holding = "", None, None
+    relations: set[tuple[str, str, str]] = set()
+    opened: set[str] = set()
+    closed: set[str] = set()
+    containers, furniture, objects = set(world.containers), set(world.furniture), set(world.objects)
+    for part in text.strip().rstrip(".").split(", "):
+        part = part.strip()
+        if part.startswith("you are in the "):
+            room = text_to_name(part[len("you are in the "):])
+        elif part.startswith("you are close to the "):
+            near = text_to_name(part[len("you are close to the "):])
+        elif part.startswith("you are holding the "):
+            holding = text_to_name(part[len("you are holding the "):])
+        elif (m := _STATE_SEEN.match(part)) and text_to_name(m.group("c")) in containers:
+            (opened if m.group("state") == "open" else closed).add(text_to_name(m.group("c")))
+        elif (m := _RELATION_SEEN.match(part)):
+            obj, place = text_to_name(m.group("o")), text_to_name(m.group("f"))
+            if obj in objects and place in furniture:
+                relations.add((INSIDE if m.group("rel") == "inside" else ON, obj, place))
+    if room not in world.rooms:
+        raise UnreadablePrompt(f"the initial observation names no room of the house: {text[:120]!r}")
+    return Observation(room, near, holding, frozenset(relations), frozenset(opened), frozenset(closed - opened),
+                       frozenset(world.furniture))
+
+
 _ACTION_PATTERNS = (
     ("walk", re.compile(r"^walk to (?:the )?(.+)$")), ("grab", re.compile(r"^grab (?:the )?(.+)$")),
     ("open", re.compile(r"^open (?:the )?(.+)$")), ("close", re.compile(r"^close (?:the )?(.+)$")),
@@ -242,8 +285,27 @@ def world_model_question(prompt: str) -> tuple[WorldInfo, str]:
     return world, text_to_name(match.group("object"))
 
 
+def plan_question(prompt: str) -> tuple[WorldInfo, str, Observation, tuple[Action, ...]] | None:
+    """(apartment, goal text, o_0, planned actions) of a prompt in the plan form (SayCanPay's offline
+    Say, seed 004 §4), None for any other prompt."""
+    tail = _PLAN.search(prompt.rstrip())
+    if tail is None:
+        return None
+    world = policy_world(prompt)
+    return (world, tail.group("goal").strip(), read_initial_observation(tail.group("observation"), world),
+            read_actions(tail.group("planned")))
+
+
 def policy_question(prompt: str) -> tuple[WorldInfo, str, Observation, tuple[Action, ...]]:
-    """(apartment, goal text, current observation, completed actions) of a policy (or Say) prompt."""
+    """(apartment, goal text, current observation, completed actions) of a policy (or Say) prompt; of
+    a plan prompt, the observation the plan leads to in the model's belief (o_0 followed along the
+    planned actions, ``retrieval_policy.imagined_observation``) and the planned actions."""
+    plan = plan_question(prompt)
+    if plan is not None:
+        from llm_planner.llm.offline.retrieval_policy import imagined_observation
+
+        world, goal, first, planned = plan
+        return world, goal, imagined_observation(world, first, planned), planned
     world = policy_world(prompt)
     tail = _POLICY.search(prompt.rstrip())
     if tail is None:
@@ -320,14 +382,20 @@ class ServedModel:
     def _policy(self, prompt: str, n: int, seed: int) -> list[Sample]:
         from llm_planner.llm.base import PolicyQuery
 
-        world, goal, observation, history = policy_question(prompt)
-        past = remembered_views(world, history)
-        query = PolicyQuery(world, goal, observation, history, (), None, past)
+        plan = plan_question(prompt)
+        if plan is not None:  # SayCanPay's offline Say: asked from o_0, as the paper decoder asks the offline backend
+            world, goal, first, planned = plan
+            query = PolicyQuery(world, goal, first, planned, (), None, (), from_initial=True)
+            observation, done = policy_question(prompt)[2], DONE_TASK
+        else:
+            world, goal, observation, history = policy_question(prompt)
+            query = PolicyQuery(world, goal, observation, history, (), None, remembered_views(world, history))
+            done = "done"
         answer = self.backend.next_actions(query, m=n, seed=seed)
         situation = _situation(observation)
         samples = [Sample("policy", {"goal": query.instruction, "next_actions": [t], "situation": situation})
                    for t in answer.texts]
-        samples += [Sample("policy", {"goal": query.instruction, "next_actions": ["done"], "situation": situation})
+        samples += [Sample("policy", {"goal": query.instruction, "next_actions": [done], "situation": situation})
                     for _ in range(answer.done)]
         return samples[:n] or [Sample("unknown", {"text": "I am not sure what the robot should do next."})] * n
 
@@ -374,7 +442,7 @@ def _register_own_kinds() -> None:
 
     recognisers = {
         "world_model": lambda p: bool(_WORLD_MODEL.search(p.rstrip())),
-        "policy": lambda p: bool(_POLICY.search(p.rstrip())),
+        "policy": lambda p: bool(_POLICY.search(p.rstrip()) or _PLAN.search(p.rstrip())),
         "translate": lambda p: bool(_TRANSLATE.search(p.rstrip())),
         "random": lambda p: bool(_RANDOM.search(p.rstrip())) and len(p.rstrip()) < 200,
     }
