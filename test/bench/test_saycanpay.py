@@ -33,3 +33,22 @@ def test_error_rate_grid_asks_say_of_a_served_model_and_matches_offline_at_rate_
     assert all(e["plan"] != reference[e["task_id"]][1] for e in at_1)  # every Say answer wrong: other plans
     png = tmp_path / "grid.error_rates.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_the_paper_decoder_plans_from_o0_over_http_as_offline_at_rate_0(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture) -> None:
+    """Say asked in the plan form (goal, o_0, planned actions; prompts/plan.txt) of a served model at
+    error rate 0 plans what the offline Say plans."""
+    base = ["bench", "saycanpay", "--methods", "greedy_action:say", "--splits", "test", "--n", "2", "--workers", "1",
+            "--no-progress"]
+    offline = tmp_path / "offline.json"
+    assert main([*base, "--json", str(offline)]) == 0
+    served = tmp_path / "served.json"
+    assert main([*base, "--error-rates", "0", "--json", str(served)]) == 0
+    assert "no form" not in capsys.readouterr().out  # the old note that the paper decoder fails over HTTP
+    data = json.loads(served.read_text())
+    assert data["backend"] == "openai" and {e["decoder"] for e in data["episodes"]} == {"paper"}
+    reference = {e["task_id"]: (e["success"], e["plan"]) for e in json.loads(offline.read_text())["episodes"]}
+    over_http = {e["task_id"]: (e["success"], e["plan"]) for e in data["episodes"]}
+    assert over_http == reference and len(reference) == 2 and all(ok for ok, _ in over_http.values())
