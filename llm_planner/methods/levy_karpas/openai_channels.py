@@ -12,10 +12,16 @@ evaluated: answers in any style are read by :func:`read_goal_template` (labelled
 lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
 by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped. A
 goal the directive does not support (an atom it does not ask for, a wrong count; the check of
-``llm_planner.llm.goal_support``) is dropped too, and said in the channel's error when no goal is left.
+``llm_planner.llm.goal_support``) is dropped too, and said in the channel's error when no goal is left;
+a category word of the data set ("the reading material") supports each of its types.
+
+The prompt tells the model what the offline channels are given (:mod:`.prompt_scene`): the rooms,
+the containers and surfaces with their rooms, the object types with their counts, and for D+S the
+state; ``llm-planner serve`` reads them back and answers with the offline channels.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,10 +33,11 @@ from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
-from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text, relation_to_text
+from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
+from llm_planner.methods.levy_karpas.prompt_scene import scene_lines, state_text
 from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
 
 INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
@@ -41,6 +48,7 @@ walk(room|furniture|object type), grab(object type), open(container), close(cont
 putin(object type, container), puton(object type, surface); start it with "partial:" when the
 directive also states a goal so that other steps may come in between; write "Template: none" when
 the directive states only a goal.
+Containers and surfaces are listed with their room, object types with how many the house has.
 Rooms: {rooms}
 Containers: {containers}
 Surfaces: {surfaces}
@@ -67,14 +75,6 @@ def read_goal_template(text: str) -> tuple[list[str], list[str]]:
     return goals, templates
 
 
-def state_text(household: Household, state: State) -> str:
-    """The seed's state encoding: every fact as text ("apple 1 is inside the fridge")."""
-    facts = [f"the robot is in the {name_to_text(state.room)}"]
-    facts += [relation_to_text(household.relation(f), o, f).split(" ", 1)[1]
-              for o, f in zip(household.objects, state.placement, strict=True) if f is not None]
-    return "; ".join(facts)
-
-
 def example_block(sample: DirectiveSample, text: str) -> str:
     goal = goal_to_formal(sample.goal) if sample.goal and text == sample.goal_directive else "none"
     template = str(sample.template) if not sample.template.empty and text == sample.step_directive else "none"
@@ -85,7 +85,8 @@ class OpenAIChannels:
     """Both channels answered by the openai backend (see the module docstring)."""
 
     def __init__(self, household: Household, backend: LanguageModel, train: Sequence[DirectiveSample],
-                 options: Mapping[str, Any], max_predictions: int = 5, asker: Any = None) -> None:
+                 options: Mapping[str, Any], max_predictions: int = 5, asker: Any = None,
+                 categories: Mapping[str, Sequence[str]] | None = None) -> None:
         self.h = household
         self.world = WorldInfo.from_household(household)
         self.backend = backend
@@ -94,13 +95,12 @@ class OpenAIChannels:
             raise LLMError(f"the {backend.name} backend cannot be asked free prompts (needs OpenAIBackend.ask)")
         self.opts = dict(options)
         self.n = max_predictions
+        self.categories = {str(word): tuple(types) for word, types in (categories or {}).items()}
         self.examples = [(s, t) for s in train for t in dict.fromkeys((s.goal_directive, s.step_directive)) if t]
         self._matrix = backend.resources.grounder.matrix([t for _s, t in self.examples]) if self.examples else None
 
     def prompt(self, directive: str, state: State | None) -> str:
-        w = self.world
-        head = INSTRUCTIONS.format(rooms=", ".join(w.rooms), containers=", ".join(w.containers),
-                                   surfaces=", ".join(w.surfaces), types=", ".join(w.object_types))
+        head = INSTRUCTIONS.format(**scene_lines(self.h))
         shots = []
         if self._matrix is not None and int(self.opts["shots"]) > 0:
             sims = self._matrix @ self.backend.resources.embedder.encode_one(directive)
@@ -131,8 +131,7 @@ class OpenAIChannels:
                         continue  # a relation the domain does not have: not this goal
                     goal = ground_goal(tuple(items), self.world, self.backend.resources.grounder, min_score)
                     if goal and directive:
-                        reading = check_model_goal(reading or directive, goal, self.world, self.backend.resources,
-                                                   complete=False)
+                        reading = self._check_goal(reading or directive, directive, goal)
                     if goal:
                         goals[self.h.check_goal(goal)] += 1
                 except UnsupportedGoal as exc:
@@ -149,6 +148,40 @@ class OpenAIChannels:
                     continue
         ranked_goals = [g for g, _ in goals.most_common(self.n)]
         return ranked_goals, [t for t, _ in templates.most_common(self.n)], list(dict.fromkeys(refused))
+
+    def _check_goal(self, reading: Any, directive: str, goal: Goal) -> Any:
+        """The directive's reading when it supports ``goal`` (``check_model_goal``), else
+        UnsupportedGoal. A category word of the data set ("the reading material", "the cup";
+        ``dataset.categories`` of ``config/nl2pddl.yaml``) stands for any of its types: a goal
+        refused only because it names one of them is checked against the directive with that
+        type's name in the word's place (seed 001 §Predicting Goals: people rarely name the object)."""
+        try:
+            return check_model_goal(reading, goal, self.world, self.backend.resources, complete=False)
+        except UnsupportedGoal as exc:
+            named = self._named(directive, goal)
+            if named == directive:
+                raise
+            try:
+                check_model_goal(named, goal, self.world, self.backend.resources, complete=False)
+            except UnsupportedGoal:
+                raise exc from None
+            return exc.reading
+
+    def _named(self, directive: str, goal: Goal) -> str:
+        """``directive`` with each category word replaced by the goal's object type of that category
+        (words inside an object type's own name, "dish" of "dish bowl", are left alone)."""
+        text = directive.lower()
+        inside = [m.span() for t in self.world.object_types
+                  for m in re.finditer(rf"\b{re.escape(name_to_text(t))}", text)]
+        for word, types in self.categories.items():
+            chosen = next((i.obj_type for i in goal if i.obj_type in types), None)
+            if chosen is None:
+                continue
+            spans = [m.span() for m in re.finditer(rf"\b{re.escape(word)}s?\b", text)
+                     if not any(a <= m.start() < b for a, b in inside)]
+            for a, b in reversed(spans):
+                text = text[:a] + name_to_text(chosen) + text[b:]
+        return text
 
     def _ask(self, directive: str, state: State | None) -> tuple[list[Goal], list[PlanTemplate], list[str]]:
         params = {"temperature": float(self.opts["temperature"]), "max_tokens": int(self.opts["max_tokens"])}
@@ -171,4 +204,5 @@ class OpenAIChannels:
 def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],
                   tries: int) -> OpenAIChannels:
     """The model's channels for one scene, with K-shot examples from the data set's train split."""
-    return OpenAIChannels(household, backend, build_splits(config["dataset"])["train"], config["openai"], tries)
+    return OpenAIChannels(household, backend, build_splits(config["dataset"])["train"], config["openai"], tries,
+                          categories=config["dataset"].get("categories"))

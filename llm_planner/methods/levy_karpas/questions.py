@@ -9,9 +9,10 @@ backend    how it answers a :class:`~.channels.Phase1Question` (``backend.answer
 =========  ==========================================================================================
 offline    the offline channels (:mod:`.offline_channels`: rules + the trained clause classifier)
 openai     the model's channels (:mod:`.openai_channels`: K-shot prompt, n samples, ranked answers)
-served     ``llm-planner serve`` recognises the openai channels' prompt and answers from it alone
-           with the offline goal parser (the goal) and :func:`read_steps` (the steps the directive
-           spells out, the template), written as ``Goal: ...`` / ``Template: ...`` in every style
+served     ``llm-planner serve`` recognises the openai channels' prompt and answers from it alone:
+           the household and state it describes (:mod:`.prompt_scene`) and its directive go to the
+           offline channels; their ranked goals and templates are the n samples, written as
+           ``Goal: ...`` / ``Template: ...`` in every style
 =========  ==========================================================================================
 
 The channels of a scene are built once per backend and scene (the classifier trained, the K-shot
@@ -27,10 +28,9 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_planner.llm.answers import object_schema
-from llm_planner.llm.offline.served import prompt_line, prompt_names
+from llm_planner.llm.offline.served import UnreadablePrompt, prompt_line
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
-from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.methods.levy_karpas.clauses import split_clauses
+from llm_planner.llm.text import WorldInfo, goal_to_formal
 from llm_planner.methods.levy_karpas.wrong_answers import WRONG
 
 KIND = "nl2pddl"
@@ -73,100 +73,52 @@ def recognise(prompt: str) -> bool:
 
 
 def served_answer(model: Any, prompt: str, n: int, seed: int) -> list[Sample]:
-    """The goal (the offline goal parser on the directive's goal clauses) and the template (the
-    steps it spells out), ``n`` times the same."""
-    from llm_planner.errors import GoalError
-    from llm_planner.llm.offline.directive_reading import goal_parser
+    """Phase I by the offline channels (the rules and the trained clause classifier) over the
+    household and state the prompt describes (:mod:`.prompt_scene`): sample ``i`` holds the
+    ``i``-th ranked goal and template (the seed's beam output, best first; the best one again where
+    a channel has fewer than ``n``), so the client's ranking of distinct answers by frequency is
+    the offline ranking."""
+    from llm_planner.methods.levy_karpas.prompt_scene import UnreadableScene, read_household, read_state
 
-    rooms = prompt_names(prompt_line(prompt, "Rooms"))
-    containers = prompt_names(prompt_line(prompt, "Containers"))
-    surfaces = prompt_names(prompt_line(prompt, "Surfaces"))
-    types = prompt_names(prompt_line(prompt, "Object types"))
-    world = WorldInfo(tuple(rooms), tuple(containers), tuple(surfaces), {f: "" for f in containers + surfaces},
-                      {f"{t}_1": t for t in types})
     found = _NL2PDDL.search(prompt.rstrip())
     assert found is not None  # the prompt was recognised by this pattern
+    try:
+        household = read_household(*(prompt_line(prompt, label) for label in _SCENE_LINES))
+        state = read_state(household, found.group("state")) if found.group("state") else None
+    except UnreadableScene as exc:
+        raise UnreadablePrompt(str(exc)) from exc
+    channels = _served_channels(model, household)
     directive = found.group("directive").strip()
-    steps, goal_text, stepwise = read_steps(directive, world)
-    goal = "none"
-    if goal_text:
-        try:  # the prompt names object types, not how many there are: counts are read as said (Phase II
-            # validates them against the problem), never asked back
-            items = goal_parser(model.backend.resources, world).parse(goal_text, ask=False)
-            goal = "-".join(f"({i.rel.upper()}, {i.obj_type}, {i.destination}, {i.count})" for i in items)
-        except GoalError:
-            goal = "none"
-    template = "none" if not steps else ("" if stepwise else "partial: ") + ", ".join(steps)
-    return [Sample(KIND, {"goal": goal, "template": template})] * n
+    goals, _goal_error = channels.goal_channel(directive, state)
+    templates, _template_error = channels.template_channel(directive, state)
+    goal_texts = [goal_to_formal(g) for g in goals[:n]] or ["none"]
+    template_texts = [str(t) for t in templates[:n]] or ["none"]
+    return [Sample(KIND, {"goal": goal_texts[i] if i < len(goal_texts) else goal_texts[0],
+                          "template": template_texts[i] if i < len(template_texts) else template_texts[0]})
+            for i in range(n)]
 
 
-_WALK = re.compile(r"^(?:start\s+by\s+)?(?:go(?:ing)?|walk(?:ing)?|head(?:ing)?|proceed(?:ing)?|move|make\s+your\s+way|"
-                   r"approach|return|come)(?:\s+(?:over|back))?(?:\s+(?:to|into|towards?))?\s+(?:the\s+)?(?P<x>.+)$")
-_GRAB = re.compile(r"^(?:grab|get|take|pick\s+up|pick|fetch)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)"
-                   r"(?:\s+(?:from|off|out\s+of|on|in)\s+.*)?$")
-_VIA = re.compile(r"^(?:go|walk|head|proceed|move)\s+"
-                  r"(?:to\s+(?:the\s+)?(?P<to>.+?)\s+(?:through|via)\s+(?:the\s+)?(?P<via>.+)"
-                  r"|(?:through|via)\s+(?:the\s+)?(?P<via2>.+?)\s+to\s+(?:the\s+)?(?P<to2>.+))$")
-_OPEN_CLOSE = re.compile(r"^(?P<verb>open|close|shut)\s+(?:the\s+)?(?P<x>.+)$")
-_PUT = re.compile(r"^(?:put|place|set|drop|leave|stick|store)\s+(?:the\s+|a\s+|an\s+|one\s+)?(?P<x>.+?)\s+"
-                  r"(?P<rel>inside|into|in|onto|on\s+top\s+of|on)\s+(?:the\s+)?(?P<y>.+)$")
-_BRING = re.compile(r"^(?:bring|carry|take|move|deliver)\s+.+\s+(?:to|into|onto|in|on)\s+.+$")
+#: the prompt's scene lines (``openai_channels.INSTRUCTIONS``), in :func:`.prompt_scene.read_household`'s order
+_SCENE_LINES = ("Rooms", "Containers", "Surfaces", "Object types")
+_SERVED: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def read_steps(directive: str, world: WorldInfo) -> tuple[list[str], str, bool]:
-    """(template steps, the goal part of the directive, whether it is all steps) of a Levy-Karpas
-    directive: clauses that walk, grab, open, close or put become steps over the prompt's kinds
-    ("it" is the last object or container named); "bring/carry X to Y" clauses are the goal. A
-    directive of goal clauses only has no steps (its goal is the whole directive)."""
-    kinds = {name_to_text(k): k for k in (*world.rooms, *world.furniture, *world.object_types)}
-    objects = {name_to_text(t): t for t in world.object_types}
-    steps: list[str] = []
-    goals: list[str] = []
-    last_object = last_container = None
-    puts = []
-    for clause in split_clauses(directive):
-        clause = re.sub(r"^(?:then|after that|and|first|finally|next)\s+", "", clause)
-        clause = re.sub(r"^(pick|take|get)\s+(it|them)\s+up$", r"\1 \2", clause)
-        if (m := _VIA.match(clause)) and kinds.get(m.group("via") or m.group("via2")) and \
-                kinds.get(m.group("to") or m.group("to2")):
-            steps += [f"walk({kinds[m.group('via') or m.group('via2')]})",
-                      f"walk({kinds[m.group('to') or m.group('to2')]})"]
-        elif (m := _OPEN_CLOSE.match(clause)):
-            target = kinds.get(m.group("x")) or (last_container if m.group("x") == "it" else None)
-            if target:
-                steps.append(f"{'open' if m.group('verb') == 'open' else 'close'}({target})")
-                last_container = target
-        elif (m := _PUT.match(clause)):
-            obj = objects.get(m.group("x")) or (last_object if m.group("x") in ("it", "them") else None)
-            dest = kinds.get(m.group("y"))
-            if obj and dest:
-                rel = "putin" if dest in world.containers else "puton"
-                steps.append(f"{rel}({obj}, {dest})")
-                puts.append(clause)
-        elif (_BRING.match(clause) and not _GRAB.match(clause.replace("take ", "grab ", 1))
-              or clause.startswith(("bring", "carry"))):
-            goals.append(clause)
-        elif (m := _GRAB.match(clause)):
-            obj = objects.get(m.group("x")) or (last_object if m.group("x") == "it" else None)
-            if obj:
-                steps.append(f"grab({obj})")
-                last_object = obj
-        elif (m := _WALK.match(clause)):
-            target = kinds.get(m.group("x"))
-            if target:
-                steps.append(f"walk({target})")
-                if target in world.containers:
-                    last_container = target
-                if target in world.object_types:
-                    last_object = target
-    stepwise = any(s.startswith(("grab(", "open(", "close(")) for s in steps)
-    if not stepwise:  # put clauses without grab/open/close state the goal
-        steps = [s for s in steps if not s.startswith(("putin(", "puton("))]
-        goals += puts
-    if not steps:  # a goal only
-        return [], directive, False
-    return steps, " and ".join(goals), stepwise and not goals
+def _served_channels(model: Any, household: Any) -> Any:
+    """The offline channels of ``model``'s backend for the prompt's household, built once per
+    scene description; the classifier is trained on the train split of ``config/nl2pddl.yaml``
+    (the served model's fine-tuning, as the seed's T5 is fine-tuned on its training split)."""
+    from llm_planner.methods.levy_karpas.clause_classifier import trained_classifier
+    from llm_planner.methods.levy_karpas.config import load_config
+    from llm_planner.methods.levy_karpas.offline_channels import OfflineChannels
 
+    key = WorldInfo.from_household(household).fingerprint()
+    per_model = _SERVED.setdefault(model.backend, {})
+    if key not in per_model:
+        config = load_config()
+        _train, classifier = trained_classifier(model.backend, config)
+        per_model[key] = OfflineChannels(household, model.backend, classifier, config["channels"],
+                                         int(config["consistency"]["tries"]))
+    return per_model[key]
 
 
 def _plain(d: dict[str, Any]) -> str:

@@ -14,8 +14,10 @@ error kind            the wrong answer, and the failure of seed 001 it imitates
                       baking tool" read as the spatula) and the argument accuracy of Tables 2 and 4
 ====================  ========================================================================================
 
-Each sample of a request is drawn on its own, so a wrong top prediction is followed by right ones:
-what the planner validation with B = 5 (§3.3) is there to recover.
+The served samples are the offline channels' ranked predictions (:mod:`.questions`), each made wrong
+on its own draw. With ``correlation: 0`` (``config/serve_errors.yaml``) a wrong top prediction is
+followed by right ones: what the planner validation with B = 5 (§3.3) is there to recover; with the
+default 1 a question's samples are wrong together, each in its own way.
 """
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ import random
 import re
 from typing import Any
 
-from llm_planner.llm.offline.served import prompt_line, prompt_names
+from llm_planner.llm.offline.served import prompt_line
 from llm_planner.llm.offline.wrong_answers import neighbour
 from llm_planner.llm.questions import Sample
+from llm_planner.methods.levy_karpas.prompt_scene import listed_names
 
 _FACT = re.compile(r"\((?P<rel>\w+),\s*(?P<obj>[\w]+),\s*(?P<dest>[\w]+),\s*(?P<count>\d+)\)")
 _ARGS = re.compile(r"(?P<verb>\w+)\((?P<args>[^()]*)\)")
@@ -52,7 +55,7 @@ def wrong_count(model: Any, prompt: str, sample: Sample, rng: random.Random) -> 
 
 def neighbour_object(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``neighbour_object``: a goal fact's object (else a template object) swapped for a similar type."""
-    types = prompt_names(prompt_line(prompt, "Object types"))
+    types = listed_names(prompt_line(prompt, "Object types"))
     facts = _facts(str(sample.data.get("goal", "")))
     if facts:
         fact = rng.choice(facts)
