@@ -17,7 +17,8 @@ from typing import Any
 STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
     ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
     ("no_structured_output", False), ("max_n", 0), ("model", None), ("ignore_n", False), ("greedy", False),
-    ("ignore_structured_output", False), ("error_rate", 0.0), ("error_seed", 0), ("llm_config", None), ("set", []))
+    ("ignore_structured_output", False), ("error_rate", 0.0), ("error_seed", 0),
+    ("error_correlation", None), ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--error-seed", type=int, default=0, metavar="S",
                    help="which answers are wrong: drawn from S, the prompt and the sample index (default 0), so the "
                    "same question is wrong or right in every run")
+    p.add_argument("--error-correlation", type=float, default=None, metavar="C",
+                   help="how a question's samples go wrong together: 1 all or none, 0 each on its own (default: "
+                   "correlation of config/serve_errors.yaml)")
     p.add_argument("--no-structured-output", action="store_true",
                    help="refuse response_format (HTTP 400), as servers without JSON-schema support do")
     p.add_argument("--max-n", type=int, default=0, metavar="N", help="refuse n above N (HTTP 400; default: no limit)")
@@ -151,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         structured_output=not args.no_structured_output, max_n=args.max_n, hang_s=args.hang_s,
         ignore_n=args.ignore_n, greedy=args.greedy, ignore_structured_output=args.ignore_structured_output,
         retry_after_s=args.retry_after, seed=args.seed, error_rate=args.error_rate, error_seed=args.error_seed,
+        error_correlation=args.error_correlation,
         **({"model": args.model} if args.model else {}),
     ).validate()
     config = load_llm_config(args.llm_config, parse_dotted(args.set)).with_overrides({"backend": "offline"})

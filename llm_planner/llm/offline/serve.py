@@ -20,8 +20,9 @@ What a user's server does, on purpose and measurably:
   and ``seed``: a model without ``do_sample``), ``ignore_structured_output`` (``response_format``
   accepted, the answer in the style); ``transformers serve`` does all three. Otherwise ``seed`` is
   honoured (the samples of a request, and a random number asked without a seed, vary);
-* wrong answers at ``error_rate`` (``--error-rate P --error-seed S``): each sample is wrong with
-  probability P, keyed by the prompt and the sample index, the way language models are wrong, and
+* wrong answers at ``error_rate`` (``--error-rate P --error-seed S [--error-correlation C]``): each
+  sample is wrong with probability P, keyed by the prompt and the sample index (and, with C, its
+  question's draw shared by its samples), the way language models are wrong, and
   still readable (:mod:`llm_planner.llm.offline.wrong_answers`); ``GET /stats`` counts them under
   ``wrong`` by question and error kind;
 * faults at ``fault_rate``: ``429`` (with Retry-After), ``500``, ``timeout`` (no answer for
@@ -85,9 +86,14 @@ class ModelServer(_ClientConfig):
         self.model = model or ServedModel()
         self.errors = None  # --error-rate: wrong answers, the way models are wrong (wrong_answers.py)
         if options.error_rate > 0:
-            from llm_planner.llm.offline.wrong_answers import ErrorModel
+            from dataclasses import replace
 
-            self.errors = ErrorModel(options.error_rate, options.error_seed)
+            from llm_planner.llm.offline.wrong_answers import ErrorModel, load_error_settings
+
+            settings = load_error_settings()
+            if options.error_correlation is not None:  # --error-correlation over config/serve_errors.yaml's
+                settings = replace(settings, correlation=float(options.error_correlation))
+            self.errors = ErrorModel(options.error_rate, options.error_seed, settings)
         self.stats_ = ServeStats()
         self._rng = random.Random(options.seed)
         self._rng_lock = threading.Lock()

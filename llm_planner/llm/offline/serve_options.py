@@ -82,6 +82,8 @@ class ServeOptions:
     error_rate: float = 0.0             # share of samples answered wrongly, the way models are wrong
                                         # (llm_planner.llm.offline.wrong_answers; 0: the right answers)
     error_seed: int = 0                 # which samples are wrong (hashed with the prompt and sample index)
+    error_correlation: float | None = None  # a question's samples wrong together (1) or each on its own (0);
+                                        # None: correlation of config/serve_errors.yaml
     model: str = MODEL
     warm_up: bool = True                # load the embedder and data set before listening
 
@@ -94,6 +96,9 @@ class ServeOptions:
             raise ConfigError(f"--fault-rate must be in [0, 1], got {self.fault_rate}")
         if not 0.0 <= self.error_rate <= 1.0:
             raise ConfigError(f"--error-rate must be in [0, 1] (the share of wrong answers), got {self.error_rate}")
+        if self.error_correlation is not None and not 0.0 <= self.error_correlation <= 1.0:
+            raise ConfigError(f"--error-correlation must be in [0, 1] (1: a question's samples wrong together), "
+                              f"got {self.error_correlation}")
         unknown = [f for f in self.faults if f not in FAULTS]
         if unknown or (self.fault_rate > 0 and not self.faults):
             raise ConfigError(f"unknown fault(s) {', '.join(unknown) or '(none given)'} (faults: {', '.join(FAULTS)})")

@@ -4,6 +4,8 @@ category word only the state resolves, and mixed directives; the prompt's scene 
 read back into the same household and state (prompt_scene.py)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from llm_planner.domains.household.world.scene import load_scene
@@ -20,7 +22,7 @@ def seen() -> Household:
 
 
 @pytest.fixture(scope="module")
-def systems():
+def systems() -> Iterator[tuple[LevyKarpasSystem, LevyKarpasSystem]]:
     """(offline system, system asking a served model at error rate 0 over HTTP), one configuration."""
     from llm_planner.llm.factory import make_backend
     from llm_planner.llm.offline.serve import ModelServer
@@ -36,7 +38,7 @@ def systems():
     server.stop()
 
 
-def test_the_prompt_lines_read_back_into_the_household_and_state(seen):
+def test_the_prompt_lines_read_back_into_the_household_and_state(seen: Household) -> None:
     state = seen.sample_initial_state(3)
     lines = scene_lines(seen)
     assert "fridge (kitchen)" in lines["containers"] and "apple (" in lines["types"]
@@ -59,7 +61,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("goal_directive,step_directive", CASES)
-def test_served_at_rate_0_answers_as_the_offline_channels(systems, seen, goal_directive, step_directive):
+def test_served_at_rate_0_answers_as_the_offline_channels(systems: tuple[LevyKarpasSystem, LevyKarpasSystem],
+                                                          seen: Household, goal_directive: str,
+                                                          step_directive: str | None) -> None:
     offline, served = systems
     state = seen.sample_initial_state(5)
     for given in (None, state):  # D, then D+S
@@ -69,7 +73,8 @@ def test_served_at_rate_0_answers_as_the_offline_channels(systems, seen, goal_di
         assert b.goals and b.templates and b.requests >= 1
 
 
-def test_a_mixed_directive_served_gives_its_goal_and_partial_template(systems, seen):
+def test_a_mixed_directive_served_gives_its_goal_and_partial_template(
+        systems: tuple[LevyKarpasSystem, LevyKarpasSystem], seen: Household) -> None:
     _offline, served = systems
     out = served.translate(seen, "go to the living room through the bedroom, then take the candle to the nightstand")
     assert out.goals[0] == (GoalItem("on", "candle", "nightstand", 1),)
