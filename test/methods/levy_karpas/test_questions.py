@@ -10,6 +10,7 @@ import pytest
 
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household
+from llm_planner.errors import ConfigError
 from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.prompt_scene import read_household, read_state, scene_lines, state_text
 from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
@@ -79,3 +80,33 @@ def test_a_mixed_directive_served_gives_its_goal_and_partial_template(
     out = served.translate(seen, "go to the living room through the bedroom, then take the candle to the nightstand")
     assert out.goals[0] == (GoalItem("on", "candle", "nightstand", 1),)
     assert out.templates[0] == parse_template("partial: walk(bedroom), walk(living_room)")
+
+
+def test_error_correlation_0_makes_a_questions_samples_wrong_on_their_own(systems: tuple[LevyKarpasSystem, ...],
+                                                                           seen: Household) -> None:
+    """``llm-planner serve --error-correlation 0``: some questions get right and wrong samples at once
+    (what validation with B tries can recover from); at 1 a question's samples are all right or all wrong."""
+    from types import SimpleNamespace
+
+    from llm_planner.llm.offline.serve import ModelServer
+    from llm_planner.llm.offline.serve_options import ServeOptions
+    from llm_planner.llm.offline.served import ServedModel
+    from llm_planner.methods.levy_karpas.openai_channels import OpenAIChannels
+
+    offline = systems[0].backend
+    model = ServedModel(offline)
+    channels = OpenAIChannels(seen, offline, [], load_config()["openai"], asker=SimpleNamespace(ask=None))
+    prompts = [channels.prompt(f"put {n} {what}", None) for n in ("one", "two")
+               for what in ("apple in the fridge", "plates on the kitchen table", "books on the sofa", "mugs in the "
+                            "dishwasher", "towels in the bathroom cabinet")]
+    mixed = {}
+    for correlation in (0.0, 1.0):
+        errors = ModelServer(ServeOptions(warm_up=False, error_rate=0.5, error_correlation=correlation), model).errors
+        assert errors is not None and errors.settings.correlation == correlation
+        right = [model.answer(p, 5)[1] for p in prompts]
+        wrong = [errors.apply(model, "nl2pddl", p, samples) for p, samples in zip(prompts, right, strict=True)]
+        mixed[correlation] = sum(0 < sum(w != r for w, r in zip(ws, rs, strict=True)) < 5
+                                 for ws, rs in zip(wrong, right, strict=True))
+    assert mixed[1.0] == 0 and mixed[0.0] >= 3, mixed
+    with pytest.raises(ConfigError, match="error-correlation"):
+        ServeOptions(error_correlation=1.5).validate()
