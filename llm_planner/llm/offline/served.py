@@ -166,8 +166,13 @@ _FURNITURE_SEEN = re.compile(r"^an? (?P<f>.+?) is inside the (?P<room>.+?)(?: an
 _RELATION_SEEN = re.compile(r"^an? (?P<o>.+?) is (?P<rel>inside|on) the (?P<f>.+)$")
 
 
-def read_observation(text: str, world: WorldInfo) -> Observation:
-    """Inverse of ``observation_to_text`` over the prompt's names; unknown phrases are ignored."""
+_STATE_SEEN = re.compile(r"^(?:the|an?) (?P<c>.+?) is (?P<state>open|closed)$")
+
+
+def read_observation(text: str, world: WorldInfo, initial: bool = False) -> Observation:
+    """Inverse of ``observation_to_text`` over the prompt's names; unknown phrases are ignored. With
+    ``initial``, of ``prompts.initial_observation_to_text``: o_0 shows every object and container of
+    the house, so every furniture counts as seen (the paper decoder's o_0, ``full_observation``)."""
     rooms = set(world.rooms)
     furniture = set(world.furniture)
     containers = set(world.containers)
@@ -190,46 +195,24 @@ def read_observation(text: str, world: WorldInfo) -> Observation:
                 open_here.add(f)
             elif m.group("state") == "closed" or f in containers:
                 closed_here.add(f)
+        elif initial and (m := _STATE_SEEN.match(part)) and text_to_name(m.group("c")) in containers:
+            (open_here if m.group("state") == "open" else closed_here).add(text_to_name(m.group("c")))
         elif (m := _RELATION_SEEN.match(part)):
             obj, place = text_to_name(m.group("o")), text_to_name(m.group("f"))
             if obj in objects and place in furniture:
                 relations.add((INSIDE if m.group("rel") == "inside" else ON, obj, place))
     if room not in rooms:
-        raise UnreadablePrompt(f"the current observation names no room of the house: {text[:120]!r}")
-    seen = {f for f in world.surfaces if world.furniture_room.get(f) == room} | open_here
+        raise UnreadablePrompt(f"the {'initial' if initial else 'current'} observation names no room of the house: "
+                               f"{text[:120]!r}")
+    seen = set(world.furniture) if initial else \
+        {f for f in world.surfaces if world.furniture_room.get(f) == room} | open_here
     return Observation(room, near, holding, frozenset(relations), frozenset(open_here),
                        frozenset(closed_here - open_here), frozenset(seen))
 
 
-_STATE_SEEN = re.compile(r"^(?:the|an?) (?P<c>.+?) is (?P<state>open|closed)$")
-
-
 def read_initial_observation(text: str, world: WorldInfo) -> Observation:
-    """Inverse of ``prompts.initial_observation_to_text``: o_0 shows every object and container of the
-    house, so every furniture counts as seen (the offline decoder's o_0, ``full_observation``)."""
-    room, near, holding = "", None, None
-    relations: set[tuple[str, str, str]] = set()
-    opened: set[str] = set()
-    closed: set[str] = set()
-    containers, furniture, objects = set(world.containers), set(world.furniture), set(world.objects)
-    for part in text.strip().rstrip(".").split(", "):
-        part = part.strip()
-        if part.startswith("you are in the "):
-            room = text_to_name(part[len("you are in the "):])
-        elif part.startswith("you are close to the "):
-            near = text_to_name(part[len("you are close to the "):])
-        elif part.startswith("you are holding the "):
-            holding = text_to_name(part[len("you are holding the "):])
-        elif (m := _STATE_SEEN.match(part)) and text_to_name(m.group("c")) in containers:
-            (opened if m.group("state") == "open" else closed).add(text_to_name(m.group("c")))
-        elif (m := _RELATION_SEEN.match(part)):
-            obj, place = text_to_name(m.group("o")), text_to_name(m.group("f"))
-            if obj in objects and place in furniture:
-                relations.add((INSIDE if m.group("rel") == "inside" else ON, obj, place))
-    if room not in world.rooms:
-        raise UnreadablePrompt(f"the initial observation names no room of the house: {text[:120]!r}")
-    return Observation(room, near, holding, frozenset(relations), frozenset(opened), frozenset(closed - opened),
-                       frozenset(world.furniture))
+    """o_0 of the plan prompt (``read_observation`` with ``initial``)."""
+    return read_observation(text, world, initial=True)
 
 
 _ACTION_PATTERNS = (
