@@ -20,6 +20,11 @@ validation (B=5), per input, against the rate, with the seed's T5 figures (Table
 the validated lines. The rows carry ``error_rate`` (also with ``--serve-error-rate P``)::
 
     llm-planner bench nl2pddl --error-rates 0,0.2,0.4,0.6 --splits test --n 20 --json runs/nl2pddl_quality.json
+
+The served model answers Phase I with the offline channels over the household and state its
+prompt describes (``methods/levy_karpas/questions.py``), so the grid's rate 0 is the offline
+system's run. ``--serve-arg=--error-correlation=0`` draws each sample on its own: a question then
+has right and wrong predictions at once, what validation is there to choose between.
 """
 from __future__ import annotations
 
@@ -266,7 +271,8 @@ def run(args: argparse.Namespace) -> int:
     records.sort(key=lambda r: (r["input"], r.get("error_rate") or 0.0, r["split"], r["sample_id"]))
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
     report.config.update(error_rates=[quality.served_rate(args, k) for k in served],
-                         error_seed=args.serve_error_seed if served else None)
+                         error_seed=args.serve_error_seed if served else None,
+                         serve_args=list(args.serve_arg) if served else [])  # e.g. --error-correlation=0
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report)
     if engine:
@@ -317,7 +323,8 @@ def _sizes(report: BenchReport) -> str:
     runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))
     splits = dict.fromkeys(e["split"] for e in report.episodes)
     return ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // runs}" for s in splits) + (
-        f"; B={cfg['tries_B']}; error seed {cfg.get('error_seed')}; wall {cfg['wall_time_s']} s")
+        f"; B={cfg['tries_B']}; error seed {cfg.get('error_seed')}"
+        + "".join(f"; {a.lstrip('-')}" for a in cfg.get("serve_args") or []) + f"; wall {cfg['wall_time_s']} s")
 
 
 def error_rate_table(report: BenchReport, curves: quality.Curves) -> str:
