@@ -94,7 +94,7 @@ def test_a_model_that_does_not_answer_falls_back_to_the_offline_channels(tmp_pat
         port = s.getsockname()[1]
     backend = make_backend(backend="openai", fallback_to_offline=True, cache__dir=str(tmp_path),
                            openai__base_url=f"http://127.0.0.1:{port}/v1", openai__max_retries=0,
-                           openai__timeout_s=2.0, openai__question_timeout_s=5.0, openai__probe__enabled=False)
+                           openai__timeout_s=2.0, openai__question_timeout_s=60.0, openai__probe__enabled=False)
     assert isinstance(backend, FallbackBackend) and backend.name == "openai"
     config = load_config()
     config["dataset"]["splits"]["train"]["n"] = 40
