@@ -1,5 +1,5 @@
 """Fixtures of the LLM-layer tests: one Sentence-BERT model per session, isolated cache directories,
-the two apartments, the offline backend, and a local OpenAI-compatible HTTP server with scripted
+the two apartments, the offline backend, `llm-planner serve` stand-ins over it, and a local OpenAI-compatible HTTP server with scripted
 answers, delays and errors (the openai client talks real HTTP to it)."""
 from __future__ import annotations
 
@@ -148,6 +148,41 @@ class FakeOpenAI:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def served(offline):
+    """The served stand-in's model: the offline backend behind the chat-completion interface."""
+    from llm_planner.llm.offline.served import ServedModel
+
+    return ServedModel(offline)
+
+
+@pytest.fixture
+def server(served):
+    """Start ``llm-planner serve`` stand-ins (HTTP, in this process) with options; each records the
+    request bodies it was sent (``s.bodies``) and is stopped after the test."""
+    from llm_planner.llm.offline.serve import ModelServer
+    from llm_planner.llm.offline.serve_options import ServeOptions
+
+    servers = []
+
+    def start(**options) -> ModelServer:
+        s = ModelServer(ServeOptions(warm_up=False, **options), served)
+        s.bodies = []  # type: ignore[attr-defined]
+        complete = s.complete
+
+        def recording(body):
+            s.bodies.append(body)  # type: ignore[attr-defined]
+            return complete(body)
+
+        s.complete = recording  # type: ignore[method-assign]
+        servers.append(s.start())
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
 
 
 @pytest.fixture

@@ -13,37 +13,7 @@ import pytest
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.factory import make_backend
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings
-from llm_planner.llm.offline.serve import ModelServer
-from llm_planner.llm.offline.serve_options import Latency, ServeOptions
-from llm_planner.llm.offline.served import ServedModel
-
-
-@pytest.fixture(scope="module")
-def served(offline) -> ServedModel:
-    return ServedModel(offline)
-
-
-@pytest.fixture
-def server(served):
-    """Start stand-ins with options; each records the request bodies it was sent."""
-    servers = []
-
-    def start(**options) -> ModelServer:
-        s = ModelServer(ServeOptions(warm_up=False, **options), served)
-        s.bodies = []  # type: ignore[attr-defined]
-        complete = s.complete
-
-        def recording(body):
-            s.bodies.append(body)  # type: ignore[attr-defined]
-            return complete(body)
-
-        s.complete = recording  # type: ignore[method-assign]
-        servers.append(s.start())
-        return s
-
-    yield start
-    for s in servers:
-        s.stop()
+from llm_planner.llm.offline.serve_options import Latency
 
 
 def _client(server, embedder, dataset, **overrides):
