@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -214,9 +215,8 @@ def print_tables(report: BenchReport) -> None:
     rows = report.rows
     splits = list(dict.fromkeys(r["split"] for r in rows))
     cfg = report.config
-    runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))  # inputs x served models
-    sizes = ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // runs}"
-                      f" ({cfg['splits'][s]['scene']})" for s in splits)
+    samples = samples_per_split(report)
+    sizes = ", ".join(f"{s} n={samples.get(s, 0)} ({cfg['splits'][s]['scene']})" for s in splits)
     print(f"nl2pddl (Levy-Karpas) | backend: {report.backend} | {sizes} | train n={cfg['train_n']} | "
           f"B={cfg['tries_B']} | Fast Downward limit {cfg['planner_timeout_s']:g} s | wall time {cfg['wall_time_s']} s")
     t1 = [[_label(rows, m)] + [next((f"{r['success_rate']:.2f} ± {r['stderr']:.2f}" for r in rows
@@ -318,11 +318,16 @@ def _marks(report: BenchReport, curves: quality.Curves) -> dict[tuple[str, str],
             for panel in curves.panels if panel.split(" ")[0] == measure}
 
 
+def samples_per_split(report: BenchReport) -> dict[str, int]:
+    """Samples of each split: its records over the runs of each sample (inputs x served models)."""
+    runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))
+    records = Counter(e["split"] for e in report.episodes)
+    return {split: n // runs for split, n in records.items()}
+
+
 def _sizes(report: BenchReport) -> str:
     cfg = report.config
-    runs = max(1, len({(e["input"], e.get("error_rate")) for e in report.episodes}))
-    splits = dict.fromkeys(e["split"] for e in report.episodes)
-    return ", ".join(f"{s} n={sum(1 for e in report.episodes if e['split'] == s) // runs}" for s in splits) + (
+    return ", ".join(f"{s} n={n}" for s, n in samples_per_split(report).items()) + (
         f"; B={cfg['tries_B']}; error seed {cfg.get('error_seed')}"
         + "".join(f"; {a.lstrip('-')}" for a in cfg.get("serve_args") or []) + f"; wall {cfg['wall_time_s']} s")
 
