@@ -341,12 +341,9 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                         seed: int) -> tuple[tuple[list[str], int], _Reply]:
         from llm_planner.llm.prompts import plan_prompt, policy_prompt
 
-        if query.from_initial:  # SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
-            prompt = plan_prompt(query.world, query.instruction, query.observation, query.history,
-                                 self._examples(query, k))
-        else:
-            prompt = policy_prompt(query.world, query.instruction, query.observation, query.history,
-                                   self._examples(query, k))
+        # from_initial: SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
+        make_prompt = plan_prompt if query.from_initial else policy_prompt
+        prompt = make_prompt(query.world, query.instruction, query.observation, query.history, self._examples(query, k))
         admissible = list(query.admissible)
 
         def parse(texts: list[str]) -> tuple[list[str], int]:
