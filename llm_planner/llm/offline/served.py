@@ -369,7 +369,9 @@ class ServedModel:
         if plan is not None:  # SayCanPay's offline Say: asked from o_0, as the paper decoder asks the offline backend
             world, goal, first, planned = plan
             query = PolicyQuery(world, goal, first, planned, (), None, (), from_initial=True)
-            observation, done = policy_question(prompt)[2], DONE_TASK
+            from llm_planner.llm.offline.retrieval_policy import imagined_observation
+
+            observation, done = imagined_observation(world, first, planned), DONE_TASK  # where the plan leads
         else:
             world, goal, observation, history = policy_question(prompt)
             query = PolicyQuery(world, goal, observation, history, (), None, remembered_views(world, history))
