@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_planner.bench.serving import add_serve_arguments, serve_for_bench
+from llm_planner.bench.serving import add_serve_arguments, error_profile, serve_for_bench
 from llm_planner.errors import ConfigError
 
 #: (rate, value in [0, 1], its standard error): one point of a curve.
@@ -106,11 +106,13 @@ def grid_header(args: argparse.Namespace, served: Mapping[float | None, Any]) ->
         return ""
     rates = [k for k in served if k is not None]
     style = args.serve_style or "plain"
+    profile = error_profile(args)
     if rates:
         return (f"model-quality grid: error rates {','.join(f'{r:g}' for r in rates)} (one llm-planner serve per rate, "
-                f"style {style}, error seed {args.serve_error_seed}; every method against each, openai backend)")
+                f"style {style}, error seed {args.serve_error_seed}, error profile {profile}; every method against "
+                "each, openai backend)")
     return (f"served model: llm-planner serve, style {style}, error rate {float(args.serve_error_rate or 0):g}, "
-            f"error seed {args.serve_error_seed} (openai backend)")
+            f"error seed {args.serve_error_seed}, error profile {profile} (openai backend)")
 
 
 # ------------------------------------------------------------------------------------ curves
@@ -163,15 +165,20 @@ def format_error_rate_table(curves: Curves, rates: Sequence[float], marks: Mappi
 
 def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple[str, str], float], path: str,
                      title: str, subtitle: str, ylabel: str = "success (%)",
-                     panel_titles: Mapping[str, str] | None = None) -> Path:
+                     panel_titles: Mapping[str, str] | None = None,
+                     lines: Mapping[str, tuple[str, str]] | None = None) -> Path:
     """One PNG: per panel, the value (%) against the error rate, one line per method (stderr bars),
-    the seed's figure of the method in that panel as a dotted level in its colour."""
+    the seed's figure of the method in that panel as a dotted level in its colour. ``lines`` gives a
+    curve (colour group, line style): the curves of one method under several error profiles share
+    the method's colour and differ in style (:func:`plot_profiles`)."""
     import numpy as np
 
     from llm_planner.viz.plots import _colors
     from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
 
-    colors = dict(zip(curves.points, _colors(len(curves.points)), strict=True))
+    groups = list(dict.fromkeys((lines or {}).get(m, (m, "-"))[0] for m in curves.points))
+    palette = dict(zip(groups, _colors(len(groups)), strict=True))
+    colors = {m: palette[(lines or {}).get(m, (m, "-"))[0]] for m in curves.points}
     base = 3.2 * len(panels) + 2.4  # inches: the panels and a legend of short names
     extra = max(0.0, 0.06 * max((len(m) for m in curves.points), default=0) - 1.2)  # long names: a wider legend
     fig = new_figure(base + extra, 3.6)
@@ -186,7 +193,7 @@ def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple
                 continue
             xs, ys, es = (np.array(v, dtype=float) for v in zip(*points, strict=True))
             ax.errorbar(xs, ys * 100, yerr=es * 100, marker="o", ms=3, lw=1.2, capsize=2, color=colors[method],
-                        label=method)
+                        label=method, ls=(lines or {}).get(method, (method, "-"))[1])
             seed = marks.get((method, panel))
             if seed is not None:
                 ax.axhline(seed, ls=":", lw=1.0, color=colors[method])
@@ -209,3 +216,45 @@ def seed_levels(benchmark: str) -> dict[tuple[str, str], float]:
 
     return {(str(method), str(panel)): value for method, panels in seed_marks(benchmark).items()
             for panel, value in panels.items()}
+
+
+#: Line styles of the error profiles in one PNG, in the order the files are given.
+PROFILE_STYLES = ("-", "--", "-.")
+
+
+def plot_profiles(files: Sequence[str | Path], path: str | Path) -> Path:
+    """One PNG of several ``--error-rates`` runs of one benchmark, e.g. one per ``--serve-error-profile``:
+    a method's curves share its colour, each run (its ``error_profile``) has its line style, and the
+    legend names the method and the profile (``llm_mcts (smollm2)``)."""
+    import json
+
+    curves, lines, names, bench, subtitles = Curves(), {}, [], "", []
+    for k, file in enumerate(files):
+        try:
+            data = json.loads(Path(file).read_text())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{file}: not a readable benchmark results file ({exc})") from None
+        if bench and data.get("benchmark") != bench:
+            raise ConfigError(f"{file}: results of '{data.get('benchmark')}', not '{bench}': one benchmark per PNG")
+        bench = str(data.get("benchmark", ""))
+        config = data.get("config") or {}
+        profile = str(config.get("error_profile") or "admissible")
+        names.append(profile)
+        subtitles.append(f"{profile}: {config.get('wall_s')} s")
+        one = Curves.from_rows(data.get("rows") or [])
+        if not one.points:
+            raise ConfigError(f"{file}: no rows with error_rate and method_base (run the benchmark with --error-rates)")
+        for method, per_panel in one.points.items():
+            label = f"{method} ({profile})"
+            lines[label] = (method, PROFILE_STYLES[k % len(PROFILE_STYLES)])
+            for panel, points in per_panel.items():
+                for rate, value, err in points:
+                    curves.add(label, panel, rate, value, err)
+    levels = seed_levels(bench)
+    marks = {(label, panel): levels[(base, panel)] for label, (base, _style) in lines.items()
+             for panel in curves.panels if (base, panel) in levels and label.endswith(f"({names[0]})")}
+    return plot_error_rates(curves, curves.panels, marks, str(path),
+                            f"{bench}: success against the served model's error rate, error profiles "
+                            f"{' and '.join(names)} (llm-planner serve --error-profile)",
+                            "; ".join(subtitles) + "; dotted: the seed's figure (its error rate unknown)",
+                            lines=lines)

@@ -157,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
                           config={"backend": backend, "trials": args.trials, "seed": args.seed,
                                   "error_rates": [quality.served_rate(args, k) for k in served],
                                   "error_seed": args.serve_error_seed if served else None,
+                                  "error_profile": quality.error_profile(args) if served else None,
                                   "budgets_s": {names[p]: b for p, b in budgets.items()},
                                   "budget_scale": args.budget_scale, "clock": clock, "wall_s": round(wall, 1),
                                   "search": vars(load_config(args.config).search),

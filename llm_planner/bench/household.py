@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any
 from llm_planner.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner.bench.error_rates import add_error_rate_arguments, for_method, served_models
 from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
-from llm_planner.bench.serving import serve_for_bench, stop_served_models
+from llm_planner.bench.serving import error_profile, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -462,7 +462,8 @@ def _run(args: argparse.Namespace) -> int:
         "latencies": [x for x in served if isinstance(x, float)],
         "error_rates": [x[1] for x in served if isinstance(x, tuple)] or (
             [args.serve_error_rate] if args.serve_error_rate else []),
-        "error_seed": args.serve_error_seed, "serve_style": args.serve_style or (
+        "error_seed": args.serve_error_seed, "error_profile": error_profile(args),
+        "serve_style": args.serve_style or (
             "plain" if args.latencies or args.error_rates else None)})
     report.episodes = records
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}

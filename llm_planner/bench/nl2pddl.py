@@ -272,6 +272,7 @@ def run(args: argparse.Namespace) -> int:
     report = summarize(records, backend, config, splits, inputs, time.perf_counter() - started)
     report.config.update(error_rates=[quality.served_rate(args, k) for k in served],
                          error_seed=args.serve_error_seed if served else None,
+                         error_profile=quality.error_profile(args) if served else None,
                          serve_args=list(args.serve_arg) if served else [])  # e.g. --error-correlation=0
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report)

@@ -373,7 +373,8 @@ def run(args: argparse.Namespace) -> int:
              "decoders": decoders, "say_probabilities": "/".join(sources), "greedy_token": greedy_token,
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
     extra.update(error_rates=[quality.served_rate(args, k) for k in served],
-                 error_seed=args.serve_error_seed if served else None)
+                 error_seed=args.serve_error_seed if served else None,
+                 error_profile=quality.error_profile(args) if served else None)
     report = summarize(records, backend, config, list(order), splits, extra)
     report.config["engine"] = engine.summary() if engine else {"engine": "processes", "workers": args.workers}
     print_tables(report, splits)

@@ -5,6 +5,7 @@ latency they are I/O-bound, and ``--workers`` may exceed the cores.
 
     llm-planner bench household --suites simple,comp --serve-style chatty --serve-latency 0.2 --workers 6
     llm-planner bench household --suites simple --serve-error-rate 0.3   # a model wrong on 30 % of its samples
+    llm-planner bench household --suites simple --serve-error-rate 0.9 --serve-error-profile smollm2  # as SmolLM2
 
 A server of one's own is used with ``--backend openai --llm-set openai.base_url=URL`` instead.
 """
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_planner.errors import ConfigError
+from llm_planner.llm.offline.wrong_answers import ADMISSIBLE, error_profiles
 
 _RUNNING: list = []  # stop functions of the servers started by serve_for_bench
 
@@ -59,10 +61,24 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a model of chosen quality: it answers each sample wrongly with probability P, the way "
                             "language models are wrong (llm-planner serve --error-rate; implies --serve-style plain "
                             "when no style is given)")
+    group.add_argument("--serve-error-profile", default="admissible", metavar="NAME",
+                       help="how its wrong answers are wrong (llm-planner serve --error-profile): admissible "
+                            "(default; they all read) or smollm2 (as SmolLM2-135M's answers: unreadable, echoed, cut "
+                            "off, objects not in view or not in the house, at its measured shares)")
     group.add_argument("--serve-error-seed", type=int, default=0, metavar="S",
                        help="which of its answers are wrong (llm-planner serve --error-seed; default 0)")
     group.add_argument("--serve-arg", action="append", default=[], metavar="OPTION",
                        help="a further option of llm-planner serve, e.g. --serve-arg=--fault-rate=0.2 (repeatable)")
+
+
+def error_profile(args: argparse.Namespace) -> str:
+    """The error profile of a run's served model (``--serve-error-profile``), checked against the
+    profiles of ``config/serve_errors.yaml``."""
+    profile = str(getattr(args, "serve_error_profile", None) or ADMISSIBLE)
+    if profile not in error_profiles():
+        raise ConfigError(f"--serve-error-profile '{profile}': no such profile in config/serve_errors.yaml "
+                          f"(profiles: {', '.join(error_profiles())})")
+    return profile
 
 
 def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
@@ -83,11 +99,14 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     if not 0.0 <= error_rate <= 1.0:
         raise ConfigError(f"--serve-error-rate must be in [0, 1] (the share of wrong answers), got {error_rate}")
     error_seed = int(getattr(args, "serve_error_seed", 0) or 0)
+    profile = error_profile(args)
     serve_args = ["--style", args.serve_style, "--latency-dist" if latency.kind != "fixed" else "--latency",
                   args.serve_latency if latency.kind != "fixed" else f"{latency.params[0]:g}",
-                  *(["--error-rate", f"{error_rate:g}", "--error-seed", str(error_seed)] if error_rate else []),
+                  *(["--error-rate", f"{error_rate:g}", "--error-seed", str(error_seed), "--error-profile", profile]
+                    if error_rate else []),
                   *args.serve_arg]
-    quality = f", {error_rate:.0%} wrong answers (error seed {error_seed})" if error_rate else ""
+    quality = (f", {error_rate:.0%} wrong answers (error seed {error_seed}, profile {profile})"
+               if error_rate else "")
     if not args.serve_structured:
         serve_args.append("--no-structured-output")
     server = ServeProcess(serve_args).start()
@@ -107,7 +126,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
     _RUNNING.append(stop)
     served = {**server.client_config()["openai"],
               "model": (f"llm-planner-offline/{args.serve_style}@{latency}"
-                        + (f"~wrong{error_rate:g}s{error_seed}" if error_rate else "")).replace(" ", "")}
+                        + (f"~wrong{error_rate:g}s{error_seed}" if error_rate else "")
+                        + (f"~{profile}" if error_rate and profile != ADMISSIBLE else "")).replace(" ", "")}
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
                  "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
     load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker

@@ -18,7 +18,7 @@ STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
     ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
     ("no_structured_output", False), ("max_n", 0), ("model", None), ("ignore_n", False), ("greedy", False),
     ("ignore_structured_output", False), ("error_rate", 0.0), ("error_seed", 0),
-    ("error_correlation", None), ("llm_config", None), ("set", []))
+    ("error_correlation", None), ("error_profile", "admissible"), ("llm_config", None), ("set", []))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,6 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--error-correlation", type=float, default=None, metavar="C",
                    help="how a question's samples go wrong together: 1 all or none, 0 each on its own (default: "
                    "correlation of config/serve_errors.yaml)")
+    p.add_argument("--error-profile", default="admissible", metavar="NAME",
+                   help="how the wrong answers are wrong: admissible (default; they all read: unhelpful, infeasible "
+                   "or repeated actions, places of another home, wrong counts) or smollm2 (as SmolLM2-135M's: "
+                   "unreadable, the prompt echoed, cut off, objects not in view or not in the house, at its measured "
+                   "shares); the profiles of config/serve_errors.yaml")
     p.add_argument("--no-structured-output", action="store_true",
                    help="refuse response_format (HTTP 400), as servers without JSON-schema support do")
     p.add_argument("--max-n", type=int, default=0, metavar="N", help="refuse n above N (HTTP 400; default: no limit)")
@@ -155,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         structured_output=not args.no_structured_output, max_n=args.max_n, hang_s=args.hang_s,
         ignore_n=args.ignore_n, greedy=args.greedy, ignore_structured_output=args.ignore_structured_output,
         retry_after_s=args.retry_after, seed=args.seed, error_rate=args.error_rate, error_seed=args.error_seed,
-        error_correlation=args.error_correlation,
+        error_correlation=args.error_correlation, error_profile=args.error_profile,
         **({"model": args.model} if args.model else {}),
     ).validate()
     config = load_llm_config(args.llm_config, parse_dotted(args.set)).with_overrides({"backend": "offline"})
@@ -165,8 +170,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.start()
         faults = f"{options.fault_rate:.0%} faults ({','.join(options.faults)})" if options.fault_rate else "no faults"
-        wrong = (f"{options.error_rate:.0%} wrong answers (error seed {options.error_seed})" if options.error_rate
-                 else "right answers")
+        wrong = (f"{options.error_rate:.0%} wrong answers (error seed {options.error_seed}, profile "
+                 f"{options.error_profile})" if options.error_rate else "right answers")
         print(f"llm-planner serve: {server.base_url} (model {options.model}; style {options.style}; latency "
               f"{options.latency}; max concurrency {options.max_concurrency or 'unlimited'}; {faults}; {wrong}; "
               f"structured output {'on' if options.structured_output else 'off'})", flush=True)

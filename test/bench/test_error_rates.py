@@ -26,7 +26,8 @@ def test_rates_are_checked_before_anything_starts(capsys: pytest.CaptureFixture)
     for bad, message in ((["--error-rates", "0,2"], "distinct shares"),
                          (["--error-rates", "0,0.2", "--latencies", "0"], "exclude each other"),
                          (["--error-rates", "0,0.2", "--serve-error-rate", "0.1"], "exclude each other"),
-                         (["--serve-error-rate", "1.2"], "must be in [0, 1]")):
+                         (["--serve-error-rate", "1.2"], "must be in [0, 1]"),
+                         (["--serve-error-rate", "0.2", "--serve-error-profile", "gpt5"], "profiles: admissible, smollm2")):
         assert main([*base, *bad]) == 1
         assert message in capsys.readouterr().err
 
@@ -45,6 +46,45 @@ def test_the_table_and_the_plot_show_success_against_the_rate(tmp_path: Path) ->
     assert "100.0 ± 0.0" in line and "25.0 ± 0.0" in line and "83.4" in line  # the seed's GPT-3.5 policy on simple
     png = plot_error_rates(report, methods, ["simple"], str(tmp_path / "quality.png"))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+def test_one_png_draws_the_grids_of_two_error_profiles(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """``llm-planner plot A.json B.json``: the curves of each run, a method's in one colour, each
+    profile in its line style, named ``method (profile)``; runs of two benchmarks are refused."""
+    from matplotlib import pyplot
+
+    from llm_planner.bench.error_rates import plot_profiles
+    from llm_planner.cli import main
+
+    files = []
+    for profile, low in (("admissible", 0.75), ("smollm2", 0.25)):
+        rows = [{"method": f"{m} P={p:g}", "split": "simple", "episodes": 4, "method_base": m, "error_rate": p,
+                 "success_rate": 1.0 if p == 0 else low, "stderr": 0.0} for m in ("llm_mcts", "uct") for p in (0, 0.8)]
+        path = tmp_path / f"{profile}.json"
+        path.write_text(json.dumps({"benchmark": "household", "config": {"error_profile": profile}, "rows": rows}))
+        files.append(path)
+    drawn = []
+    original = pyplot.Axes.errorbar
+
+    def spy(ax, xs, ys, **kwargs):
+        drawn.append((kwargs["label"], kwargs["ls"], tuple(ys)))
+        return original(ax, xs, ys, **kwargs)
+
+    pyplot.Axes.errorbar = spy
+    try:
+        png = plot_profiles(files, tmp_path / "both.png")
+    finally:
+        pyplot.Axes.errorbar = original
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert {(label, ls) for label, ls, _ys in drawn} == {("llm_mcts (admissible)", "-"), ("uct (admissible)", "-"),
+                                                         ("llm_mcts (smollm2)", "--"), ("uct (smollm2)", "--")}
+    assert dict((label, ys) for label, _ls, ys in drawn)["uct (smollm2)"] == (100.0, 25.0)
+    assert main(["plot", *map(str, files), "--out", str(tmp_path / "again.png")]) == 0
+    assert (tmp_path / "again.png").is_file()
+    other = tmp_path / "gtamp.json"
+    other.write_text(json.dumps({"benchmark": "gtamp", "rows": []}))
+    assert main(["plot", str(files[0]), str(other)]) == 1
+    assert "one benchmark per PNG" in capsys.readouterr().err
 
 
 @pytest.mark.slow

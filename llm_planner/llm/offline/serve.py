@@ -20,11 +20,13 @@ What a user's server does, on purpose and measurably:
   and ``seed``: a model without ``do_sample``), ``ignore_structured_output`` (``response_format``
   accepted, the answer in the style); ``transformers serve`` does all three. Otherwise ``seed`` is
   honoured (the samples of a request, and a random number asked without a seed, vary);
-* wrong answers at ``error_rate`` (``--error-rate P --error-seed S [--error-correlation C]``): each
-  sample is wrong with probability P, keyed by the prompt and the sample index (and, with C, its
-  question's draw shared by its samples), the way language models are wrong, and
-  still readable (:mod:`llm_planner.llm.offline.wrong_answers`); ``GET /stats`` counts them under
-  ``wrong`` by question and error kind;
+* wrong answers at ``error_rate`` (``--error-rate P --error-seed S [--error-correlation C]
+  [--error-profile NAME]``): each sample is wrong with probability P, keyed by the prompt and the
+  sample index (and, with C, its question's draw shared by its samples), the way language models
+  are wrong: still readable in profile ``admissible`` (:mod:`llm_planner.llm.offline.wrong_answers`),
+  unreadable, echoed, cut off or naming what is not there as a small real model's answers in profile
+  ``smollm2`` (:mod:`llm_planner.llm.offline.inadmissible_answers`); ``GET /stats`` counts them
+  under ``wrong`` by question and error kind;
 * faults at ``fault_rate``: ``429`` (with Retry-After), ``500``, ``timeout`` (no answer for
   ``hang_s``), ``garbage`` (a body that is not JSON, or gibberish content) and ``refusal`` ("I'm
   sorry, I can't help with that", with ``message.refusal`` under structured output).
@@ -90,7 +92,7 @@ class ModelServer(_ClientConfig):
 
             from llm_planner.llm.offline.wrong_answers import ErrorModel, load_error_settings
 
-            settings = load_error_settings()
+            settings = load_error_settings(profile=options.error_profile)
             if options.error_correlation is not None:  # --error-correlation over config/serve_errors.yaml's
                 settings = replace(settings, correlation=float(options.error_correlation))
             self.errors = ErrorModel(options.error_rate, options.error_seed, settings)
@@ -146,7 +148,8 @@ class ModelServer(_ClientConfig):
 
     def stats(self) -> dict[str, Any]:
         stats = self.stats_.snapshot()
-        stats.update(error_rate=self.options.error_rate, wrong=self.errors.counts() if self.errors else {})
+        stats.update(error_rate=self.options.error_rate, error_profile=self.options.error_profile,
+                     wrong=self.errors.counts() if self.errors else {})
         return stats
 
     # -- one request

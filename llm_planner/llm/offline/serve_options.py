@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.errors import ConfigError
+from llm_planner.llm.offline.wrong_answers import error_profiles
 
 HOST = "127.0.0.1"
 MODEL = "llm-planner-offline"
@@ -84,6 +85,8 @@ class ServeOptions:
     error_seed: int = 0                 # which samples are wrong (hashed with the prompt and sample index)
     error_correlation: float | None = None  # a question's samples wrong together (1) or each on its own (0);
                                         # None: correlation of config/serve_errors.yaml
+    error_profile: str = "admissible"   # how wrong answers are wrong: admissible (they all read) or a profile
+                                        # of config/serve_errors.yaml (smollm2: as that model's answers)
     model: str = MODEL
     warm_up: bool = True                # load the embedder and data set before listening
 
@@ -96,6 +99,9 @@ class ServeOptions:
             raise ConfigError(f"--fault-rate must be in [0, 1], got {self.fault_rate}")
         if not 0.0 <= self.error_rate <= 1.0:
             raise ConfigError(f"--error-rate must be in [0, 1] (the share of wrong answers), got {self.error_rate}")
+        if self.error_profile not in error_profiles():
+            raise ConfigError(f"unknown --error-profile '{self.error_profile}' (profiles of config/serve_errors.yaml: "
+                              f"{', '.join(error_profiles())})")
         if self.error_correlation is not None and not 0.0 <= self.error_correlation <= 1.0:
             raise ConfigError(f"--error-correlation must be in [0, 1] (1: a question's samples wrong together), "
                               f"got {self.error_correlation}")

@@ -422,6 +422,7 @@ def _situation(observation: Observation) -> str:
 
 def _register_own_kinds() -> None:
     """Register the served stand-in's own question kinds (:data:`KINDS` but ``unknown``)."""
+    from llm_planner.llm.offline.inadmissible_answers import INADMISSIBLE  # a small model's (--error-profile)
     from llm_planner.llm.offline.styles import WRITERS
     from llm_planner.llm.offline.wrong_answers import WRONG  # its wrong answers (``--error-rate``)
 
@@ -436,7 +437,7 @@ def _register_own_kinds() -> None:
         answer = getattr(ServedModel, f"_{kind}")
         register(QuestionKind(kind, {}, ServedKind(recognise, answer, plain, chatty, markdown, as_json, reasoning,
                                                    order=10 * (order + 1) if kind != "random" else 90,
-                                                   wrong=WRONG.get(kind, {})),
+                                                   wrong={**WRONG.get(kind, {}), **INADMISSIBLE.get(kind, {})}),
                               source="llm-planner serve"))
 
 

@@ -90,6 +90,8 @@ from llm_planner.paths import config_dir, read_yaml_mapping
 WrongAnswer = Callable[[Any, str, Sample, random.Random], "Sample | None"]
 
 NONE_FITS = "none fits"
+#: The error profile of wrong answers that all read (``weights`` of ``config/serve_errors.yaml``).
+ADMISSIBLE = "admissible"
 
 
 # ------------------------------------------------------------------------------ settings
@@ -105,21 +107,49 @@ class ErrorSettings:
     #: share of each sample's draw taken from its question's: 1 = a question's samples are wrong
     #: together (a model that does not know), 0 = each sample on its own (noise a vote averages away)
     correlation: float = 1.0
+    #: the error profile the weights are of (``profiles`` of the file; ``admissible``: its ``weights``)
+    profile: str = ADMISSIBLE
 
 
-@lru_cache(maxsize=4)
-def load_error_settings(path: str | None = None) -> ErrorSettings:
-    """Read and check ``config/serve_errors.yaml`` (or ``path``)."""
+def _weights(table: Any, where: str) -> dict[str, dict[str, float]]:
+    """Error kind weights per question kind, checked (``where`` names them in messages)."""
+    weights: dict[str, dict[str, float]] = {}
+    for kind, errors in (table or {}).items():
+        if not isinstance(errors, Mapping):
+            raise ConfigError(f"{where}.{kind} must map error kinds to weights, got {errors!r}")
+        for error, weight in errors.items():
+            if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+                raise ConfigError(f"{where}.{kind}.{error} must be a number >= 0, got {weight!r}")
+        weights[str(kind)] = {str(e): float(w) for e, w in errors.items()}
+    return weights
+
+
+def error_profiles(path: str | None = None) -> tuple[str, ...]:
+    """The error profiles of ``config/serve_errors.yaml`` (or ``path``): ``admissible`` and those under
+    ``profiles``."""
     source = Path(path) if path else config_dir() / "serve_errors.yaml"
     data = read_yaml_mapping(source, "the error kinds of llm-planner serve")
-    weights: dict[str, dict[str, float]] = {}
-    for kind, table in (data.get("weights") or {}).items():
-        if not isinstance(table, Mapping):
-            raise ConfigError(f"{source}: weights.{kind} must map error kinds to weights, got {table!r}")
-        for error, weight in table.items():
-            if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
-                raise ConfigError(f"{source}: weights.{kind}.{error} must be a number >= 0, got {weight!r}")
-        weights[str(kind)] = {str(e): float(w) for e, w in table.items()}
+    return (ADMISSIBLE, *(str(name) for name in (data.get("profiles") or {}) if name != ADMISSIBLE))
+
+
+@lru_cache(maxsize=8)
+def load_error_settings(path: str | None = None, profile: str = ADMISSIBLE) -> ErrorSettings:
+    """Read and check ``config/serve_errors.yaml`` (or ``path``) for an error profile: ``admissible``
+    takes its ``weights``; another profile's weights replace those of the question kinds it lists
+    (an error kind it does not list weighs 0 there) and keep ``weights`` for the others."""
+    source = Path(path) if path else config_dir() / "serve_errors.yaml"
+    data = read_yaml_mapping(source, "the error kinds of llm-planner serve")
+    weights = _weights(data.get("weights"), f"{source}: weights")
+    if profile != ADMISSIBLE:
+        profiles = data.get("profiles") or {}
+        if profile not in profiles:
+            raise ConfigError(f"no error profile '{profile}' in {source} (profiles: "
+                              f"{', '.join(error_profiles(path))})")
+        spec = profiles[profile]
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("weights"), Mapping):
+            raise ConfigError(f"{source}: profiles.{profile} needs 'weights' per question kind")
+        for kind, table in _weights(spec["weights"], f"{source}: profiles.{profile}.weights").items():
+            weights[kind] = {**{error: 0.0 for error in weights.get(kind, {})}, **table}
     neighbours = data.get("neighbours", 3)
     bonus = data.get("shared_word_bonus", 0.5)
     if not isinstance(neighbours, int) or neighbours < 1:
@@ -129,7 +159,7 @@ def load_error_settings(path: str | None = None) -> ErrorSettings:
     correlation = data.get("correlation", 1.0)
     if not isinstance(correlation, (int, float)) or isinstance(correlation, bool) or not 0 <= correlation <= 1:
         raise ConfigError(f"{source}: correlation must be a number in [0, 1], got {correlation!r}")
-    return ErrorSettings(weights, neighbours, float(bonus), str(source), float(correlation))
+    return ErrorSettings(weights, neighbours, float(bonus), str(source), float(correlation), profile)
 
 
 def seed_marks(benchmark: str) -> dict[str, dict[str, float]]:
