@@ -13,18 +13,21 @@ believes the goal's objects are (:meth:`~llm_planner.planners.base.Planner.descr
 Success is judged by the world (like VirtualHome's own goal check in the LLM-MCTS seed), never by
 the planner's belief.
 
-Two guards for a robot in someone's home (issue 27): the result counts ``unrelated_moves``, the
+Two guards for a robot in someone's home: the result counts ``unrelated_moves``, the
 objects the robot grabbed that the goal does not name (the planners never should), and a
 household episode that enters a state it has already been in :data:`REPEATED_STATE_VISITS` times
 (the full state after a successful step: where the robot is, what it holds, where every object is,
-which containers are open) stops there with a message naming the repeated steps, instead of going
-round the loop until the step limit (``grab(x) puton(x, where it was)`` again and again).
+which containers are open) with the planner's belief the same each time
+(:meth:`~llm_planner.planners.base.Planner.belief_key`) stops there with a message naming the
+repeated steps, instead of going round the loop until the step limit (``grab(x) puton(x, where it
+was)`` again and again). A return to a state with a belief that changed since is exploration (a
+robot that looked into a cupboard and walks back knows more than the first time), not a loop.
 """
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -120,7 +123,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
         if world.goal_reached(task.goal):
             return end(SUCCEEDED, "the goal already holds; nothing to do")
         planner.start(task, observation, world.full_state() if planner.needs_full_state else None)
-        loops.enter(world, 0)
+        loops.enter(world, 0, planner.belief_key())
         step = 0
         while task.max_steps is None or step < task.max_steps:
             step += 1
@@ -148,7 +151,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
                 on_step(record)
             if world.goal_reached(task.goal):
                 return end(SUCCEEDED, f"goal reached in {step} steps")
-            repeated = loops.enter(world, step) if outcome.success else None
+            repeated = loops.enter(world, step, planner.belief_key()) if outcome.success else None
             if repeated:
                 return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
     except LlmPlannerError as exc:
@@ -164,7 +167,7 @@ class _LoopGuard:
         household = getattr(task, "household", None)
         self.object_type: Mapping[str, str] = getattr(household, "object_type", {}) if household else {}
         self.goal_types = {getattr(g, "obj_type", None) for g in (getattr(task, "goal", None) or ())}
-        self.visits: dict[State, list[int]] = {}
+        self.visits: dict[tuple[State, Hashable], list[int]] = {}
         self.last_first = 0
 
     def unrelated(self, action: Any) -> bool:
@@ -172,22 +175,22 @@ class _LoopGuard:
         return (isinstance(action, Action) and action.verb == "grab" and bool(self.object_type)
                 and self.object_type.get(action.args[0]) not in self.goal_types)
 
-    def enter(self, world: World, step: int) -> str:
-        """Count the world's state after ``step``; a message when it was already there
-        :data:`REPEATED_STATE_VISITS` times, else ''."""
+    def enter(self, world: World, step: int, belief: Hashable = None) -> str:
+        """Count the world's state after ``step`` with the planner's ``belief`` then; a message when
+        both were already so :data:`REPEATED_STATE_VISITS` times, else ''."""
         if not self.object_type:
             return ""
         state = world.full_state()
         if not isinstance(state, State):
             return ""
-        seen = self.visits.setdefault(state, [])
+        seen = self.visits.setdefault((state, belief), [])
         seen.append(step)
         if len(seen) <= REPEATED_STATE_VISITS:
             return ""
         self.last_first = seen[-2]
         where = ", ".join("the start" if s == 0 else f"step {s}" for s in seen[:-1])
-        return (f"stopped at step {step}: the world is back in the state it was in at {where} (a loop); "
-                "the planner repeats itself instead of getting closer to the goal")
+        return (f"stopped at step {step}: the world is back in the state it was in at {where} (a loop), with "
+                "the planner's belief unchanged; the planner repeats itself instead of getting closer to the goal")
 
 
 def _cycle_text(steps: Sequence[StepRecord], repeated_since: int) -> str:

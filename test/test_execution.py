@@ -163,6 +163,16 @@ class ScriptedPlanner:
     def describe_belief(self, k=3):
         return ()
 
+    def belief_key(self):
+        return None
+
+
+class LearningPlanner(ScriptedPlanner):
+    """A scripted planner whose belief changes at every step (it learns something each time it looks)."""
+
+    def belief_key(self):
+        return len(self.actions)
+
 
 def _apple_on_a_surface(household):
     """The apple task from a start where an apple and a non-goal object share a surface."""
@@ -206,3 +216,16 @@ def test_moving_only_goal_objects_counts_no_unrelated_move(household):
               Action("walk", ("fridge",)), Action("open", ("fridge",)), Action("putin", (apple, "fridge"))]
     result = run_episode(ScriptedPlanner(script), task, world)
     assert result.success and result.unrelated_moves == 0, result.message
+
+
+def test_a_return_to_a_state_with_a_changed_belief_is_exploring_not_a_loop(household):
+    """The loop guard counts a repeat only when the state and the planner's belief both repeat: the
+    same grab/put round by a planner whose belief changed each time runs on to the step limit."""
+    from llm_planner.domains.household.world.symbolic import Action
+
+    task, world, apple, other, place = _apple_on_a_surface(household)
+    room = household.furniture_room[place]
+    grab, put = Action("grab", (other,)), Action("puton", (other, place))
+    script = [Action("walk", (room,)), Action("walk", (place,))] + [grab, put] * 5
+    result = run_episode(LearningPlanner(script), task, world)
+    assert len(result.steps) == 12 and "a loop" not in result.message, result.message

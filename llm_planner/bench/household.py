@@ -68,12 +68,15 @@ from llm_planner.bench.error_rates import add_error_rate_arguments, for_method, 
 from llm_planner.bench.household_tables import fill_rows, format_latency_table, format_report
 from llm_planner.bench.serving import error_profile, serve_for_bench, stop_served_models
 from llm_planner.errors import ConfigError
+from llm_planner.llm.config import merge_overrides
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
     from llm_planner.domains.skill import SkillOutcome
     from llm_planner.execution import World
 
+#: A method variant's key for config/llm.yaml instead of the planner's configuration.
+LLM_PREFIX = "llm."
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
 #: Relative cost of a method, to start the slow episodes first (better load balance).
@@ -88,7 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--methods", default=",".join(METHODS),
                    help="comma-separated planner names; METHOD:KEY=VALUE;KEY=VALUE runs a variant "
-                        f"(e.g. llm_mcts:final_action=visits). Default: {','.join(METHODS)}")
+                        "(e.g. llm_mcts:final_action=visits; a key llm.SECTION.KEY sets config/llm.yaml for that "
+                        f"variant, e.g. llm_mcts:llm.policy.inadmissible=drop). Default: {','.join(METHODS)}")
     p.add_argument("--suites", default=",".join(SUITES), help=f"comma-separated suites (default: {','.join(SUITES)})")
     p.add_argument("--home", default="seen", help="seen, unseen or seen,unseen (the shipped apartments)")
     p.add_argument("--scene", action="append", default=[], metavar="FILE",
@@ -137,6 +141,20 @@ class MethodSpec:
     error_rate: float | None = None
 
     @property
+    def planner_overrides(self) -> dict[str, Any]:
+        """The keys of config/llm_mcts.yaml (or the planner's own configuration) the variant sets."""
+        return {k: v for k, v in self.overrides if not k.startswith(LLM_PREFIX)}
+
+    @property
+    def llm_overrides(self) -> dict[str, Any]:
+        """The keys of config/llm.yaml the variant sets (``llm.policy.inadmissible=drop``), nested; their
+        values are kept as written and read by :func:`~llm_planner.llm.config.parse_dotted` here."""
+        from llm_planner.llm.config import parse_dotted
+
+        return parse_dotted([f"{k.removeprefix(LLM_PREFIX)}={v}" for k, v in self.overrides
+                             if k.startswith(LLM_PREFIX)])
+
+    @property
     def served_key(self) -> Any:
         """Which served model of the run this method runs against (a key of ``settings["served"]``)."""
         return self.latency if self.error_rate is None else ("error_rate", self.error_rate)
@@ -174,7 +192,11 @@ def parse_methods(text: str) -> list[MethodSpec]:
         if name not in METHODS and name not in known:
             raise ConfigError(f"unknown household method '{name}' (methods: {', '.join(METHODS)}; other household "
                               f"planners: {', '.join(n for n in known if n not in METHODS) or 'none'})")
-        overrides = tuple(sorted(parse_dotted([kv for kv in rest.split(";") if kv]).items())) if rest else ()
+        pairs = [kv for kv in rest.split(";") if kv]
+        llm = [kv.partition("=") for kv in pairs if kv.startswith(LLM_PREFIX)]
+        flat: dict[str, Any] = {key.strip(): raw.strip() for key, _, raw in llm}
+        flat.update(parse_dotted([kv for kv in pairs if not kv.startswith(LLM_PREFIX)]))
+        overrides = tuple(sorted(flat.items()))
         specs.append(MethodSpec(name, overrides))
     if not specs:
         raise ConfigError("--methods is empty")
@@ -299,7 +321,7 @@ def run_job(job: Job) -> dict[str, Any]:
         task = _tasks(job.scene, job.suite, settings["episodes"], job.seed, settings.get("tasks_file"))[job.index]
         record.update(task_id=task.task_id, instruction=task.instruction,
                       goal=[[g.rel, g.obj_type, g.destination, g.count] for g in task.goal])
-        config = {**settings["config"], **dict(job.method.overrides)}
+        config = {**settings["config"], **job.method.planner_overrides}
         planner = create(job.method.planner, backend=settings["backend"], config=config,
                          llm_config=llm_config_of(job.method, settings), seed=job.seed * 1000 + job.index)
         world = make_world(household, task.placement_seed, settings["pybullet"])
@@ -320,7 +342,7 @@ def llm_config_of(spec: MethodSpec, settings: dict[str, Any]) -> dict[str, Any]:
     a served model each method names itself in the model id, which keys the answer cache and the
     prior file, so no method is served answers (or a prior) another method paid for."""
     served = settings.get("served") or {}
-    overrides = served.get(spec.served_key, settings["llm_config"])
+    overrides = merge_overrides(served.get(spec.served_key, settings["llm_config"]), spec.llm_overrides)
     return for_method(overrides, spec.base_label) if served else overrides
 
 
@@ -389,7 +411,7 @@ def _run(args: argparse.Namespace) -> int:
         config["simulations"] = args.simulations
     mcts_config = load_config(config)  # validates keys now, not in the workers
     for spec in methods:
-        load_config({**config, **dict(spec.overrides)})
+        load_config({**config, **spec.planner_overrides})
     llm_overrides = parse_dotted(args.llm_set)
     llm_config = load_llm_config(overrides=llm_overrides)
     backend = args.backend or str(mcts_config["backend"])
@@ -424,7 +446,7 @@ def _run(args: argparse.Namespace) -> int:
     jobs = [Job(home, scene, spec, suite, seed, i)
             for home, scene in homes for spec in methods for suite in suites
             for seed in range(args.seed_offset, args.seed_offset + args.seeds) for i in range(args.episodes)]
-    in_flight = {spec: int(load_config({**config, **dict(spec.overrides)})["max_in_flight"]) for spec in methods}
+    in_flight = {spec: int(load_config({**config, **spec.planner_overrides})["max_in_flight"]) for spec in methods}
     # slow episodes first: costly methods, then long latencies asked one question at a time
     jobs.sort(key=lambda j: (-_COST.get(j.method.planner, 1), -(j.method.latency or 0.0) / in_flight[j.method]))
     sims = int(mcts_config["simulations"])

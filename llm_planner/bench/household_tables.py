@@ -46,7 +46,7 @@ def fill_rows(report: BenchReport, records: list[dict[str, Any]], homes: Sequenc
                     extra.update(error_rate=float((report.config.get("error_rates") or [0.0])[0]))
                 moved = sum(int(r.get("unrelated_moves", 0) or 0) for r in cell)
                 report.add_row(spec.label, suite, len(cell), mean, err, home=home, unrelated_moves=moved, **extra,
-                               **cost_figures(cell))
+                               **cost_figures(cell), **model_figures(cell))
 
 
 def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -81,6 +81,52 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         "steps_mean": total("steps") / max(len(records), 1),
         "planning_time_s": total("planning_time_s"),
     }
+
+
+def model_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How the model's answers read over a set of episodes: the policy's samples and the share that
+    read as admissible actions (its reliability), the share read as their nearest admissible action
+    (``policy.inadmissible: nearest``) and their mean cosine, the world model's reliability (the
+    prior's share of samples that named a place), the deepest tree node and the anytime figures.
+    None where the episodes asked no such question."""
+    def total(key: str) -> float:
+        return float(sum(r.get(key, 0) or 0 for r in records))
+
+    samples, read, mapped = total("policy_samples"), total("policy_samples_read"), total("policy_samples_mapped")
+    world = [float(r["world_model_reliability"]) for r in records if r.get("world_model_reliability") is not None]
+    return {
+        "policy_samples": int(samples),
+        "policy_reliability": read / samples if samples else None,
+        "mapped_share": mapped / samples if samples else None,
+        "mapped_similarity": total("mapped_similarity_sum") / mapped if mapped else None,
+        "world_model_reliability": sum(world) / len(world) if world else None,
+        "max_tree_depth": int(max((r.get("max_tree_depth", 0) or 0 for r in records), default=0)),
+        "provisional_nodes_per_decision": total("provisional_nodes") / max(total("decisions"), 1.0),
+        "late_answers": int(total("late_answers")),
+    }
+
+
+def reliability_table(report: BenchReport, methods: Sequence[MethodSpec]) -> str:
+    """One row per method that asked a model: how its answers read and how the tree grew."""
+    from llm_planner.bench.report import format_table
+
+    def share(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    body = []
+    for spec in methods:
+        cell = [r for r in report.episodes if r["method"] == spec.label]
+        f = model_figures(cell)
+        if not cell or (not f["policy_samples"] and f["world_model_reliability"] is None):
+            continue
+        body.append([spec.label, f["policy_samples"], share(f["policy_reliability"]), share(f["mapped_share"]),
+                     share(f["mapped_similarity"]), share(f["world_model_reliability"]), f["max_tree_depth"],
+                     f"{f['provisional_nodes_per_decision']:.1f}", f["late_answers"]])
+    if not body:
+        return ""
+    header = ["method", "policy samples", "read (reliability)", "read as nearest", "cosine of nearest",
+              "world model reliability", "deepest node", "provisional nodes/dec", "late answers"]
+    return format_table(header, body, title="How the model's answers read (share of samples) and how the tree grew")
 
 
 def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods: Sequence[MethodSpec],
@@ -119,6 +165,9 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
     out.append("\n" + format_table(header, body, title=(
         f"Cost per decision (all apartments and suites; backend {report.backend}; paper, App. E: GPT3.5-MCTS "
         f"67.83 ± 18.92 s, GPT3.5 Policy 1.19 s, UCT 120 s)")))
+    trust = reliability_table(report, methods)
+    if trust:
+        out.append("\n" + trust)
     out.append(f"\nwall time {wall:.0f} s for {len(report.episodes)} episodes")
     return "\n".join(out)
 

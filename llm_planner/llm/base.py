@@ -112,12 +112,16 @@ class PolicyQuery:
 @dataclass(frozen=True)
 class ActionSamples:
     """M sampled first actions alpha_i as free text (ground them with the policy), and how many
-    of the M answers said the task is done."""
+    of the M answers said the task is done. ``raw`` holds every answer as the model wrote it, so
+    ``len(texts) + done`` of ``len(raw)`` samples read; ``mapped`` gives the cosine of each text that
+    named no admissible action and was read as its most similar one (``policy.inadmissible:
+    nearest``), those texts being among ``texts``."""
 
     texts: tuple[str, ...]
     done: int
     raw: tuple[str, ...]
     info: AnswerInfo
+    mapped: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,18 @@ def _merge(base: dict, update: Mapping[str, Any], where: str) -> None:
             base[key] = value
 
 
+def merge_overrides(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """Two nested override mappings as one (``update`` wins key by key); checked when applied
+    (:meth:`LLMConfig.with_overrides`)."""
+    out = copy.deepcopy(dict(base))
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge_overrides(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
 def _set_dotted(data: dict, dotted: str, value: Any) -> None:
     parts = dotted.split(".")
     update: Any = value
@@ -110,6 +122,11 @@ def parse_dotted(assignments: list[str] | None) -> dict[str, Any]:
     return out
 
 
+#: How a sampled action that names no admissible action is read: left out, or read as its most
+#: similar admissible action (``policy.inadmissible``; llm/openai_backend.py).
+INADMISSIBLE_MODES = ("drop", "nearest")
+
+
 def _validate(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("backend") not in BACKENDS:
         raise ConfigError(f"LLM backend must be one of {', '.join(BACKENDS)}, got {data.get('backend')!r}")
@@ -125,6 +142,13 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     lam = data["policy"]["lambda"]
     if not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
         raise ConfigError(f"LLM configuration 'policy.lambda' must be in [0, 1], got {lam!r}")
+    mode = data["policy"].get("inadmissible", "drop")
+    if mode not in INADMISSIBLE_MODES:
+        raise ConfigError(f"LLM configuration 'policy.inadmissible' must be one of {', '.join(INADMISSIBLE_MODES)}, "
+                          f"got {mode!r}")
+    floor = data["policy"].get("inadmissible_floor", 0.0)
+    if not isinstance(floor, (int, float)) or isinstance(floor, bool) or not -1.0 <= floor <= 1.0:
+        raise ConfigError(f"LLM configuration 'policy.inadmissible_floor' must be a cosine in [-1, 1], got {floor!r}")
     floor = data["world_model"]["floor"]
     if not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
         raise ConfigError(f"LLM configuration 'world_model.floor' must be in (0, 1), got {floor!r}")

@@ -40,11 +40,13 @@ JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_outpu
 ``json_schema`` and the server honours it; in ``auto`` a server that refuses it (HTTP 400/422 naming
 it) is asked again in plain text, and remembered. Either way the answer is read by the style-proof
 readers of ``llm_planner.llm.answers`` (JSON, lists, markdown, "Sure! ...", thinking preambles), and
-an action is only kept when it states an admissible action (verb and names,
-:meth:`Grounder.names_action`). Each question kind has its answer budget (``max_tokens`` and
-``stop`` of its section in config/llm.yaml). The API key is read from the environment variable named
-by ``openai.api_key_env``; it is never logged, cached or printed. Answers that parse are cached on
-disk (:mod:`llm_planner.llm.cache`).
+an action is kept when it states an admissible action (verb and names,
+:meth:`Grounder.names_action`); one that states none is read as its most similar admissible action
+above a cosine floor (``policy.inadmissible: nearest``, LLM-MCTS §2.3) or left out (``drop``), and
+the answer says which samples were read so (:class:`~llm_planner.llm.base.ActionSamples`). Each
+question kind has its answer budget (``max_tokens`` and ``stop`` of its section in config/llm.yaml).
+The API key is read from the environment variable named by ``openai.api_key_env``; it is never
+logged, cached or printed. Answers that parse are cached on disk (:mod:`llm_planner.llm.cache`).
 """
 from __future__ import annotations
 
@@ -333,12 +335,13 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         m = int(m or opts["samples"])
         k = int(opts["shots"] if k is None else k)
         with self._question():
-            (texts, done), reply = self._policy_samples(query, m, k, "policy",
-                                                        opts["seed"] if seed is None else seed)
-        return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests))
+            (texts, done, mapped), reply = self._policy_samples(query, m, k, "policy",
+                                                                opts["seed"] if seed is None else seed)
+        return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests),
+                             tuple(mapped))
 
     def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
-                        seed: int) -> tuple[tuple[list[str], int], _Reply]:
+                        seed: int) -> tuple[tuple[list[str], int, list[float]], _Reply]:
         from llm_planner.llm.prompts import plan_prompt, policy_prompt
 
         # from_initial: SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
@@ -346,20 +349,23 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         prompt = make_prompt(query.world, query.instruction, query.observation, query.history, self._examples(query, k))
         admissible = list(query.admissible)
 
-        def parse(texts: list[str]) -> tuple[list[str], int]:
+        floor = self._nearest_floor()
+
+        def parse(texts: list[str]) -> tuple[list[str], int, list[float]]:
             firsts = [first_action(t) for t in texts]
             done = sum(1 for f in firsts if f == "done")
             actions = [f for f in firsts if f and f != "done"]
+            mapped: list[float] = []
             if not actions:
                 if done:
-                    return [], done
+                    return [], done, mapped
                 raise UnusableAnswer(f"gave no next action: {_preview(texts)}")
             if admissible:
-                actions = self.admissible_texts(actions, query.world, admissible)
+                actions, mapped = self.read_actions(actions, query.world, admissible, floor)
                 if not actions:
                     raise UnusableAnswer(f"proposed actions that name no admissible action: "
                                          f"{_preview([f for f in firsts if f])}")
-            return actions, done
+            return actions, done, mapped
 
         params = self._params(section)
         if query.from_initial and self.config.section(section).get("plan_stop"):
@@ -371,20 +377,42 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         text whose most similar admissible action is one it names stays; one whose similarity prefers
         another becomes the sentence of an admissible action it names; one that names none is
         dropped (a sample never votes for an action it did not state)."""
+        return self.read_actions(texts, world, admissible, None)[0]
+
+    def read_actions(self, texts: Sequence[str], world: WorldInfo, admissible: Sequence[Action],
+                     nearest_floor: float | None) -> tuple[list[str], list[float]]:
+        """:meth:`admissible_texts`, and with ``nearest_floor`` a text that names no admissible action
+        becomes the sentence of its most similar admissible action when their cosine is at least the
+        floor (LLM-MCTS §2.3 and its limitations: "the action will be translated to other admissible
+        actions"; Huang et al. 2022 map each generated step to the nearest admissible one by
+        Sentence-BERT cosine). Returns the texts kept, in sample order, and the cosine of each mapped
+        sample (one entry per mapped sample, so the caller can count them and their similarity)."""
         grounder = self.resources.grounder
         min_name = float(self.config.get("grounding.min_name_score"))
         min_action = float(self.config.get("grounding.min_action_score"))
         unique = list(dict.fromkeys(texts))
         sims = grounder.action_similarities(unique, list(admissible))
-        kept: dict[str, str | None] = {}
+        kept: dict[str, tuple[str, float | None] | None] = {}
         for text, row in zip(unique, sims, strict=True):
             best = admissible[int(row.argmax())]
             if float(row.max()) >= min_action and grounder.names_action(text, best, world, min_name):
-                kept[text] = text
+                kept[text] = (text, None)
                 continue
             named = next((a for a in admissible if grounder.names_action(text, a, world, min_name)), None)
-            kept[text] = action_to_text(named) if named else None
-        return [k for k in (kept[t] for t in texts) if k]
+            if named is not None:
+                kept[text] = (action_to_text(named), None)
+            elif nearest_floor is not None and float(row.max()) >= nearest_floor:
+                kept[text] = (action_to_text(best), float(row.max()))
+            else:
+                kept[text] = None
+        read = [k for k in (kept[t] for t in texts) if k]
+        return [text for text, _ in read], [sim for _, sim in read if sim is not None]
+
+    def _nearest_floor(self) -> float | None:
+        """The cosine floor of ``policy.inadmissible: nearest``; None when such samples are dropped."""
+        if str(self.config.get("policy.inadmissible")) != "nearest":
+            return None
+        return float(self.config.get("policy.inadmissible_floor"))
 
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         from llm_planner.llm.prompts import translate_prompt
@@ -399,7 +427,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         return GoalTuples(tuple(items), reply.texts[0] if reply.texts else "", self._info(reply.cached, reply.requests))
 
     def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
-        (texts, _done), reply = self._policy_samples(query, n, k, "candidates", 0)
+        (texts, _done, _mapped), reply = self._policy_samples(query, n, k, "candidates", 0)
         return texts, self._info(reply.cached, reply.requests)
 
 

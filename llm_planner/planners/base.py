@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -149,6 +149,12 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
     def preview(self) -> list[ActionT]:
         """The actions the planner currently intends to take, in order (may be empty)."""
         return []
+
+    def belief_key(self) -> Hashable:
+        """What the planner knows now, as a value equal exactly when its knowledge is the same (the
+        closed loop counts a return to a state as a loop only when this is the same too: a searching
+        robot whose belief changed is exploring). None for a planner that keeps no belief."""
+        return None
 
     def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
         """Where the planner believes the goal's objects are after its last observation: the ``k``

@@ -126,7 +126,7 @@ def test_text_that_parses_to_nothing(openai_backend, fake_openai, seen, seen_wor
 
 
 def test_names_that_ground_to_nothing(openai_backend, fake_openai, seen, seen_world):
-    lm = openai_backend(openai__parse_retries=0)
+    lm = openai_backend(openai__parse_retries=0, policy__inadmissible="drop")
     fake_openai.answer = "xyzzy plugh, frobnicate the quux"
     with pytest.raises(LLMError, match="gave no next action"):
         lm.next_actions(_query(seen, seen_world))
@@ -309,3 +309,47 @@ def test_an_answer_is_cut_at_its_stop_sequence_when_the_server_ignores_stop(open
     fake_openai.answer = "Inside fridge.\\nQuestion: what are the possible positions of sofa?\\nAnswer: On sofa"
     answer = openai_backend().object_positions(seen_world, "apple", m=1)
     assert answer.samples == ((("inside", "fridge"),),)
+
+
+# ------------------------------------------------------------------- inadmissible answers
+def test_an_action_naming_no_admissible_one_is_dropped_or_read_as_the_nearest(openai_backend, fake_openai, seen,
+                                                                               seen_world):
+    """policy.inadmissible: "grab the toothbrush" where no toothbrush is in view names no admissible
+    action. drop leaves it out (no sample reads: UnusableAnswer); nearest reads it as its most similar
+    admissible action when the cosine reaches the floor, and says which samples were mapped and how
+    similar they were; a floor above every cosine drops it again."""
+    query = _query(seen, seen_world)
+    fake_openai.answer = "grab the toothbrush"
+    drop = openai_backend(policy__inadmissible="drop", openai__parse_retries=0)
+    with pytest.raises(LLMError, match="name no admissible action: 'grab the toothbrush'"):
+        drop.next_actions(query, m=2)
+    nearest = openai_backend(policy__inadmissible="nearest", policy__inadmissible_floor=0.0, openai__parse_retries=0)
+    answer = nearest.next_actions(query, m=2)
+    sims = nearest.resources.grounder.action_similarities(["grab the toothbrush"], list(query.admissible))[0]
+    best = query.admissible[int(sims.argmax())]
+    assert len(answer.texts) == 2 and len(answer.mapped) == 2 and answer.raw == ("grab the toothbrush",) * 2
+    assert answer.mapped[0] == pytest.approx(float(sims.max()), abs=1e-5)
+    assert nearest.resources.grounder.action_similarities([answer.texts[0]], [best])[0, 0] == pytest.approx(1, abs=1e-4)
+    strict = openai_backend(policy__inadmissible="nearest", policy__inadmissible_floor=float(sims.max()) + 0.01,
+                            openai__parse_retries=0)
+    with pytest.raises(LLMError, match="name no admissible action"):
+        strict.next_actions(query, m=2)
+    # an admissible answer is read as before, and never counted as mapped
+    fake_openai.answer = "walk to the kitchen"
+    assert nearest.next_actions(_query(seen, seen_world, "put one plate on the sofa"), m=2).mapped == ()
+
+
+def test_heuristic_policy_counts_samples_that_read(openai_backend, fake_openai, http, seen, seen_world):
+    """The policy's measured reliability: read samples over samples, an unusable answer counting M unread."""
+    query = _query(seen, seen_world)
+    replies = iter([["walk to the kitchen", "xyzzy plugh"], ["xyzzy", "plugh"]])
+    fake_openai.default = lambda req: http.Reply(body=http.completion(next(replies)))
+    policy = HeuristicPolicy(openai_backend(policy__inadmissible="drop", openai__parse_retries=0), m=2)
+    assert policy.stats.reliability() == 1.0  # nothing measured yet
+    policy(query)
+    assert (policy.stats.samples, policy.stats.read, policy.stats.mapped) == (2, 1, 0)
+    with pytest.raises(LLMError):
+        policy(PolicyQuery(query.world, "put one plate on the sofa", query.observation, (), query.admissible))
+    assert (policy.stats.samples, policy.stats.read) == (4, 1) and policy.stats.reliability() == 0.25
+    policy(query)  # from memory: no new answer, nothing counted
+    assert policy.stats.samples == 4

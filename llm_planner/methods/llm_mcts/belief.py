@@ -39,6 +39,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 import numpy as np
 
 from llm_planner.domains.household.world.symbolic import Goal, Household, Observation, State
+from llm_planner.methods.llm_mcts.tree import trusted
 
 #: App. C.2: "a lower bound of the probability 1 x 10^-3" for unsampled entries.
 DEFAULT_FLOOR = 1.0e-3
@@ -73,7 +74,7 @@ class Belief:
     @classmethod
     def from_prior(cls, household: Household, table: Mapping[str, Mapping[str, float]],
                    floor: float = DEFAULT_FLOOR, named: Mapping[str, Collection[str]] | None = None,
-                   room_floor_weight: float = 0.0) -> Belief:
+                   room_floor_weight: float = 0.0, trust: Mapping[str, float] | None = None) -> Belief:
         """App. C.2 prior: each instance gets its type's vector; entries the table lacks get ``floor``.
 
         ``table`` maps an object type to ``{furniture: probability or count}``; a type missing from
@@ -82,7 +83,11 @@ class Belief:
         With ``named`` (object type -> the places the model's answers named) and
         ``room_floor_weight`` k > 0, the floor mass of a type is shared by room instead of evenly
         (:func:`floor_by_room`): the answers' places keep exactly the probability App. C.2 gives
-        them, and what is left goes mostly to the other furniture of the rooms they stand in."""
+        them, and what is left goes mostly to the other furniture of the rooms they stand in.
+
+        With ``trust`` (object type -> the share r of the model's samples for it that named a place),
+        a type's row becomes r row + (1 - r) uniform: a model whose answers for a type never read
+        leaves that type's belief uniform (:func:`~llm_planner.methods.llm_mcts.tree.trusted`)."""
         furniture = tuple(household.furniture)
         col = {f: j for j, f in enumerate(furniture)}
         rows = np.zeros((len(household.objects), len(furniture)))
@@ -102,6 +107,9 @@ class Belief:
             if room_floor_weight > 0.0 and named is not None and named.get(obj_type):
                 row = floor_by_room(row, [col[p] for p in named[obj_type] if p in col],
                                     [household.furniture_room[f] for f in furniture], room_floor_weight)
+            r = 1.0 if trust is None else float(trust.get(obj_type, 1.0))
+            if r < 1.0:
+                row = np.asarray(trusted(list(row / row.sum()), r), dtype=np.float64)
             per_type[obj_type] = row
         for i, obj in enumerate(household.objects):
             rows[i] = per_type[household.object_type[obj]]

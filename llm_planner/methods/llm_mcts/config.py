@@ -15,8 +15,8 @@ from llm_planner.paths import config_dir, read_yaml_mapping
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
                 "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed",
-                "decision_time_s")
-_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight")
+                "decision_time_s", "anytime")
+_CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight", "reliability_mix")
 
 
 def default_config_path() -> Path:
@@ -45,6 +45,9 @@ def load_config(source: Mapping[str, Any] | str | Path | None = None, **override
                                   f"(known: {', '.join(_CONFIG_KEYS)})")
             data[key] = value
     search_config(data)  # validates
+    if not isinstance(data.get("reliability_mix", False), bool):
+        raise ConfigError(f"invalid LLM-MCTS configuration: reliability_mix must be true or false, "
+                          f"got {data.get('reliability_mix')!r}")
     try:
         weight = float(data["room_floor_weight"])
     except (KeyError, TypeError, ValueError):
@@ -64,6 +67,7 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             expand_after=int(cfg["expand_after"]), reuse_tree=cfg["reuse_tree"],
                             max_in_flight=int(cfg["max_in_flight"]), max_waves=int(cfg["max_waves"]),
                             rollout_greed=float(cfg.get("rollout_greed", 0.0)),
-                            decision_time_s=float(cfg.get("decision_time_s", 0.0)))
+                            decision_time_s=float(cfg.get("decision_time_s", 0.0)),
+                            anytime=cfg.get("anytime", False))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

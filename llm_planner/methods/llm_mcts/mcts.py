@@ -74,6 +74,19 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
   ``max_waves``. The question at the root is always asked. It lets a slow model (a 135M model on
   two CPU cores answers five samples of a policy question in about ten seconds) keep a robot's
   decisions within a bound instead of growing with the tree; the paper's search has no bound.
+* **A tree that grows while the model is slow** (``anytime``, false = the rollout above). Past
+  ``decision_time_s``, a node whose question the decision cannot wait for gets the uniform pi,
+  marked provisional, and is expanded as UCT would expand it (PUCT with the uniform pi), so a slow
+  model costs the tree nothing against a search without one; its question keeps running
+  (:mod:`~llm_planner.methods.llm_mcts.late_questions`) and the answer replaces the provisional pi
+  when it arrives, in this decision or a later one (the subtree is kept). A provisional root is
+  answered before the decision searches (its question is waited for, or asked). The bound on
+  rounds (``max_waves``) still evaluates by ROLLOUT, so a search without a time bound decides as
+  before, on the seed and the answers alone.
+* **pi as far as the model is reliable** (the planner's ``reliability_mix``). Line 29 uses
+  :func:`~llm_planner.methods.llm_mcts.tree.trusted` pi: pi mixed with the uniform distribution by
+  the measured share of the model's samples that read as admissible actions (``trust``); a model
+  whose answers never read leaves PUCT with the uniform pi, i.e. the search without a model.
 * **Fewer questions** (``expand_after``, 1 = Algorithm 1). A new node is evaluated by ROLLOUT on
   its first ``expand_after`` visits (lines 23-26) and asks pi(a|h) only on the next one, the usual
   expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
@@ -100,12 +113,13 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import numpy as np
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.methods.llm_mcts.late_questions import LateQuestions
 from llm_planner.methods.llm_mcts.tree import (
     Node,
     PlacementSampler,
@@ -116,7 +130,9 @@ from llm_planner.methods.llm_mcts.tree import (
     SearchStats,
     argmax_ties,
     puct_scores,
+    trusted,
     uct_scores,
+    uniform,
     uniform_rollout,
 )
 
@@ -158,16 +174,20 @@ class LLMMCTS:
     """Algorithm 1 for one episode: the generative model, the goal, pi and the random streams.
 
     ``policy`` None means pi uniform over the admissible actions (no LLM heuristic). The policy is
-    called from ``config.max_in_flight`` threads at once when that is above 1, so it must be safe
-    to call concurrently. :meth:`advance` after each real step keeps the subtree of the next
-    decision (``config.reuse_tree``)."""
+    called from ``config.max_in_flight`` threads at once when that is above 1 (and from the late
+    questions' threads with ``config.anytime``), so it must be safe to call concurrently.
+    ``trust`` (None: 1) gives the model's measured reliability in [0, 1], by which line 29 mixes pi
+    with the uniform distribution. :meth:`advance` after each real step keeps the subtree of the next
+    decision (``config.reuse_tree``); :meth:`close` ends the questions still running."""
 
     def __init__(self, household: Household, goal: Goal, config: SearchConfig, policy: PolicyFn | None = None,
-                 seed: int = 0, rollout_policy: RolloutPolicy = uniform_rollout) -> None:
+                 seed: int = 0, rollout_policy: RolloutPolicy = uniform_rollout,
+                 trust: Callable[[], float] | None = None) -> None:
         self.hh = household
         self.goal = goal
         self.config = config
         self.policy = policy
+        self.trust = trust if config.selection == "puct" else None
         self.rollout_policy = rollout_policy
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
@@ -182,6 +202,7 @@ class LLMMCTS:
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
         self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
+        self._late = LateQuestions(config.max_in_flight) if config.anytime and policy is not None else None
 
     # ------------------------------------------------------------------ G
     def G(self, s: State, a: Action) -> tuple[State, bool]:
@@ -206,6 +227,7 @@ class LLMMCTS:
         self._root = None
         if root is not None:
             stats.reused_nodes = self._count(root)
+            self._settle_root(root)
         placements = self._root_placements(belief, n)
         states = [belief.state_with(p) for p in placements]  # line 4
         if root is None and states:  # SIMULATE at h not in T (lines 23-26): the first simulation adds it
@@ -227,7 +249,33 @@ class LLMMCTS:
             best = argmax_ties([float(n) for n in root.na], root.q, pi, self.rng)
         stats.seconds = time.perf_counter() - started
         stats.nodes = self._count(root)
+        self._count_late()
         return SearchResult(root.actions[best] if root.actions else None, root, stats)
+
+    def close(self) -> None:
+        """The episode is over: questions still running are left to end within their timeouts."""
+        if self._late is not None:
+            self._late.close()
+
+    def _settle_root(self, root: Node) -> None:
+        """A kept root whose pi is provisional gets its answer before the search (line 28 at the root
+        is always answered): its late question is waited for, or, if none is running, asked anew."""
+        if self._late is None:
+            return
+        self._late.harvest()
+        if root.provisional:
+            self._late.wait_for(root)
+        if root.provisional:
+            root.pi, root.provisional = None, False
+
+    def _count_late(self) -> None:
+        if self._late is None:
+            return
+        counts = self._late.take_counts()
+        stats = self._stats
+        stats.late_questions += counts.sent
+        stats.late_answers += counts.answered
+        stats.late_failures += counts.failed
 
     def advance(self, action: Action | None, observation: Observation | None) -> None:
         """The real step after a decision: keep the subtree under [action, observation] for the next
@@ -358,6 +406,8 @@ class LLMMCTS:
                     if item is None:
                         more = False
                         break
+                    if self._late is not None:
+                        self._late.harvest()  # answers that came while the search ran
                     sim = _Simulation(item[0], root, item[1], history, past)
                     self.simulation = sim.index
                     if self.simulate(sim):
@@ -396,10 +446,15 @@ class LLMMCTS:
         path = sim.path
         while True:
             pi = node.pi  # line 28: pi(a|h) <- QUERYLLMPOLICY(h), asked once per node
-            if pi is None and path and self._out_of_questions():  # not expanded in this decision: lines 23-26
+            bound = self._question_bound() if pi is None and path else ""
+            if bound == "time" and self._late is not None:  # anytime: uniform pi now, the answer later
+                pi = self._provisional(node, sim.history, sim.past)
+            elif bound:  # not expanded in this decision: lines 23-26
                 stats.rollout_visits += 1
                 leaf = self.rollout(s, d)
                 break
+            elif node.provisional and self._late is not None:  # sent again if there was no room before
+                self._late.send(node, self._late_question(node, sim.history, sim.past))
             if pi is None:
                 pi = self._policy_at(node, sim.history, sim.past)
                 if pi is None:  # asked; the simulation waits for the answer
@@ -459,6 +514,8 @@ class LLMMCTS:
             q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na, strict=True)]
         else:
             n_h, q, na = node.n, node.q, node.na
+        if self.trust is not None:
+            pi = trusted(pi, self.trust())
         values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)
         return argmax_ties(values, pi, na, self.rng)
 
@@ -467,7 +524,7 @@ class LLMMCTS:
         """pi(a|h) of a node without one: uniform without a policy; asked at once in a sequential
         search; in a concurrent one sent (once per node) and None returned: the caller waits."""
         if self.policy is None or not node.actions or node.obs is None:
-            node.pi = [1.0 / max(1, len(node.actions))] * len(node.actions)
+            node.pi = uniform(len(node.actions))
             return node.pi
         if self._pool is None:
             node.pi = self._query_policy(history, past, node.obs, node.actions)
@@ -478,21 +535,42 @@ class LLMMCTS:
             self._pending[id(node)] = (node, future)
         return None
 
-    def _out_of_questions(self) -> bool:
-        """Nothing more is asked this decision: a concurrent search has waited ``max_waves`` times, or
-        the next question (a wave, or one question in a sequential search) would, at the mean time
-        the questions of this decision took, end after ``decision_time_s``."""
+    def _question_bound(self) -> str:
+        """Why nothing more is asked and waited for this decision ('' when a question may be): "waves"
+        when a concurrent search has waited ``max_waves`` times, "time" when the next question (a
+        wave, or one question in a sequential search) would, at the mean time the questions of this
+        decision took, end after ``decision_time_s``."""
         stats = self._stats
         if self._pool is not None and 0 < self.config.max_waves <= stats.waves:
-            return True
+            return "waves"
         budget = self.config.decision_time_s
         if budget <= 0 or not stats.answered:
-            return False
+            return ""
         rounds = stats.waves if self._pool is not None else stats.answered
         if time.perf_counter() - self._started + stats.wait_seconds / max(1, rounds) <= budget:
-            return False
+            return ""
         stats.out_of_time = 1
-        return True
+        return "time"
+
+    def _provisional(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float]:
+        """The uniform pi for a node the decision's time cannot wait for, marked provisional; its
+        question is sent to run on (``anytime``)."""
+        assert self._late is not None
+        node.pi = uniform(len(node.actions))
+        node.provisional = True
+        self._stats.provisional += 1
+        if node.actions and node.obs is not None:
+            self._late.send(node, self._late_question(node, history, past))
+        return node.pi
+
+    def _late_question(self, node: Node, history: tuple[Action, ...],
+                       past: tuple[Observation, ...]) -> Callable[[], list[float]]:
+        obs, actions = node.obs, tuple(node.actions)
+        assert obs is not None
+
+        def ask() -> list[float]:
+            return self._ask(history, past, obs, actions)
+        return ask
 
     def _answer_wave(self) -> None:
         """Wait for every question in flight (each is bounded by the backend's timeouts) and give

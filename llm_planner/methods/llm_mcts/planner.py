@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -122,12 +123,17 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.decision_seconds: list[float] = []  # wall time of each decision (the median is the README's figure)
         self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
         self.last_result: SearchResult | None = None
+        self.world_model_reliability: float | None = None  # of the prior's answers (None: no prior)
+        self.mcts: LLMMCTS | None = None
+        self._policy_counts_before: tuple[int, int, int, float] | None = None
         self._reset_episode()
 
     def _reset_episode(self) -> None:
+        if self.mcts is not None:
+            self.mcts.close()  # questions of the last episode still running (anytime) end unwaited
         self.household: Household | None = None
         self.belief: Belief | None = None
-        self.mcts: LLMMCTS | None = None
+        self.mcts = None
         self.history: list[Action] = []
         self.observations: list[Observation] = []
         self.failure = ""
@@ -145,9 +151,33 @@ class LLMMCTSPlanner(HouseholdPlanner):
         parts.append(f"belief: {self._belief_kind()}")
         if self.uses_policy or self.uses_prior:
             parts.append(f"language model: {self.runtime.describe() if self.runtime else self.backend_name()}")
+            parts.append(self._describe_reliability())
         else:
             parts.append("no language model")
         return "; ".join(parts)
+
+    def _describe_reliability(self) -> str:
+        """How far the model's answers are trusted: its measured reliability per question kind, and
+        how an answer naming no admissible action is read."""
+        mix = bool(self.cfg.get("reliability_mix"))
+        trust = "pi and prior mixed with uniform by" if mix else "trusted fully (reliability_mix off);"
+        kinds = []
+        if self.uses_policy:
+            share = f"{self.runtime.policy.stats.reliability():.2f}" if self.runtime else "not measured yet"
+            kinds.append(f"policy {share}")
+        if self.uses_prior:
+            wm = self.world_model_reliability
+            kinds.append(f"world model {'not measured yet' if wm is None else f'{wm:.2f}'}")
+        text = f"{trust} the model's reliability (share of samples that read): {', '.join(kinds)}"
+        if self.uses_policy and self.runtime is not None:
+            config = self.runtime.backend.config
+            mode = str(config.get("policy.inadmissible"))
+            floor = f" (cosine >= {float(config.get('policy.inadmissible_floor')):g})" if mode == "nearest" else ""
+            text += f"; an action naming no admissible one is {mode}{floor}"
+        if self.searches and self.search_cfg.decision_time_s > 0:
+            text += (f"; past {self.search_cfg.decision_time_s:g} s a node gets "
+                     + ("a provisional uniform pi (anytime)" if self.search_cfg.anytime else "a rollout"))
+        return text
 
     def backend_name(self) -> str:
         if self.backend_param is None:
@@ -156,6 +186,13 @@ class LLMMCTSPlanner(HouseholdPlanner):
 
     def _belief_kind(self) -> str:
         return "LLM commonsense prior (App. C.2)" if self.uses_prior else "uniform"
+
+    def belief_key(self) -> Hashable:
+        """The belief b(s) as it is now: its probabilities (exact bytes) and the containers it
+        believes open; None before an episode starts."""
+        if self.belief is None:
+            return None
+        return hashlib.blake2b(self.belief.probs.tobytes(), digest_size=16).hexdigest(), frozenset(self.belief.opened)
 
     def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
         """The searched belief b(s) of the goal's objects (l_policy searches none: empty)."""
@@ -205,7 +242,12 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.belief.update(observation)
         self.stats.llm_requests += self._requests_since(before)
         policy = self._policy_fn if self.uses_policy else None
-        self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]))
+        trust = self.runtime.policy.stats.reliability if policy and self.runtime and self.cfg.get("reliability_mix") \
+            else None
+        if self.runtime is not None and self._policy_counts_before is None:
+            s = self.runtime.policy.stats
+            self._policy_counts_before = (s.samples, s.read, s.mapped, s.mapped_similarity)
+        self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]), trust=trust)
 
     def _scope(self) -> str:
         """The policy answers this planner shares: those of planners with the same name and settings
@@ -223,8 +265,10 @@ class LLMMCTSPlanner(HouseholdPlanner):
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
         named = {t: [p for p, n in prior.counts.get(t, {}).items() if n > 0] for t in table}
+        self.world_model_reliability = prior.reliability()
+        trust = {t: prior.reliability(t) for t in table} if self.cfg.get("reliability_mix") else None
         return Belief.from_prior(household, table, floor=float(prior.floor), named=named,
-                                 room_floor_weight=float(self.cfg["room_floor_weight"]))
+                                 room_floor_weight=float(self.cfg["room_floor_weight"]), trust=trust)
 
     def _policy_fn(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
                    actions: Sequence[Action]) -> Sequence[float]:
@@ -338,7 +382,24 @@ class LLMMCTSPlanner(HouseholdPlanner):
                 "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
                 "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits,
                 "out_of_time": s.out_of_time, "decision_seconds": [round(x, 3) for x in self.decision_seconds],
-                **self._decision_usage_figures()}
+                "provisional_nodes": s.provisional, "late_questions": s.late_questions,
+                "late_answers": s.late_answers, "late_failures": s.late_failures,
+                **self._reliability_figures(), **self._decision_usage_figures()}
+
+    def _reliability_figures(self) -> dict[str, Any]:
+        """The policy's samples in this planner's episodes (asked, read, read as their nearest admissible
+        action and the sum of those cosines), the policy's reliability over the run so far, and the
+        world model's (the prior's) reliability."""
+        out: dict[str, Any] = {"world_model_reliability": self.world_model_reliability}
+        if self.runtime is None or self._policy_counts_before is None:
+            return {**out, "policy_samples": 0, "policy_samples_read": 0, "policy_samples_mapped": 0,
+                    "mapped_similarity_sum": 0.0, "policy_reliability": None}
+        s = self.runtime.policy.stats
+        samples0, read0, mapped0, sim0 = self._policy_counts_before
+        return {**out, "policy_samples": s.samples - samples0, "policy_samples_read": s.read - read0,
+                "policy_samples_mapped": s.mapped - mapped0,
+                "mapped_similarity_sum": round(s.mapped_similarity - sim0, 4),
+                "policy_reliability": round(s.reliability(), 4) if s.samples else None}
 
     def _decision_usage_figures(self) -> dict[str, int]:
         """HTTP requests (retries included) and tokens the decisions spent (the prior not counted)."""

@@ -60,6 +60,18 @@ class PriorBelief:
     answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # raw answers, for inspection
     cache_key: str = ""                           # prior_key() it was built under ("" when not cached)
     build_seconds: float = 0.0                    # how long asking the backend took
+    read: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # type -> (samples that named a place, asked)
+
+    def reliability(self, obj_type: str | None = None) -> float:
+        """The share of the world model's samples that named a container or surface of the scene, for
+        one object type or over all (1.0 when nothing was asked). A file written without ``read``
+        counts every sample of a type with a named place as read."""
+        read = self.read or {t: (self.samples, self.samples) if any(c.values()) else (0, self.samples)
+                             for t, c in self.counts.items()}
+        rows = [read[obj_type]] if obj_type is not None and obj_type in read else \
+            [] if obj_type is not None else list(read.values())
+        asked = sum(a for _r, a in rows)
+        return sum(r for r, _a in rows) / asked if asked else 1.0
 
     def vector(self, obj_type: str) -> np.ndarray:
         return np.asarray(self.probs[obj_type], dtype=np.float64)
@@ -83,6 +95,7 @@ class PriorBelief:
             "counts": {t: dict(c) for t, c in self.counts.items()},
             "answers": {t: list(a) for t, a in self.answers.items()},
             "cache_key": self.cache_key, "build_seconds": round(self.build_seconds, 3),
+            "read": {t: list(v) for t, v in self.read.items()},
         }
 
     @staticmethod
@@ -97,6 +110,7 @@ class PriorBelief:
             counts={t: {p: int(c) for p, c in v.items()} for t, v in data["counts"].items()},
             answers={t: tuple(v) for t, v in (data.get("answers") or {}).items()},
             cache_key=str(data.get("cache_key") or ""), build_seconds=float(data.get("build_seconds") or 0.0),
+            read={t: (int(v[0]), int(v[1])) for t, v in (data.get("read") or {}).items()},
         )
 
     def save(self, path: str | Path) -> Path:
@@ -153,6 +167,7 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
     probs: dict[str, tuple[float, ...]] = {}
     counts: dict[str, dict[str, int]] = {}
     answers: dict[str, tuple[str, ...]] = {}
+    read: dict[str, tuple[int, int]] = {}
     types = list(obj_types or world.object_types)
 
     started = time.perf_counter()
@@ -179,11 +194,12 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
         counts[obj_type] = dict(named)
         probs[obj_type] = position_vector(named, places, floor)
         answers[obj_type] = answer.raw
+        read[obj_type] = (len(answer.samples), max(len(answer.raw), len(answer.samples)) if answer.samples else m)
     return PriorBelief(
         scene=scene, world_fingerprint=world.fingerprint(), backend=backend.name, model=backend.model,
         samples=m, floor=floor, places=places, relation={p: world.relation(p) for p in places},
         place_room={p: world.furniture_room[p] for p in places}, probs=probs, counts=counts, answers=answers,
-        build_seconds=time.perf_counter() - started,
+        build_seconds=time.perf_counter() - started, read=read,
     )
 
 

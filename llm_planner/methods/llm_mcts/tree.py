@@ -40,6 +40,7 @@ class SearchConfig:
     max_waves: int = 0
     rollout_greed: float = 0.0  # share of rollout steps that take the goal-directed preferred action
     decision_time_s: float = 0.0  # questions of one decision stop when the next would end past this (0: none)
+    anytime: bool = False  # past decision_time_s a node gets a provisional uniform pi and its question runs on
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -73,8 +74,9 @@ class SearchConfig:
                               f"got {self.decision_time_s!r}")
         if not 0.0 <= self.rollout_greed <= 1.0:
             raise ConfigError(f"llm_mcts 'rollout_greed' must lie in [0, 1], got {self.rollout_greed!r}")
-        if not isinstance(self.reuse_tree, bool):
-            raise ConfigError(f"llm_mcts 'reuse_tree' must be true or false, got {self.reuse_tree!r}")
+        for name in ("reuse_tree", "anytime"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"llm_mcts '{name}' must be true or false, got {getattr(self, name)!r}")
 
     def depth_cut(self) -> int:
         """The first depth d at which gamma^d < epsilon (or max_depth, whichever comes first)."""
@@ -117,9 +119,11 @@ class Node:
     """One history h in T: its admissible actions, pi(.|h), N(h), N(h,a), Q(h,a) and children.
 
     ``visits`` counts the simulations that reached h (the first one added it to T); ``loss`` and
-    ``loss_n`` are the virtual losses of the simulations in flight below h (per action and total)."""
+    ``loss_n`` are the virtual losses of the simulations in flight below h (per action and total);
+    ``provisional`` marks a uniform pi given while the node's question is still unanswered
+    (``anytime``), replaced by the answer when it comes."""
 
-    __slots__ = ("actions", "obs", "pi", "n", "na", "q", "children", "visits", "loss", "loss_n")
+    __slots__ = ("actions", "obs", "pi", "n", "na", "q", "children", "visits", "loss", "loss_n", "provisional")
 
     def __init__(self, actions: Sequence[Action], obs: Observation | None = None) -> None:
         self.actions: list[Action] = list(actions)
@@ -132,6 +136,27 @@ class Node:
         self.visits = 1
         self.loss: list[int] | None = None
         self.loss_n = 0
+        self.provisional = False
+
+
+def uniform(n: int) -> list[float]:
+    """The uniform pi over n actions (the seed's pi when no model is asked)."""
+    return [1.0 / max(1, n)] * n
+
+
+def trusted(pi: Sequence[float], reliability: float) -> Sequence[float]:
+    """pi mixed with the uniform distribution by the model's measured reliability r in [0, 1]:
+    r pi + (1 - r) / |A|. r = 1 leaves pi as it is; r = 0 gives the uniform pi, so PUCT searches as
+    it does without a model (line 29 with pi = 1 / |A|). What it follows: AlphaZero's mix of the
+    network's prior with noise at the root ((1 - eps) p + eps eta, Silver et al. 2017), with the
+    weight measured instead of fixed, as KnowNo trusts a model's choice only as far as its calibrated
+    confidence (Ren et al. 2023); and PAC-MCTS's premise that the evaluator's bias is bounded: a
+    wrong pi moves a line-29 score by at most r c sqrt(N(h)) / (N(h,a) + 1)."""
+    if reliability >= 1.0 or not pi:
+        return pi
+    r = max(0.0, reliability)
+    even = (1.0 - r) / len(pi)
+    return [r * p + even for p in pi]
 
 
 def puct_scores(q: Sequence[float], pi: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:
@@ -179,6 +204,10 @@ class SearchStats:
     wait_seconds: float = 0.0   # wall time the search spent waiting for pi answers (asked inline or in waves)
     answered: int = 0           # questions whose answers came back in this search (inline or in waves)
     out_of_time: int = 0        # searches that stopped asking because of decision_time_s
+    provisional: int = 0        # nodes given a provisional uniform pi past decision_time_s (anytime)
+    late_questions: int = 0     # questions of provisional nodes sent to run past their decision
+    late_answers: int = 0       # answers that replaced a provisional pi (in this decision or a later one)
+    late_failures: int = 0      # late questions that failed (their nodes keep the uniform pi)
     peak_in_flight: int = 0     # most questions in flight at once
     seconds: float = 0.0
 

@@ -607,3 +607,130 @@ def test_goal_directed_rollout_steps_reach_the_goal_in_the_sampled_world(hh):
     assert m.rollout(hh.sample_initial_state(0), 0) > 0 or hh.satisfied(hh.sample_initial_state(0), goal)
     with pytest.raises(ConfigError, match="rollout_greed"):
         SearchConfig(rollout_greed=1.5)
+
+
+# ------------------------------------------- reliability, anytime search (a weak, slow model)
+def _peaked_wrong_policy(history, past, observation, actions):
+    """A confident pi on one action, the one a model that misreads the scene would vote for."""
+    probs = [0.01] * len(actions)
+    probs[-1] = 1.0
+    return [p / sum(probs) for p in probs]
+
+
+def _tree(result):
+    return [(node.n, tuple(node.na), tuple(round(q, 12) for q in node.q)) for node in _walk(result.root)]
+
+
+def test_trusted_mixes_pi_with_uniform_by_reliability():
+    from llm_planner.methods.llm_mcts.tree import trusted
+
+    pi = [0.7, 0.2, 0.1]
+    assert trusted(pi, 1.0) is pi
+    assert trusted(pi, 0.0) == [pytest.approx(1 / 3)] * 3
+    assert trusted(pi, 0.5) == [pytest.approx(0.5 * p + 0.5 / 3) for p in pi]
+    assert sum(trusted(pi, 0.3)) == pytest.approx(1.0)
+
+
+def test_a_model_that_never_reads_searches_as_no_model(hh):
+    """Reliability 0 (no sample of the model ever read) leaves PUCT with the uniform pi: the tree and
+    the choice are those of the search without a model for the same seed, whatever pi the model's
+    answers gave; trusted fully, the same answers grow another tree."""
+    _, no_model = _search(hh, policy=None)
+    goal, obs, belief = _comp_root(hh)
+    never = LLMMCTS(hh, goal, SearchConfig(simulations=150), _peaked_wrong_policy, seed=11, trust=lambda: 0.0)
+    result = never.search([], obs, belief)
+    assert result.action == no_model.action and _tree(result) == _tree(no_model)
+    _, trusting = _search(hh, policy=_peaked_wrong_policy)
+    assert _tree(trusting) != _tree(no_model)
+    half = LLMMCTS(hh, goal, SearchConfig(simulations=150), _peaked_wrong_policy, seed=11, trust=lambda: 0.5)
+    assert _tree(half.search([], obs, belief)) not in (_tree(no_model), _tree(trusting))
+
+
+def _slow(policy, seconds):
+    def answer(*args):
+        time.sleep(seconds)
+        return policy(*args)
+    return answer
+
+
+@pytest.mark.parametrize("in_flight", [1, 4])
+def test_anytime_grows_the_tree_past_the_time_budget_and_takes_late_answers(hh, in_flight):
+    """Past decision_time_s the rollout bound leaves a one-level tree; anytime gives the nodes a
+    provisional uniform pi, so the tree grows as deep as the search without a model, and the answers
+    that come later replace the provisional pi (here at the next decision, on the kept subtree)."""
+    policy = _slow(_fixed_policy, 0.15)
+    _, no_model = _search(hh, policy=None, expand_after=2)
+    config = dict(max_in_flight=in_flight, decision_time_s=0.1, expand_after=2, reuse_tree=True)
+    _, rollout = _search(hh, policy, **config)
+    m, anytime = _search(hh, policy, anytime=True, **config)
+    assert rollout.stats.out_of_time == anytime.stats.out_of_time == 1
+    assert rollout.stats.max_depth == 1 and rollout.stats.provisional == 0
+    assert anytime.stats.max_depth >= no_model.stats.max_depth > 1
+    provisional = [node for node in _walk(anytime.root) if node.provisional]  # those not answered during the search
+    assert anytime.stats.provisional > 0 and not anytime.root.provisional
+    assert len(provisional) == anytime.stats.provisional - anytime.stats.late_answers
+    assert 0 < anytime.stats.late_questions <= anytime.stats.provisional
+    assert all(node.pi == [pytest.approx(1 / len(node.actions))] * len(node.actions) for node in provisional)
+    time.sleep(0.15 * (anytime.stats.late_questions + 2))  # the late questions end (at most in_flight at once)
+    i = anytime.root.actions.index(anytime.action)
+    (_, next_obs), child = max(((k, c) for k, c in anytime.root.children.items() if k[0] == i),
+                               key=lambda kv: kv[1].n)
+    m.advance(anytime.action, next_obs)
+    goal, obs, belief = _comp_root(hh)
+    belief.update(next_obs)
+    later = m.search([anytime.action], next_obs, belief, past=[obs])
+    assert later.root is child and anytime.stats.late_answers + later.stats.late_answers > 0
+    answered = [node for node in provisional if not node.provisional]
+    assert all(node.pi != [1 / len(node.actions)] * len(node.actions) for node in answered
+                            if len(set(_fixed_policy((), (), obs, node.actions))) > 1)
+    m.close()
+
+
+def test_a_late_question_that_fails_leaves_the_uniform_pi(hh):
+    calls = []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) > 1:
+            raise LLMError("HTTP 500 three times")
+        time.sleep(0.15)
+        return _fixed_policy(*args)
+
+    m, result = _search(hh, failing, decision_time_s=0.1, expand_after=2, anytime=True, reuse_tree=True)
+    assert result.stats.provisional > 0 and result.stats.late_questions > 0
+    deadline = time.monotonic() + 10
+    while m._late is not None and m._late._pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+        m._late.harvest()
+    assert m._late is not None and m._late.counts.failed > 0 and m._late.counts.answered == 0
+    assert all(node.provisional for node in _walk(result.root) if node.pi and node is not result.root
+               and node.pi == [1 / len(node.actions)] * len(node.actions))
+    m.close()
+
+
+def test_the_prior_is_trusted_by_the_share_of_its_samples_that_read(hh):
+    from llm_planner.methods.llm_mcts.prior import PriorBelief
+
+    table = {"apple": {"fridge": 3, "kitchen_table": 1}}
+    full = Belief.from_prior(hh, table).row("apple_1")
+    assert Belief.from_prior(hh, table, trust={"apple": 1.0}).row("apple_1") == full
+    none = Belief.from_prior(hh, table, trust={"apple": 0.0}).row("apple_1")
+    assert list(none.values()) == pytest.approx([1 / len(hh.furniture)] * len(hh.furniture))
+    half = Belief.from_prior(hh, table, trust={"apple": 0.5}).row("apple_1")
+    assert half["fridge"] == pytest.approx(0.5 * full["fridge"] + 0.5 / len(hh.furniture))
+    prior = PriorBelief("s", "f", "openai", "m", 5, 1e-3, ("fridge",), {"fridge": "inside"}, {"fridge": "kitchen"},
+                        {"apple": (1.0,), "plate": (1.0,)}, {"apple": {"fridge": 2}, "plate": {}},
+                        read={"apple": (2, 5), "plate": (0, 5)})
+    assert prior.reliability() == 0.2 and prior.reliability("apple") == 0.4 and prior.reliability("plate") == 0.0
+    old = PriorBelief.from_dict({**prior.to_dict(), "read": None})  # a file written before the count was kept
+    assert old.reliability("apple") == 1.0 and old.reliability("plate") == 0.0
+    assert PriorBelief.from_dict(prior.to_dict()).read == prior.read
+
+
+def test_the_switches_are_validated():
+    with pytest.raises(ConfigError, match="anytime"):
+        SearchConfig(anytime="yes")
+    with pytest.raises(ConfigError, match="reliability_mix"):
+        load_config(reliability_mix="sometimes")
+    cfg = load_config()
+    assert cfg["anytime"] is True and cfg["reliability_mix"] is True

@@ -1,0 +1,96 @@
+"""Questions that run past their decision (the ``anytime`` part of LLM-MCTS's scheduler).
+
+When the decision's time budget (``decision_time_s``) cannot wait for a node's pi(a|h), the search
+gives the node the uniform pi, marked provisional, and expands it as UCT would; the node's question
+is sent here and keeps running. Its answer replaces the provisional pi when the search next looks
+(:meth:`LateQuestions.harvest`, at the start of every simulation and of every decision), in this
+decision or a later one: the tree is kept between decisions (``reuse_tree``), as in anytime MCTS,
+where an evaluation that arrives late still improves the statistics it belongs to.
+
+At most ``width`` questions run (or wait) here at once; a provisional node that finds no room is
+sent again when a simulation passes it later. Each question is bounded by the backend's own
+timeouts; one that fails leaves its node with the uniform pi and is counted, never raised (the
+decision that needed it was already taken without it). This module knows nothing of Algorithm 1:
+it holds futures per node and hands answers back.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from llm_planner.errors import LLMError
+from llm_planner.methods.llm_mcts.tree import Node
+
+
+@dataclass
+class LateCounts:
+    """What the late questions did, since the last :meth:`LateQuestions.take_counts`."""
+
+    sent: int = 0
+    answered: int = 0
+    failed: int = 0
+
+
+class LateQuestions:
+    """A bounded pool of pi(a|h) questions whose answers are applied when they arrive."""
+
+    def __init__(self, width: int) -> None:
+        if width < 1:
+            raise ValueError(f"late questions need a width of at least 1, got {width}")
+        self.width = width
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: dict[int, tuple[Node, Future]] = {}
+        self.counts = LateCounts()
+
+    def pending(self, node: Node) -> Future | None:
+        """The question in flight for ``node``, if any."""
+        entry = self._pending.get(id(node))
+        return entry[1] if entry else None
+
+    def send(self, node: Node, ask: Callable[[], list[float]]) -> bool:
+        """Send ``node``'s question unless it is in flight already or ``width`` questions are; True
+        when it is (now or before) in flight."""
+        if id(node) in self._pending:
+            return True
+        if len(self._pending) >= self.width:
+            return False
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="llm-mcts-late")
+        self._pending[id(node)] = (node, self._pool.submit(ask))
+        self.counts.sent += 1
+        return True
+
+    def harvest(self) -> None:
+        """Give every node whose question has ended its answer (a failed one keeps the uniform pi)."""
+        done = [key for key, (_node, future) in self._pending.items() if future.done()]
+        for key in done:
+            node, future = self._pending.pop(key)
+            self._apply(node, future)
+
+    def wait_for(self, node: Node) -> None:
+        """Wait for ``node``'s question (bounded by the backend's timeouts) and apply its answer."""
+        entry = self._pending.pop(id(node), None)
+        if entry is not None:
+            entry[1].exception()  # waits for the end; the outcome is read by _apply
+            self._apply(*entry)
+
+    def _apply(self, node: Node, future: Future) -> None:
+        if future.cancelled() or future.exception() is not None:
+            if not future.cancelled() and not isinstance(future.exception(), LLMError):
+                raise future.exception()  # type: ignore[misc]  # a bug, not a model's failure
+            self.counts.failed += 1
+            return
+        node.pi = future.result()
+        node.provisional = False
+        self.counts.answered += 1
+
+    def take_counts(self) -> LateCounts:
+        counts, self.counts = self.counts, LateCounts()
+        return counts
+
+    def close(self) -> None:
+        """Cancel the questions not started; those running end within their timeouts, unwaited."""
+        pool, self._pool, self._pending = self._pool, None, {}
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
