@@ -170,3 +170,24 @@ def test_a_dead_server_at_start_names_the_server_not_the_data_set(hh, serve, tmp
     assert planner.failure.startswith("llm_mcts cannot start")
     assert server.base_url in planner.failure and "HTTP 500" in planner.failure
     assert "llm-planner dataset" not in planner.failure and "build-prior" not in planner.failure
+
+
+def test_a_slow_model_costs_the_tree_nothing_and_its_reliability_is_measured(hh, serve, tmp_path):
+    """A served model slower than the decision's budget: with anytime the nodes below the root get a
+    provisional uniform pi and the tree grows past the root, while the rollout bound leaves one level;
+    the model's answers all read (rate 0), so its measured reliability is 1 and pi is trusted fully."""
+    server = serve(latency=Latency.fixed(0.4))
+    depths = {}
+    for anytime in (False, True):
+        planner = create("uniform_prior", backend="openai", seed=0,
+                         llm_config=openai_config(server, tmp_path / str(anytime)),
+                         max_in_flight=2, max_waves=0, decision_time_s=0.2, anytime=anytime)
+        first_decisions(hh, planner, steps=1)
+        figures = planner.figures()
+        depths[anytime] = figures["max_tree_depth"]
+        assert figures["out_of_time"] == 1 and figures["policy_reliability"] == 1.0
+        assert figures["policy_samples"] == figures["policy_samples_read"] > 0
+        assert (figures["provisional_nodes"] > 0) == anytime
+        assert "reliability (share of samples that read): policy 1.00" in planner.describe()
+        planner.mcts.close()
+    assert depths[False] == 1 and depths[True] > 1
