@@ -77,7 +77,8 @@ change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm
 * **A tree that grows while the model is slow** (``anytime``, false = the rollout above). Past
   ``decision_time_s``, a node whose question the decision cannot wait for gets the uniform pi,
   marked provisional, and is expanded as UCT would expand it (PUCT with the uniform pi), so a slow
-  model costs the tree nothing against a search without one; its question keeps running
+  model costs the tree nothing against a search without one; its question keeps running (at most
+  ``late_questions`` at once: they share the server with the next decisions' questions)
   (:mod:`~llm_planner.methods.llm_mcts.late_questions`) and the answer replaces the provisional pi
   when it arrives, in this decision or a later one (the subtree is kept). A provisional root is
   answered before the decision searches (its question is waited for, or asked). The bound on
@@ -202,7 +203,7 @@ class LLMMCTS:
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
         self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
-        self._late = LateQuestions(config.max_in_flight) if config.anytime and policy is not None else None
+        self._late = LateQuestions(config.late_questions) if config.anytime and policy is not None else None
 
     # ------------------------------------------------------------------ G
     def G(self, s: State, a: Action) -> tuple[State, bool]:

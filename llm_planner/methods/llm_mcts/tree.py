@@ -41,6 +41,7 @@ class SearchConfig:
     rollout_greed: float = 0.0  # share of rollout steps that take the goal-directed preferred action
     decision_time_s: float = 0.0  # questions of one decision stop when the next would end past this (0: none)
     anytime: bool = False  # past decision_time_s a node gets a provisional uniform pi and its question runs on
+    late_questions: int = 1  # anytime: questions of provisional nodes running (or waiting) at once
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -65,7 +66,7 @@ class SearchConfig:
         if self.history_key not in HISTORY_KEYS:
             raise ConfigError(f"llm_mcts 'history_key' must be one of {', '.join(HISTORY_KEYS)}, "
                               f"got {self.history_key!r}")
-        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0)):
+        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0), ("late_questions", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
