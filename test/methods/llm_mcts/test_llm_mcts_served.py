@@ -191,3 +191,17 @@ def test_a_slow_model_costs_the_tree_nothing_and_its_reliability_is_measured(hh,
         assert "reliability (share of samples that read): policy 1.00" in planner.describe()
         planner.mcts.close()
     assert depths[False] == 1 and depths[True] > 1
+
+
+def test_a_model_with_smollm2s_errors_is_trusted_as_far_as_its_answers_read(hh, serve, tmp_path):
+    """The stand-in answering every sample with SmolLM2's kinds of errors (prompt echoed, unreadable,
+    not in view, ...): few samples read, the measured reliability says so, the episode's decisions go
+    on (pi near uniform, never an error), and describe() gives the share."""
+    server = serve(error_rate=1.0, error_profile="smollm2", error_seed=4)
+    planner = create("uniform_prior", backend="openai", seed=0, llm_config=openai_config(server, tmp_path),
+                     max_in_flight=2, max_waves=1)
+    first_decisions(hh, planner, steps=2)
+    figures = planner.figures()
+    assert figures["policy_samples"] > 0 and figures["policy_reliability"] < 0.5
+    assert figures["policy_samples_read"] == round(figures["policy_reliability"] * figures["policy_samples"])
+    assert f"policy {figures['policy_reliability']:.2f}" in planner.describe()
