@@ -3,6 +3,8 @@ the lifecycle manager that brings them to active in that order (its ``autostart`
 
 With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE] [namespace:=robot1]
 Here (PyPI wheels):     llm-planner launch [llm_planner] [params_file:=FILE] [namespace:=robot1]
+Node parameters as launch arguments (empty: the parameter file's value): llm_backend, llm_config,
+planner, scene, problem, require_approval, e.g. ``llm-planner launch llm_backend:=openai llm_config:=FILE``.
 The world is the ``domain`` parameter of the parameter file (household apartments by default;
 launch/gtamp.launch.py is the same graph with config/gtamp_nodes.yaml). Every name is relative:
 with ``namespace:=robot1`` the graph serves /robot1/plan_task, /robot1/execute_directive, ...
@@ -10,9 +12,19 @@ with ``namespace:=robot1`` the graph serves /robot1/plan_task, /robot1/execute_d
 import os
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
-from launch.substitutions import LaunchConfiguration
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch_ros.actions import Node
+
+#: Node parameters that can be given as launch arguments (``llm_backend:=openai``); an argument left
+#: empty keeps the parameter file's value.
+NODE_ARGUMENTS = {
+    "llm_backend": "LLM backend of every node: offline (embedded) or openai (the server of llm_config)",
+    "llm_config": "LLM configuration file (base_url, model, samples) of the openai backend",
+    "planner": "default planner of plan_task, execute_directive and directive",
+    "scene": "household: a scene under config/scenes/ or a path to a scene YAML file",
+    "problem": "gtamp: a problem P1..P6 or a path to a problem YAML file",
+    "require_approval": "none, goal or plan: ask 'May I ...?' before the robot moves",
+}
 
 
 def _default_params_file(name: str) -> str:
@@ -27,23 +39,32 @@ def _default_params_file(name: str) -> str:
 
 def graph(params_file_name: str, roles: tuple[str, ...] = ("simulator", "perception", "executor", "planner"),
           manager: bool = True):
-    """The nodes of ``roles`` with a parameter file of config/ and, with ``manager``, the lifecycle
-    manager that brings the four lifecycle nodes to active in order (autostart), as
-    nav2_lifecycle_manager does. gtamp.launch.py changes the file, the two robot_*_host launch files
-    split the roles over two hosts."""
-    params_file = LaunchConfiguration("params_file")
-    namespace = LaunchConfiguration("namespace")
-    nodes = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
-                  parameters=[params_file], output="screen") for role in roles]
-    if manager:  # node_names of the parameter file: all four (some may run on another host)
-        nodes.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
-                          namespace=namespace, parameters=[params_file], output="screen"))
+    """The nodes of ``roles`` with a parameter file of config/ (and the NODE_ARGUMENTS given) and, with
+    ``manager``, the lifecycle manager that brings the four lifecycle nodes to active in order
+    (autostart), as nav2_lifecycle_manager does. gtamp.launch.py changes the file, the two
+    robot_*_host launch files split the roles over two hosts."""
+
+    def nodes(context):
+        given = {key: context.launch_configurations.get(key, "") for key in NODE_ARGUMENTS}
+        overrides = {key: value for key, value in given.items() if value}
+        params_file = context.launch_configurations["params_file"]
+        namespace = context.launch_configurations.get("namespace", "")
+        parameters = [params_file, overrides] if overrides else [params_file]
+        started = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
+                        parameters=parameters, output="screen") for role in roles]
+        if manager:  # node_names of the parameter file: all four (some may run on another host)
+            started.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
+                                namespace=namespace, parameters=[params_file], output="screen"))
+        return started
+
     return LaunchDescription(
         [DeclareLaunchArgument("params_file", default_value=_default_params_file(params_file_name),
                                description="ROS 2 parameter file for all llm_planner nodes (the same on every host)"),
          DeclareLaunchArgument("namespace", default_value="",
                                description="namespace of the whole graph (one robot per namespace)")]
-        + nodes)
+        + [DeclareLaunchArgument(key, default_value="", description=f"{text} (empty: the parameter file's value)")
+           for key, text in NODE_ARGUMENTS.items()]
+        + [OpaqueFunction(function=nodes)])
 
 
 def generate_launch_description():

@@ -93,6 +93,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("node_timeout_s", float, _positive, "a number of seconds > 0",
           "a node silent this long (a skill unanswered, the executor gone) fails the task, named", 0.0, _S,
           live=_BOTH),
+    Param("lifecycle_wait_s", float, _positive, "a number of seconds > 0",
+          "before a skill and while perception is silent, the executor asks the simulator and perception their "
+          "lifecycle state (get_state); an answer later than this calls the node not answering", 0.0, 600.0,
+          live=("executor",)),
     Param("server_absent_s", float, _positive, "a number of seconds > 0",
           "the executor absent from the ROS graph this long during a task is gone", 0.0, _S, live=("planner",)),
     Param("discovery_settle_s", float, lambda v: v >= 0, "a number of seconds >= 0",
@@ -130,12 +134,34 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
 )}
 
 
+#: The lifecycle manager's own parameters (section ``/**/lifecycle_manager`` of the parameter files);
+#: ``live`` names the manager where a change is read at its next use.
+MANAGER = "lifecycle_manager"
+MANAGER_PARAMS: dict[str, Param] = {p.name: p for p in (
+    Param("node_names", list, lambda v: bool(v) and all(isinstance(n, str) and n.strip() for n in v)
+          and len(set(v)) == len(v), "a non-empty list of distinct node names",
+          "the lifecycle nodes it brings to active, in this order (configure all, then activate all)"),
+    Param("autostart", bool, lambda v: True, "true or false",
+          "configure and activate the nodes at start; false leaves them unconfigured for `ros2 lifecycle set`"),
+    Param("transition_timeout_s", float, _positive, "a number of seconds > 0",
+          "one transition (configure loads the world and the models) or state query takes at most this", 0.0, _S,
+          live=(MANAGER,)),
+    Param("service_wait_s", float, _positive, "a number of seconds > 0",
+          "how long to wait for a node's lifecycle services to appear", 0.0, _S, live=(MANAGER,)),
+    Param("watch_period_s", float, _positive, "a number of seconds > 0",
+          "how often it looks for a node that left the graph and came back (restarted) to bring it up", 0.0, 3600.0,
+          live=(MANAGER,)),
+    Param("shutdown_timeout_s", float, _positive, "a number of seconds > 0",
+          "after SIGINT/SIGTERM or the launcher's death, the manager still busy this long exits at once", 0.0, 600.0,
+          live=(MANAGER,)),
+)}
+
 def allowed_values(name: str, domain: str) -> tuple[str, ...]:
     """The values a string parameter may take on ``domain`` (planners, backends, ...); () for any."""
     if name == "planner":
         from llm_planner.adapters import get_domain
 
-        return tuple(get_domain(domain).planner_names())
+        return tuple(get_domain(domain).accepted_planner_names())
     return PARAMS[name].choices
 
 
@@ -150,10 +176,12 @@ def check_change(name: str, value: Any, domain: str) -> str:
     if name == "planner":
         from llm_planner.adapters import get_domain
 
+        if value.strip() not in allowed_values("planner", domain):
+            return f"planner {value!r} is not one of {', '.join(allowed_values('planner', domain))}"
         try:
             get_domain(domain).resolve_planner(value.strip())
-        except ConfigError:
-            return f"planner {value!r} is not one of {', '.join(allowed_values('planner', domain))}"
+        except ConfigError as exc:
+            return f"planner {value!r}: {exc}"
     if name == "llm_config" and value:
         if not Path(value).is_file():
             return f"llm_config {value!r} is not a file; give a path to an LLM configuration YAML, or empty"
@@ -168,17 +196,23 @@ def default_params_file(domain: str = "household") -> Path:
     return config_dir() / DOMAIN_PARAMS_FILES.get(domain, DOMAIN_PARAMS_FILES["household"])
 
 
-def read_params_file(path: str | Path | None = None) -> dict[str, Any]:
-    """The raw ``ros__parameters`` of a ROS 2 parameter file (wildcard section), not yet validated."""
+#: The section of the parameter files that every node reads, and the lifecycle manager's own.
+NODES_SECTION = "/**"
+MANAGER_SECTION = "/**/lifecycle_manager"
+
+
+def read_params_file(path: str | Path | None = None, section: str = NODES_SECTION) -> dict[str, Any]:
+    """The raw ``ros__parameters`` of ``section`` of a ROS 2 parameter file (by default the
+    wildcard one), not yet validated."""
     path = Path(path) if path else default_params_file()
     try:
         data = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read parameters: {exc}") from None
-    section = (data or {}).get("/**", {}).get("ros__parameters") if isinstance(data, dict) else None
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: expected a '/**: ros__parameters:' mapping")
-    return dict(section)
+    values = (data or {}).get(section, {}).get("ros__parameters") if isinstance(data, dict) else None
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path}: expected a '{section}: ros__parameters:' mapping")
+    return dict(values)
 
 
 def load_params_file(path: str | Path | None = None) -> dict[str, Any]:
@@ -204,8 +238,11 @@ def validate_params(values: Mapping[str, Any], source: str = "parameters") -> di
     return checked
 
 
-def validate_param(name: str, value: Any, source: str = "parameters") -> Any:
-    param = PARAMS[name]
+def validate_param(name: str, value: Any, source: str = "parameters",
+                   schema: Mapping[str, Param] = PARAMS) -> Any:
+    """``value`` checked against the parameter ``name`` of ``schema`` (an int given for a float is
+    converted); ConfigError saying what it accepts."""
+    param = schema[name]
     if param.kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if not isinstance(value, param.kind) or isinstance(value, bool) and param.kind is not bool:

@@ -103,6 +103,12 @@ class Domain(ABC):
         """The registry names of this domain's planners."""
 
     @classmethod
+    def accepted_planner_names(cls) -> list[str]:
+        """Every planner name :meth:`resolve_planner` accepts (registry names and their aliases): what
+        ``ros2 param describe`` lists for ``planner``."""
+        return cls.planner_names()
+
+    @classmethod
     def resolve_planner(cls, name: str) -> str:
         """The registry name for a planner name given by a user; ConfigError listing the known ones."""
         from llm_planner.errors import ConfigError

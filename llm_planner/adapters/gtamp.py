@@ -45,6 +45,13 @@ class GTampDomain(Domain):
         return available("gtamp")
 
     @classmethod
+    def accepted_planner_names(cls) -> list[str]:
+        """The registered planners and the seed's method names they answer to (``uct`` for ``gtamp_uct``)."""
+        from llm_planner.methods.stalm.planner import PLANNERS
+
+        return sorted(set(cls.planner_names()) | set(PLANNERS))
+
+    @classmethod
     def resolve_planner(cls, name: str) -> str:
         """A registry name (``gtamp_uct``) or a method name of the seed's tables (``uct``)."""
         from llm_planner.methods.stalm.planner import PLANNERS, registry_name

@@ -6,7 +6,9 @@ and a planner's registry name (resolved once, by the planner node) it runs
 observation after it is the first perception message stamped at or after the skill's outcome.
 Feedback and ``task_status`` report every step (with the LLM requests of the decision and the
 planner's belief about the goal's objects). Cancel stops the robot before its next skill; one robot
-runs one task at a time (a second goal is aborted at once). The record of its last ``task_records``
+runs one task at a time (a second goal is aborted at once). A task is refused at once, naming the
+node, its state and the fix, while the simulator or perception is not active (asked before the
+task, before every skill and while perception is late: ``lifecycle_wait_s``). The record of its last ``task_records``
 tasks (steps and the geometry after each) is served on ``task_record``.
 """
 from __future__ import annotations
@@ -97,6 +99,9 @@ class ExecutorNode(ManagedNode):
         robot, records = self.robot, self.records
         assert robot is not None and records is not None  # configured before it takes tasks
         self.step = 0
+        problem = robot.problem()  # the simulator and perception must be active before the robot moves
+        if problem:
+            return EpisodeResult(False, f"refused: {problem} (no skill was sent)")
         self.status(request.task_id, request.directive, EXECUTING, message=f"planner {request.planner}")
         records.begin(request.task_id, request.directive, request.planner, request.goal)
         lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None

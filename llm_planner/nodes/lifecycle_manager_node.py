@@ -1,8 +1,10 @@
 """Lifecycle manager: brings the graph's managed nodes to active in order, as nav2_lifecycle_manager does.
 
-Parameters (section ``/**/lifecycle_manager`` of config/llm_planner.yaml and config/gtamp_nodes.yaml):
-``node_names`` (in start order), ``autostart``, ``transition_timeout_s``, ``service_wait_s``,
-``watch_period_s``. With ``autostart`` it configures every node in order, then activates every
+Parameters (section ``/**/lifecycle_manager`` of config/llm_planner.yaml and config/gtamp_nodes.yaml,
+declared with descriptors: :data:`llm_planner.config.MANAGER_PARAMS`): ``node_names`` (in start
+order) and ``autostart`` are read-only (used at start); ``transition_timeout_s``,
+``service_wait_s``, ``watch_period_s`` and ``shutdown_timeout_s`` are read at each use, so a change
+applies at once. With ``autostart`` it configures every node in order, then activates every
 node in order, through each node's ``<node>/change_state`` service (relative names: the manager
 runs in the graph's namespace). A node that leaves the graph and comes back (restarted after a
 crash) is brought up again; a node a user deactivated or cleaned up is left as it is.
@@ -17,36 +19,25 @@ import time
 from typing import Any
 
 from lifecycle_msgs.msg import State, Transition
-from lifecycle_msgs.srv import ChangeState, GetState
+from lifecycle_msgs.srv import ChangeState
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.client import Client
 from rclpy.node import Node
 
-from llm_planner.config import default_params_file, read_params_file
+from llm_planner.ros.node_states import LifecycleStates
 from llm_planner.ros.node_utils import run_node, wait_future
-
-MANAGER_SECTION = "/**/lifecycle_manager"
-
-
-def manager_defaults() -> dict[str, Any]:
-    """The manager's parameters in the shipped parameter file (its defaults)."""
-    import yaml
-
-    data = yaml.safe_load(default_params_file().read_text()) or {}
-    return dict(data[MANAGER_SECTION]["ros__parameters"])
+from llm_planner.ros.parameters import declare_manager_params
 
 
 class LifecycleManager(Node):
     def __init__(self) -> None:
         super().__init__("lifecycle_manager")
-        defaults = manager_defaults()
-        self.params = {name: self.declare_parameter(name, value).value for name, value in defaults.items()}
-        self.params["shutdown_timeout_s"] = read_params_file()["shutdown_timeout_s"]
+        self.params = declare_manager_params(self)
+        names = list(self.params["node_names"])
+        self.states = LifecycleStates(self, names)  # the get_state clients the executor uses too
         group = ReentrantCallbackGroup()
-        self.clients_: dict[str, tuple[Client[Any, Any], Client[Any, Any]]] = {
-            name: (self.create_client(GetState, f"{name}/get_state", callback_group=group),
-                   self.create_client(ChangeState, f"{name}/change_state", callback_group=group))
-            for name in self.params["node_names"]}
+        self.changes: dict[str, Client[Any, Any]] = {
+            name: self.create_client(ChangeState, f"{name}/change_state", callback_group=group) for name in names}
         self.brought_up: set[str] = set()
         self.present: dict[str, bool] = {}
         self.stopping = threading.Event()
@@ -57,14 +48,11 @@ class LifecycleManager(Node):
 
     # ------------------------------------------------------------------ transitions
     def state(self, name: str) -> int | None:
-        get, _ = self.clients_[name]
-        if not get.service_is_ready():
-            return None
-        response = wait_future(get.call_async(GetState.Request()), self.params["transition_timeout_s"])
-        return None if response is None else response.current_state.id
+        """The lifecycle state id of ``name``; None when it is not running or does not answer."""
+        return self.states.query(name, self.params["transition_timeout_s"]).id
 
     def transition(self, name: str, transition: int, label: str) -> bool:
-        _, change = self.clients_[name]
+        change = self.changes[name]
         if not change.wait_for_service(timeout_sec=self.params["service_wait_s"]):
             self.get_logger().error(f"{name}: no {change.srv_name} service after {self.params['service_wait_s']:g} s "
                                     "(service_wait_s); is the node running?")
@@ -97,10 +85,10 @@ class LifecycleManager(Node):
         names = list(self.params["node_names"])
         if self.bring_up(names):
             self.get_logger().info(f"every node is active: {', '.join(names)}")
-        self.present = {name: self.clients_[name][0].service_is_ready() for name in names}
-        while not self.stopping.wait(self.params["watch_period_s"]):
+        self.present = {name: self.states.clients_[name].service_is_ready() for name in names}
+        while not self.stopping.wait(self.params["watch_period_s"]):  # read each time: a change applies at once
             for name in names:
-                here = self.clients_[name][0].service_is_ready()
+                here = self.states.clients_[name].service_is_ready()
                 if here and not self.present.get(name, False) and self.state(name) == State.PRIMARY_STATE_UNCONFIGURED:
                     self.get_logger().info(f"{name} (re)started: bringing it up")
                     self.bring_up([name])

@@ -1,6 +1,6 @@
 """Read the package's launch files without ``ros2 launch``: ``generate_launch_description()`` is
 evaluated against a small stand-in for the launch classes the files use (LaunchDescription,
-DeclareLaunchArgument, LaunchConfiguration, Node), or against the real ``launch_ros`` when it is
+DeclareLaunchArgument, LaunchConfiguration, OpaqueFunction, Node), or against the real ``launch_ros`` when it is
 importable (``use_real_launch``), and each Node becomes the command line that starts it with the
 usual ``--ros-args`` (node name, namespace, parameter files, parameters, remappings)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import runpy
 import shutil
 import sys
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,23 @@ class DeclareLaunchArgument:
         self.name = name
         self.default_value = default_value
         self.description = description
+
+
+class OpaqueFunction:
+    """Stand-in for launch.actions.OpaqueFunction: ``function(context)`` returns the actions to run."""
+
+    def __init__(self, *, function: Callable[..., Any], args: Sequence[Any] = (),
+                 kwargs: Mapping[str, Any] | None = None) -> None:
+        self.function = function
+        self.args = list(args)
+        self.kwargs = dict(kwargs or {})
+
+
+@dataclass
+class LaunchContext:
+    """Stand-in for launch.LaunchContext: what an OpaqueFunction reads (the launch arguments' values)."""
+
+    launch_configurations: dict[str, str]
 
 
 class LaunchDescription:
@@ -67,7 +84,7 @@ def _stand_in_modules() -> dict[str, types.ModuleType]:
                ("launch", "launch.actions", "launch.substitutions", "launch_ros", "launch_ros.actions")}
     vars(modules["launch"]).update(LaunchDescription=LaunchDescription, actions=modules["launch.actions"],
                                    substitutions=modules["launch.substitutions"])
-    vars(modules["launch.actions"]).update(DeclareLaunchArgument=DeclareLaunchArgument)
+    vars(modules["launch.actions"]).update(DeclareLaunchArgument=DeclareLaunchArgument, OpaqueFunction=OpaqueFunction)
     vars(modules["launch.substitutions"]).update(LaunchConfiguration=LaunchConfiguration)
     vars(modules["launch_ros"]).update(actions=modules["launch_ros.actions"])
     vars(modules["launch_ros.actions"]).update(Node=Node)
@@ -156,7 +173,19 @@ def describe(launch_file: Path, arguments: Mapping[str, str], env: Mapping[str, 
                           f"(declared: {', '.join(sorted(declared)) or 'none'})")
     values = {k: str(v) for k, v in declared.items() if v is not None}
     values.update(arguments)
-    return [_node_command(e, values, env) for e in description.entities if isinstance(e, Node)]
+    return [_node_command(e, values, env) for e in _actions(description.entities, values) if isinstance(e, Node)]
+
+
+def _actions(entities: Iterable[Any], values: Mapping[str, str]) -> list[Any]:
+    """The entities with each OpaqueFunction replaced by what it returns for these argument values."""
+    actions: list[Any] = []
+    for entity in entities:
+        if isinstance(entity, OpaqueFunction):
+            made = entity.function(LaunchContext(dict(values)), *entity.args, **entity.kwargs) or []
+            actions += _actions(made, values)
+        else:
+            actions.append(entity)
+    return actions
 
 
 def _node_command(node: Node, arguments: Mapping[str, str], env: Mapping[str, str]) -> NodeCommand:

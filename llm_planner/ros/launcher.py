@@ -4,7 +4,7 @@
 ``ros2 launch llm_planner llm_planner.launch.py`` runs it. Here (ROS 2 from PyPI wheels, no
 ``launch``/``launch_ros`` packages) the same file runs here: :mod:`.launch_files` evaluates
 ``generate_launch_description()`` against a small stand-in for the handful of launch classes the
-file uses (LaunchDescription, DeclareLaunchArgument, LaunchConfiguration, Node); this module starts each
+file uses (LaunchDescription, DeclareLaunchArgument, LaunchConfiguration, OpaqueFunction, Node); this module starts each
 node as its own process (and process group) with the usual ``--ros-args`` (node name, namespace,
 parameter files, parameters, remappings) and prefixes its output.
 

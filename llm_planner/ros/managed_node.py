@@ -19,6 +19,7 @@ its fully qualified name (OK, WARN, ERROR as rqt_robot_monitor reads them), plus
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -26,6 +27,8 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 
 from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.reachability import openai_unusable
+from llm_planner.ros.node_states import fix
 from llm_planner.ros.node_utils import make_domain
 from llm_planner.ros.parameters import declare_params
 
@@ -45,7 +48,7 @@ class ManagedNode(LifecycleNode):
     def __init__(self, role: str) -> None:
         super().__init__(role)
         self.role = role
-        self.params = declare_params(self, role, self._on_parameter)
+        self.params = declare_params(self, role, self._on_parameter, self._vet)
         # the scene or problem is read now, so an invalid one stops the node at start, naming it;
         # configure builds what is heavy (the PyBullet world, the perceiver, the model server's client)
         self.domain: Any = make_domain(self.params)
@@ -58,12 +61,10 @@ class ManagedNode(LifecycleNode):
 
     # ----------------------------------------------------------------- what callers are told
     def inactive_message(self) -> str:
-        """What a caller of an inactive node is told, with the command that activates it."""
+        """What a caller of a node that is not active is told: its state and the fix that works from
+        there (:func:`llm_planner.ros.node_states.fix`)."""
         name = self.get_fully_qualified_name()
-        if self.configured:
-            return f"the {self.role} is inactive; activate it with `ros2 lifecycle set {name} activate`"
-        return (f"the {self.role} is {self.state_label}; bring it up with `ros2 lifecycle set {name} configure` "
-                f"then `ros2 lifecycle set {name} activate` (the lifecycle manager does both at launch)")
+        return f"the {self.role} is {self.state_label}; {fix(name, self.state_label)}"
 
     # ----------------------------------------------------------------- transitions
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -127,6 +128,17 @@ class ManagedNode(LifecycleNode):
         if name in ("llm_backend", "llm_config", "llm_fallback") and self.domain is not None:
             self.domain.reset_language_model()
         self.on_parameter(name, value)
+
+    def _vet(self, changes: Mapping[str, Any]) -> str:
+        """Why a set of parameter changes is refused here, or "": a switch to the openai backend (or
+        another llm_config while on it) needs a server that answers now (llm_probe_timeout_s)."""
+        if not {"llm_backend", "llm_config"} & set(changes):
+            return ""
+        settings = {**self.params, **changes}
+        if settings["llm_backend"] != "openai":
+            return ""
+        reason = openai_unusable(settings["llm_config"], settings["llm_probe_timeout_s"])
+        return f"llm_backend openai refused: {reason}" if reason else ""
 
     def _publish_diagnostics(self) -> None:
         name = self.get_fully_qualified_name()

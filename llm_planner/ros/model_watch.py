@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticStatus
 
+from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.reachability import reach
 from llm_planner.ros.managed_node import ERROR, OK, WARN, status
 
 
@@ -74,15 +74,7 @@ class ModelWatch:
             self.last = None
             return None
         started = time.monotonic()
-        try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=self.params["llm_probe_timeout_s"]):
-                pass
-            reachable, detail = True, "answers"
-        except urllib.error.HTTPError as exc:  # it answered, if only with an error status
-            reachable, detail = True, f"answers (HTTP {exc.code} on /models)"
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            reachable, detail = False, f"not answering ({reason})"
+        reachable, detail = reach(base_url, self.params["llm_probe_timeout_s"])
         self.last = Probe(reachable, time.monotonic() - started, detail, time.monotonic())
         if hasattr(lm, "primary_down"):  # a FallbackBackend (llm_fallback: offline)
             lm.primary_down = "" if reachable else f"the model server {base_url} is {detail}"
@@ -92,7 +84,10 @@ class ModelWatch:
         name = f"{self.name}: model server"
         if self.params["llm_backend"] != "openai":
             return status(name, OK, "embedded offline provider (no model server)", {"backend": "offline"})
-        lm, base_url = self._server()
+        try:
+            lm, base_url = self._server()
+        except LlmPlannerError as exc:  # no key for a server that needs one, a bad configuration file
+            return status(name, ERROR, f"the openai backend cannot be used: {exc}", {"backend": "openai"})
         usage = lm.usage
         values: dict[str, Any] = {"base_url": base_url, "model": lm.model, "llm_fallback": self.params["llm_fallback"],
                                   "requests": usage.requests, "failures": usage.failures,

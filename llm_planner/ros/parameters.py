@@ -11,7 +11,7 @@ what depends on it (the LLM backend, the geometry timer). Nothing reports succes
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType, SetParametersResult
@@ -20,18 +20,23 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from llm_planner.config import (
+    MANAGER,
+    MANAGER_PARAMS,
+    MANAGER_SECTION,
     PARAMS,
     Param,
     allowed_values,
     check_change,
     default_params_file,
     read_params_file,
+    validate_param,
     validate_params,
 )
 from llm_planner.errors import ConfigError
 
 _TYPES = {str: ParameterType.PARAMETER_STRING, int: ParameterType.PARAMETER_INTEGER,
-          float: ParameterType.PARAMETER_DOUBLE, bool: ParameterType.PARAMETER_BOOL}
+          float: ParameterType.PARAMETER_DOUBLE, bool: ParameterType.PARAMETER_BOOL,
+          list: ParameterType.PARAMETER_STRING_ARRAY}
 
 
 def descriptor(param: Param, role: str, domain: str) -> ParameterDescriptor:
@@ -52,29 +57,91 @@ def descriptor(param: Param, role: str, domain: str) -> ParameterDescriptor:
     return desc
 
 
-def declare_params(node: Node, role: str, on_change: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
+#: rclpy's own use_sim_time (every node declares it; rclpy's TimeSource applies a change at once)
+USE_SIM_TIME = ParameterDescriptor(
+    type=ParameterType.PARAMETER_BOOL, additional_constraints="true or false",
+    description="take the time from the /clock topic instead of the system clock (rclpy); takes effect at once")
+
+
+def describe_rclpy_parameters(node: Node) -> None:
+    """Give rclpy's own ``use_sim_time`` the description ``ros2 param describe`` shows for ours."""
+    if node.has_parameter("use_sim_time"):
+        node.set_descriptor("use_sim_time", USE_SIM_TIME)
+
+
+def declare_params(node: Node, role: str, on_change: Callable[[str, Any], None] | None = None,
+                   vet: Callable[[Mapping[str, Any]], str] | None = None) -> dict[str, Any]:
     """Declare every parameter of the schema with its descriptor and validate them together; a
     parameter not given takes the default of the domain's file (config/llm_planner.yaml or
     config/gtamp_nodes.yaml). ConfigError names an invalid parameter. The returned dict is kept up to
-    date with accepted changes; ``on_change(name, value)`` runs after each."""
+    date with accepted changes; ``on_change(name, value)`` runs after each. ``vet`` sees the
+    changes of one set together after each passed its own check and may refuse them with a reason
+    (the nodes check a switch to the openai backend against its server)."""
     source = f"node '{node.get_name()}'"
+    describe_rclpy_parameters(node)
     domain = _declare(node, PARAMS["domain"], read_params_file()["domain"], role, "household", source)
     defaults = read_params_file(default_params_file(domain))
     values = {name: _declare(node, p, defaults[name], role, domain, source) for name, p in PARAMS.items()
               if name != "domain"}
     params = validate_params({"domain": domain, **values}, source=source)
 
+    follow_changes(node, params, lambda name, value: check_change(name, value, domain),
+                   lambda name, value: validate_params({"domain": domain, name: value})[name], on_change, vet)
+    return params
+
+
+def declare_manager_params(node: Node) -> dict[str, Any]:
+    """Declare the lifecycle manager's parameters (:data:`llm_planner.config.MANAGER_PARAMS`) with
+    their descriptors, defaults from the shipped parameter file (its ``/**/lifecycle_manager``
+    section, ``shutdown_timeout_s`` from ``/**``); the returned dict follows accepted changes.
+    ConfigError names an invalid parameter."""
+    source = f"node '{node.get_name()}'"
+    describe_rclpy_parameters(node)
+    defaults = {**read_params_file(), **read_params_file(default_params_file(), section=MANAGER_SECTION)}
+    params = {name: _declare(node, p, defaults[name], MANAGER, "household", source)
+              for name, p in MANAGER_PARAMS.items()}
+    for name, value in params.items():
+        params[name] = _checked(name, value, source, MANAGER_PARAMS)
+
+    def check(name: str, value: Any) -> str:
+        if name not in MANAGER_PARAMS:
+            return ""
+        try:
+            _checked(name, value, "set", MANAGER_PARAMS)
+        except ConfigError as exc:
+            return str(exc).removeprefix("set: ")
+        return ""
+
+    follow_changes(node, params, check, lambda name, value: _checked(name, value, "set", MANAGER_PARAMS))
+    return params
+
+
+def _checked(name: str, value: Any, source: str, schema: Mapping[str, Param]) -> Any:
+    """``value`` of ``name`` validated (a ROS string array as a list), or ConfigError."""
+    if schema[name].kind is list and not isinstance(value, str):
+        value = list(value)
+    return validate_param(name, value, source, schema)
+
+
+def follow_changes(node: Node, params: dict[str, Any], check: Callable[[str, Any], str],
+                   convert: Callable[[str, Any], Any], on_change: Callable[[str, Any], None] | None = None,
+                   vet: Callable[[Mapping[str, Any]], str] | None = None) -> None:
+    """Refuse a change ``check`` (or ``vet``, given all changes of one set) gives a reason against
+    (the reason is what ``ros2 param set`` prints); apply an accepted one to ``params`` (what the
+    node reads at use), then ``on_change``."""
+
     def refuse(changes: list[Parameter]) -> SetParametersResult:
         for change in changes:
-            reason = check_change(change.name, change.value, domain)
+            reason = check(change.name, change.value)
             if reason:
                 return SetParametersResult(successful=False, reason=reason)
-        return SetParametersResult(successful=True)
+        reason = vet({c.name: c.value for c in changes if c.name in params}) if vet is not None else ""
+        return SetParametersResult(successful=not reason, reason=reason)
 
     def apply(changes: list[Parameter]) -> None:
         for change in changes:
-            if change.name in PARAMS:
-                value = validate_params({"domain": domain, change.name: change.value})[change.name]
+            if change.name in params:
+                value = convert(change.name, change.value)
                 params[change.name] = value
                 if on_change is not None:
                     on_change(change.name, value)
@@ -82,7 +149,6 @@ def declare_params(node: Node, role: str, on_change: Callable[[str, Any], None] 
 
     node.add_on_set_parameters_callback(refuse)
     node.add_post_set_parameters_callback(apply)
-    return params
 
 
 def _declare(node: Node, param: Param, default: Any, role: str, domain: str, source: str) -> Any:

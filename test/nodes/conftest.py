@@ -3,6 +3,7 @@ process, Fast DDS on loopback, the session's random ROS_DOMAIN_ID) with a parame
 schema plus overrides, a client in this process, and a way to kill and restart one node."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from llm_planner.ros.launch_files import describe, resolve_launch_file
 from llm_planner.ros.launcher import GraphRunner
 
 VENV_BIN = Path(sys.executable).parent
+PROBE = Path(__file__).with_name("ros_probe.py")
 PARAMS_FILES = {"llm_planner": "llm_planner.yaml", "gtamp": "gtamp_nodes.yaml"}
 
 
@@ -45,6 +47,16 @@ class Graph:
         self.runner.processes[name] = subprocess.Popen(command.argv, env=dict(self.runner.env), stdout=out,
                                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                                        start_new_session=True)
+
+    def wait_gone(self, name: str, timeout_s: float = 30.0) -> None:
+        """Wait until the node ``name`` (in the graph's namespace) has left the ROS graph (DDS noticed its death)."""
+        from llm_planner.ros.graph import is_alive, qualified
+
+        node = self.client.node
+        deadline = time.monotonic() + timeout_s
+        while is_alive(node, qualified(name, f"/{self.namespace}" if self.namespace else "/")):
+            assert time.monotonic() < deadline, f"{name} is still in the ROS graph after {timeout_s:g} s"
+            self.client.executor.spin_once(timeout_sec=0.2)
 
     def full_state(self, after_ns: int = 0) -> list[tuple[str, tuple[str, ...]]]:
         """The predicates of the latest perception/full_state message stamped at or after ``after_ns``."""
@@ -72,17 +84,28 @@ class Graph:
                               capture_output=True, text=True, timeout=timeout)
 
 
+def ros_probe(graph: Graph, *ops: list) -> dict:
+    """Run ``ops`` (test/nodes/ros_probe.py) in a separate ROS process against ``graph``: what it found."""
+    proc = subprocess.run([sys.executable, str(PROBE), json.dumps(list(ops))], env=graph.runner.env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @contextmanager
 def running_graph(ros_env: dict[str, str], log_dir: Path, launch: str = "llm_planner", namespace: str = "",
-                  wait_s: float = 180.0, env: dict[str, str] | None = None, **overrides: Any) -> Iterator[Graph]:
-    """Launch a graph with the launch file's parameter file plus ``overrides`` (and ``env`` added to
-    the nodes' environment); stop it afterwards and check that every process exited cleanly."""
+                  wait_s: float = 180.0, env: dict[str, str] | None = None, arguments: dict[str, str] | None = None,
+                  **overrides: Any) -> Iterator[Graph]:
+    """Launch a graph with the launch file's parameter file plus ``overrides`` and the launch
+    ``arguments`` (and ``env`` added to the nodes' environment); stop it afterwards and check that
+    every process exited cleanly."""
     from llm_planner.ros.client import PlannerClient
 
     params = {**read_params_file(config_dir() / PARAMS_FILES[launch]), **overrides}
     params_file = log_dir / "params.yaml"
     params_file.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}))
-    arguments = {"params_file": str(params_file), **({"namespace": namespace} if namespace else {})}
+    arguments = {"params_file": str(params_file), **({"namespace": namespace} if namespace else {}),
+                 **(arguments or {})}
     runner = GraphRunner(resolve_launch_file(launch), arguments, env={**ros_env, **(env or {})}, log_dir=log_dir)
     runner.start()
     client = PlannerClient(f"test_client_{namespace or 'root'}_{os.getpid()}", namespace)
@@ -104,3 +127,9 @@ def running_graph(ros_env: dict[str, str], log_dir: Path, launch: str = "llm_pla
 def launch_graph(ros_env):
     """``with launch_graph(log_dir, launch="llm_planner", namespace="", **overrides) as graph:``"""
     return lambda log_dir, **kwargs: running_graph(ros_env, log_dir, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def probe():
+    """``probe(graph, *ops)``: :func:`ros_probe`, a separate ROS process calling the graph as ``ros2`` would."""
+    return ros_probe

@@ -1,4 +1,4 @@
-"""``llm_backend: openai`` in the parameter file reaches every language-model question the graph
+"""``llm_backend: openai`` (a launch argument, or the parameter file) reaches every language-model question the graph
 asks: the directive's translation (planner node) and the planner's (executor node), over real HTTP
 to ``llm-planner serve`` (an OpenAI-compatible server answering from the offline backend in the
 chatty style of a chat model, 0.05 s per request), which counts them by kind."""
@@ -21,7 +21,9 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
         llm_config.write_text(yaml.safe_dump({
             "openai": {"base_url": server.base_url, "model": "llm-planner-offline", "api_key_env": "LLM_PLANNER_TEST_KEY"},
             "cache": {"enabled": False}}))
-        with launch_graph(tmp, env=key, llm_backend="openai", llm_config=str(llm_config)) as graph:
+        # as launch arguments (`llm-planner launch llm_backend:=openai llm_config:=FILE`) over the shipped file
+        with launch_graph(tmp, env=key, arguments={"llm_backend": "openai", "llm_config": str(llm_config)}) as graph:
+            assert all("llm_backend:=openai" in c.argv for c in graph.runner.commands if c.name != "lifecycle_manager")
             result = graph.client.run("put one book on the coffee table and a mug inside the fridge", planner="llm_mcts")
         asked = server.stats()["by_kind"]
     print(f"requests to the served model by kind: {asked}")
