@@ -26,6 +26,13 @@ class GoalError(LlmPlannerError):
     """A directive or goal cannot be understood or grounded in the scene."""
 
 
+class DirectiveRefused(GoalError):
+    """A directive refused for what its words say, not for how they are phrased: a count that is no
+    positive whole number, a negation or reversal, a self-correction that cannot be followed, one
+    object in two places. Every path (/plan_task, execute_directive, the directive topic, bench
+    translate, the check of a model's goal) refuses it with this message, and no model is asked."""
+
+
 class PlanningError(LlmPlannerError):
     """A planner failed to produce a plan; the message says why."""
 

@@ -7,6 +7,7 @@ directly with a domain (:mod:`llm_planner.domains`) and percepts.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 import unicodedata
@@ -16,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.adapters.base import Domain
+from llm_planner.config import PARAMS
 from llm_planner.domains.percept import Percept, Translation
-from llm_planner.errors import GoalError, PlanningError
+from llm_planner.errors import ConfigError, GoalError, PlanningError
 
 
 @dataclass
@@ -94,6 +96,18 @@ def check_directive(text: str, max_chars: int) -> str:
     return cleaned
 
 
+def request_timeout(timeout_s: float, default_s: float) -> float:
+    """A request's time limit: ``timeout_s``, or the ``plan_timeout_s`` parameter's ``default_s``
+    for 0; ConfigError, as for the parameter, for a negative or non-finite value."""
+    param = PARAMS["plan_timeout_s"]
+    too_long = param.high is not None and timeout_s > param.high
+    if not math.isfinite(timeout_s) or timeout_s < 0 or too_long or (timeout_s > 0 and not param.check(timeout_s)):
+        raise ConfigError(f"the request's timeout_s = {timeout_s!r} is invalid: expected {param.accepts} (the task's "
+                          f"time limit, at most {param.high:g}), or 0 for the plan_timeout_s parameter "
+                          f"({default_s:g} s)")
+    return float(timeout_s) if timeout_s > 0 else float(default_s)
+
+
 @dataclass
 class PlanningService:
     """Request checking, grounding and plan preview for one domain (its configured default planner
@@ -111,9 +125,9 @@ class PlanningService:
         planner for none): grounding, preview and the executor take ``PreparedTask.planner``."""
         started = time.perf_counter()
         directive = check_directive(request.directive, self.params["max_directive_chars"])
+        timeout_s = request_timeout(request.timeout_s, self.params["plan_timeout_s"])
         planner = self.domain.resolve_planner((request.planner or self.params["planner"]).strip())
         translation = self.domain.ground(directive, planner)
-        timeout_s = request.timeout_s if request.timeout_s > 0 else self.params["plan_timeout_s"]
         return PreparedTask(task_id or new_task_id(), directive, planner, translation, float(timeout_s),
                             time.perf_counter() - started)
 

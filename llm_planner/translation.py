@@ -59,9 +59,11 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
 
 def _levy_karpas_goal(directive: str, household: Household, backend: str | LanguageModel | None,
                       state: dict) -> Translation:
+    from llm_planner.llm.offline.goal_parser import refuse_what_words_say
     from llm_planner.llm.text import goal_to_text
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
+    refuse_what_words_say(directive)  # refused as on every other path, with the same message
     if "nl2pddl" not in state:
         state["nl2pddl"] = LevyKarpasSystem.create(backend)
     output = state["nl2pddl"].translate(household, directive)

@@ -77,10 +77,15 @@ def test_gtamp_preview_and_a_goal_that_already_holds():
 
 def test_the_time_limit_comes_from_the_request_else_from_the_node_parameter(household_service):
     asked = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=12.5))
-    default = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=-1))
+    default = household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=0))
     assert asked.timeout_s == 12.5 and default.timeout_s == household_service.params["plan_timeout_s"] == 300.0
     assert asked.task_id != default.task_id and len(asked.task_id) == 12
     assert household_service.prepare(PlanTaskRequest("put one plate on the sofa")).planner == "llm_mcts"  # the default
+    for bad in (-1.0, float("nan"), float("inf"), 1e9):  # refused as the plan_timeout_s parameter refuses them
+        with pytest.raises(ConfigError, match=r"the request's timeout_s = .* is invalid: expected a number of seconds "
+                                              r"> 0 \(the task's time limit, at most 86400\), or 0 for the plan_timeout_s "
+                                              r"parameter"):
+            household_service.prepare(PlanTaskRequest("put one plate on the sofa", planner="classical", timeout_s=bad))
 
 
 @pytest.mark.parametrize("directive, planner, error, says", [

@@ -15,7 +15,13 @@ destination, count) items. Printed per apartment and overall:
   the offline parser read the directive otherwise, or the directive's words do not support an atom),
   and how many of them were the gold goal all the same (a right answer refused) -- the rest are the
   wrong goals the check kept from running;
+* with a model backend: how many goals the directive reader read (its reading is the goal, the model
+  is asked only for the rest), and with ``--llm-set translate.ask_model=always`` on how many of them
+  the model, asked too, disagreed (logged and counted, never refused);
 * seconds per directive.
+
+Splits: dev (used while writing the offline reader), test (held out), quantities (counts,
+negations and self-corrections: read, asked or refused, never a wrong count).
 
 Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
 
@@ -41,6 +47,9 @@ from typing import Any
 from llm_planner.errors import ConfigError
 
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
+#: dev: used while writing the offline reader; test: held out; quantities: counts, negations and
+#: self-corrections, written for the reader's one reading of them.
+SPLITS = ("dev", "test", "quantities")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +82,7 @@ class Case:
     directive: str
     gold: frozenset | None       # {(rel, type, destination, count)}; None: a refusal is due
     refuse: str = ""             # why a refusal is due
-    split: str = "dev"           # dev: used while writing the offline parser; test: held out
+    split: str = "dev"           # one of SPLITS
     asked: frozenset | None = None  # with refuse: the goal meant, reached with one answer to the question
 
 
@@ -101,8 +110,8 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
                 raise ValueError("give either goal or refuse")
             gold = frozenset(_item(part) for part in str(entry["goal"]).split(";")) if "goal" in entry else None
             split = str(entry.get("split", "dev"))
-            if split not in ("dev", "test"):
-                raise ValueError("split must be dev or test")
+            if split not in SPLITS:
+                raise ValueError(f"split must be one of {', '.join(SPLITS)}")
             asked = frozenset(_item(part) for part in str(entry["asked"]).split(";")) if "asked" in entry else None
             if asked is not None and gold is not None:
                 raise ValueError("'asked' goes with refuse (the goal one answer to the question leads to)")
@@ -133,7 +142,8 @@ def evaluate(case: Case, household: Any, backend: Any, answers: bool = False) ->
     try:
         result = translate_directive(case.directive, household, backend)
         goal = frozenset((g.rel, g.obj_type, g.destination, g.count) for g in result.goal)
-        record.update(goal=sorted(goal), refused=False, message=result.message)
+        record.update(goal=sorted(goal), refused=False, message=result.message, read_by_reader=result.read_by_reader,
+                      disagreement=result.disagreement)
         record["outcome"] = "exact" if goal == case.gold else "wrong"
     except LlmPlannerError as exc:
         record.update(goal=None, refused=True, message=str(exc))
@@ -201,6 +211,9 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "unsupported_by_words": sum(r.get("unsupported") == "lexical" for r in records),
             "unsupported_right_goal": sum(bool(r.get("model_goal_was_gold")) for r in records),
             "seconds_per_directive": sum(r["seconds"] for r in records) / n if n else float("nan"),
+            # a model backend: goals the directive reader read (the model not asked, or overruled)
+            "read_by_reader": sum(bool(r.get("read_by_reader")) for r in records),
+            "disagreements": sum(bool(r.get("disagreement")) for r in records),
             # questions instead of refusals (issue 23) and, with --answers, what one reply settled
             "asked": sum(bool(r.get("question")) for r in records),
             "settled_by_answer": sum(r.get("answer_outcome") == "settled" for r in records),
@@ -252,9 +265,9 @@ def run(args: argparse.Namespace) -> int:
     def home_split(home: str, split: str) -> Callable[[dict[str, Any]], bool]:
         return lambda r: r["scene"] == home and r["split"] == split
 
-    groups = [(f"{h} ({s})", home_split(h, s)) for s in ("dev", "test") for h in homes]
+    groups = [(f"{h} ({s})", home_split(h, s)) for s in SPLITS for h in homes]
     groups += [("all dev", lambda r: r["split"] == "dev"), ("all test (held out)", lambda r: r["split"] == "test"),
-               ("all", lambda r: True)]
+               ("all quantities", lambda r: r["split"] == "quantities"), ("all", lambda r: True)]
     for split, selects in groups:
         part = [r for r in records if selects(r)]
         if not part:
@@ -264,9 +277,9 @@ def run(args: argparse.Namespace) -> int:
         rows.append([split, s["directives"], s["answerable"], f"{s['exact_goal_accuracy']:.3f}",
                      f"{s['wrong_goal_rate']:.3f} ({s['wrong_goals']})",
                      f"{s['refusal_rate']:.3f} ({s['refusals_correct']}/{s['refusals_due']} due)",
-                     f"{s['seconds_per_directive']:.3f}"])
+                     f"{s['read_by_reader']} ({s['disagreements']})", f"{s['seconds_per_directive']:.3f}"])
     print(format_table(["apartment (split)", "directives", "with a goal", "exact-goal accuracy", "wrong-goal rate",
-                        "refusal rate", "s/directive"], rows,
+                        "refusal rate", "reader's goal (model disagreed)", "s/directive"], rows,
                        title=f"Goal translation of directives as people say them; backend {label}"))
     total = summary(records)
     print(f"\nQuestions instead of refusals: {total['asked']} of {total['refusals']} refusals ask one "
@@ -279,6 +292,10 @@ def run(args: argparse.Namespace) -> int:
         for r in unsettled:
             print(f"    not settled ({r.get('answer_outcome')}): ({r['scene']}) {r['directive']!r} asked "
                   f"{r['question']!r}" + (f", answered {r['answer']!r}" if r.get("answer") else ""))
+    if total["disagreements"]:
+        print(f"\nThe model disagreed with the directive reader on {total['disagreements']} of the "
+              f"{total['read_by_reader']} directives the reader read (translate.ask_model: always); the reader's goal "
+              "stood each time")
     if total["unsupported"]:
         print(f"\nThe check against the directive refused {total['unsupported']} model goal(s) "
               f"({total['unsupported_by_parser']} differing from the offline parser's reading, "

@@ -170,6 +170,9 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and 0 <= low < high):
         raise ConfigError("LLM configuration 'openai.in_flight': need 0 <= queue_low < queue_high, "
                           f"got {low!r}, {high!r}")
+    ask_model = data["translate"].get("ask_model", "unread")
+    if ask_model not in ("unread", "always"):
+        raise ConfigError(f"LLM configuration 'translate.ask_model' must be unread or always, got {ask_model!r}")
     for section in ("world_model", "policy", "translate", "task_plans", "candidates"):
         budget = data[section].get("max_tokens")
         stop = data[section].get("stop", [])

@@ -22,8 +22,12 @@ Two readings of the directive decide (both made offline, by
    place the directive gives that object (said in its clause, a place its clause's verb implies such
    as "chill" -> fridge, or a shared place said later), and its count what the words before the
    object say ("one", "a", "the" = 1, "two", "both"; "all", "every" and "the <plural>" = every
-   instance in the apartment); every object the directive places must be in the goal. Negations,
-   questions and directives in another language are not read, so no model goal for them is accepted.
+   instance in the apartment); every object the directive places must be in the goal. Questions
+   and directives in another language are not read, so no model goal for them is accepted.
+
+What the reader refuses for what the words say (a count that is no positive whole number, a
+negation or reversal, one object in two places: ``DirectiveRefused``) is refused here with the
+reader's own message, whatever the model answered.
 
 The offline backend's own answers are the parser's reading and are not checked again.
 
@@ -39,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
-from llm_planner.errors import GoalError
+from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.llm.text import WorldInfo, article, name_to_text, plural
 
 if TYPE_CHECKING:
@@ -87,6 +91,7 @@ class DirectiveReading:
     parsed: Goal | None                      # the offline parser's goal; None: it refused
     parser_error: str = ""
     unread: str = ""                         # why the words are not read (negation, question, language)
+    refused: str = ""                        # the reader's refusal of what the words say (every path's message)
     objects: list[Mention] = field(default_factory=list)
     places: list[Mention] = field(default_factory=list)
     verb_places: dict[int, list[str]] = field(default_factory=dict)  # clause -> places its verb implies
@@ -117,6 +122,10 @@ class DirectiveReader(Protocol):
 
     def read(self, directive: str) -> DirectiveReading: ...
 
+    def goal(self, directive: str) -> Goal:
+        """The reader's goal; NeedsAnswer where one answer settles it, GoalError where it does not read it."""
+        ...
+
 
 def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene (built once per backend resources and scene)."""
@@ -132,6 +141,8 @@ def check_model_goal(directive: str | DirectiveReading, goal: Goal, world: World
     object the directive names but the goal leaves out is no difference (a goal channel that also
     reads step-by-step directives, Levy & Karpas, where "grab the apple" is a step, not a goal)."""
     reading = directive_reader(resources, world).read(directive) if isinstance(directive, str) else directive
+    if reading.refused:  # a count that is no positive whole number, a negation: refused as on every path
+        raise DirectiveRefused(reading.refused)
     if reading.parsed is not None:
         differences = compare(goal, reading.parsed, complete)
         if differences:
@@ -182,7 +193,7 @@ def lexical_differences(reading: DirectiveReading, goal: Goal, complete: bool = 
     if complete:
         for m in reading.objects:
             places = reading.places_for(m)
-            if places and not any(i.obj_type == m.name for i in goal):
+            if places and not any(i.obj_type == m.name and i.destination in places for i in goal):
                 dropped = GoalItem(world.relation(places[0]), m.name, places[0], m.count or 1)
                 out.append(f"the model dropped '{item_phrase(dropped)}', which the directive asks for")
     return out

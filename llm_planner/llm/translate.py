@@ -1,9 +1,11 @@
 """Goal translation with grounding (LLM-MCTS seed 000, §2.2 "Goal"; App. F listing 3): a directive
 becomes formal goal tuples (REL, object type, destination, count) that name only the scene's
-admissible object types and furniture, validated with :meth:`Household.check_goal`. A goal a
-model wrote is first checked against the directive (``llm_planner.llm.goal_support``): an atom the
-directive does not ask for (a sub-goal copied from the prompt's example), a dropped one, a wrong
-count or a swapped object is refused with a message naming it, before anything runs.
+admissible object types and furniture, validated with :meth:`Household.check_goal`. Where the
+directive reader (``llm_planner.llm.offline``) reads a directive, its reading is the goal, and a
+model is asked only for the directives it does not read: a model is a suggestion, never below the
+reader. A goal a model wrote is checked against the directive (``llm_planner.llm.goal_support``):
+an atom the directive does not ask for (a sub-goal copied from the prompt's example), a dropped
+one, a wrong count or a swapped object is refused with a message naming it, before anything runs.
 
 The backend answers in its own words (the openai backend may write "kitchentable"); every name
 is grounded onto the scene by Sentence-BERT cosine ("we precisely map the LLM-generated goal into
@@ -17,15 +19,19 @@ UnsupportedGoal (a GoalError) naming the difference.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
-from llm_planner.errors import GoalError
+from llm_planner.errors import DirectiveRefused, GoalError, LlmPlannerError
 from llm_planner.llm.base import AnswerInfo, LanguageModel
-from llm_planner.llm.goal_support import check_model_goal
+from llm_planner.llm.goal_support import check_model_goal, compare, directive_reader
 from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
 from llm_planner.llm.text import WorldInfo, goal_to_text
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,8 @@ class TranslationResult:
     pddl: str
     message: str
     info: AnswerInfo
+    read_by_reader: bool = False  # a model backend's goal read by the directive reader (the model not trusted)
+    disagreement: str = ""        # where the model, asked too, read the directive otherwise
 
     def to_json(self) -> dict[str, Any]:
         """The ``llm-planner translate --json`` object (DESIGN.md)."""
@@ -92,37 +100,66 @@ def goal_pddl_text(goal: Goal) -> str:
     return goal_pddl(goal)
 
 
-def ask_before_guessing(directive: str, world: WorldInfo, resources: Any) -> None:
-    """NeedsAnswer when the offline reader would ask about the directive (which table, how many,
-    where in a room: issue 23): a model's goal for it is a guess, so the person is asked instead.
-    A directive the reader cannot read at all (another language, a phrasing it lacks) is left to
-    the model and the check of its goal."""
-    from llm_planner.clarification import NeedsAnswer
-    from llm_planner.llm.offline.directive_reading import directive_reader
-
+def reader_goal(directive: str, world: WorldInfo, resources: Any) -> Goal | None:
+    """The directive reader's goal where it reads the directive (LLM-MCTS §2.2's goal, read with no
+    model), None where it does not (another language, a phrasing it lacks: left to the model and
+    the check of its goal). NeedsAnswer (which table, how many) and DirectiveRefused (a count that
+    is no positive whole number, a negation) are raised as the reader raises them, so a model path
+    asks and refuses exactly as the offline one."""
     try:
-        directive_reader(resources, world).parser.parse(directive)
-    except NeedsAnswer:
+        return directive_reader(resources, world).goal(directive)
+    except (NeedsAnswer, DirectiveRefused):
         raise
     except GoalError:
-        pass
+        return None
 
 
 def translate_directive(directive: str, household: Household, backend: LanguageModel) -> TranslationResult:
-    """Translate, ground and validate one directive; GoalError says what is unknown or impossible."""
+    """Translate, ground and validate one directive; GoalError says what is unknown or impossible.
+    With a model backend the directive reader's goal is the goal where it reads the directive; the
+    model is asked only for the others (``translate.ask_model: always`` asks it for every directive
+    and logs and counts where it disagrees with the reader, whose goal stands)."""
     directive = " ".join(str(directive).split())
     if not directive:
         raise GoalError("the directive is empty; say what to move where, e.g. 'put one apple inside the fridge'")
     world = WorldInfo.from_household(household)
-    if getattr(backend, "name", "") != "offline":  # the offline backend's parser asks by itself
-        ask_before_guessing(directive, world, backend.resources)
+    if getattr(backend, "name", "") != "offline":  # the offline backend's answer is the reader's own reading
+        read = reader_goal(directive, world, backend.resources)
+        if read is not None:
+            return _reader_result(directive, read, household, backend)
     answer = backend.translate(world, directive)
     goal = ground_goal(answer.items, world, backend.resources.grounder,
                        float(backend.config.get("grounding.min_name_score")))
-    if answer.info.backend != "offline":  # the offline backend's answer is the goal parser's own reading
+    if answer.info.backend != "offline":
         check_model_goal(directive, goal, world, backend.resources)
     household.check_goal(goal)
     message = f"goal: {goal_to_text(goal)}"
     if answer.info.fallback:
         message += f" (answered by the {answer.info.backend} backend: {answer.info.fallback})"
     return TranslationResult(goal, goal_pddl_text(goal), message, answer.info)
+
+
+def _reader_result(directive: str, goal: Goal, household: Household, backend: LanguageModel) -> TranslationResult:
+    """The reader's goal for a model backend; with ``translate.ask_model: always`` the model's goal
+    too, compared, and a disagreement logged and kept in ``disagreement`` (never refused)."""
+    household.check_goal(goal)
+    info = AnswerInfo(backend="reader", model="")
+    disagreement = ""
+    if str(backend.config.get("translate.ask_model")) == "always":
+        world = WorldInfo.from_household(household)
+        try:
+            answer = backend.translate(world, directive)
+            info = answer.info
+            model_goal = ground_goal(answer.items, world, backend.resources.grounder,
+                                     float(backend.config.get("grounding.min_name_score")))
+            disagreement = "; ".join(compare(model_goal, goal))
+        except LlmPlannerError as exc:
+            disagreement = f"the model gave no goal: {exc}"
+        if disagreement:
+            LOG.warning("translation of %r: the model disagrees with the directive reader, whose goal stands: %s",
+                        directive, disagreement)
+    note = "the model disagreed: " + disagreement if disagreement else (
+        "the model agreed" if info.backend != "reader" else "the model was not asked")
+    message = f"goal: {goal_to_text(goal)} (read by the directive reader; {note})"
+    return TranslationResult(goal, goal_pddl_text(goal), message, info, read_by_reader=True,
+                             disagreement=disagreement)

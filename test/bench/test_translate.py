@@ -11,8 +11,12 @@ from llm_planner.bench.translate import load_cases
 def test_evaluation_set_is_large_and_covers_both_apartments_and_refusals():
     cases = load_cases()
     assert len(cases) >= 150
-    assert {c.scene for c in cases} == {"seen", "unseen"} and {c.split for c in cases} == {"dev", "test"}
+    assert {c.scene for c in cases} == {"seen", "unseen"} and {c.split for c in cases} == {"dev", "test", "quantities"}
     assert {c.refuse for c in cases if c.gold is None} >= {"room", "unknown", "count", "language", "vague", "negation"}
+    quantities = [c for c in cases if c.split == "quantities"]
+    assert len(quantities) >= 60 and {c.refuse for c in quantities if c.gold is None} >= {
+        "negative", "zero", "fraction", "scientific", "comparison", "vague", "count", "negation", "reversal",
+        "two_places", "correction"}
 
 
 def test_bench_translate_accuracy_and_wrong_goal_rate(tmp_path, capsys):
@@ -23,4 +27,7 @@ def test_bench_translate_accuracy_and_wrong_goal_rate(tmp_path, capsys):
     report = json.loads(out.read_text())
     overall = next(r for r in report["rows"] if r["split"] == "all")
     assert overall["exact_goal_accuracy"] >= 0.95 and overall["wrong_goal_rate"] <= 0.01
+    splits = {r["split"]: r for r in report["rows"]}
+    assert "all quantities" in splits and "wrong-goal rate" in printed
+    assert all(r["wrong_goal_rate"] == 0.0 for r in report["rows"]), [(r["split"], r["wrong_goals"]) for r in report["rows"]]
     assert len(report["episodes"]) == overall["directives"]

@@ -51,20 +51,52 @@ def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
 
 
 def test_a_sub_goal_the_model_made_up_is_refused_before_anything_runs(openai_backend, fake_openai, seen):
-    """Issue 21: SmolLM2 answered "put one apple inside the fridge" with the prompt example's sub-goal too."""
+    """SmolLM2 answered "put one apple inside the fridge" with the prompt example's sub-goal too; on a
+    directive the reader does not read, the check against the words refuses such a goal."""
     from llm_planner.llm.goal_support import UnsupportedGoal
 
     lm = openai_backend()
     fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"
     with pytest.raises(UnsupportedGoal, match="the model added 'an apple on the kitchen table', which the directive "
                                               "does not ask for") as info:
-        translate_directive("put one apple inside the fridge", seen, lm)
+        translate_directive("place one apple into the fridge, it is ripe", seen, lm)
     assert info.value.goal == (GoalItem("inside", "apple", "fridge", 1), GoalItem("on", "apple", "kitchen_table", 1))
-    fake_openai.answer = "(INSIDE, apples, refrigerator, 3)"
-    with pytest.raises(UnsupportedGoal, match="the model said three apples, the directive says two"):
-        translate_directive("put two apples in the fridge", seen, lm)
-    fake_openai.answer = "(INSIDE, banana, fridge, 1)"
-    with pytest.raises(UnsupportedGoal, match="added 'a banana inside the fridge'.*dropped 'an apple inside the fridge'"):
-        translate_directive("could you put an apple in the fridge", seen, lm)
-    fake_openai.answer = "Formal goal: (INSIDE, Apple, Refrigerator, 1)"  # a new directive: not the cached answer
-    assert translate_directive("put an apple inside the fridge", seen, lm).goal == (GoalItem("inside", "apple", "fridge", 1),)
+    fake_openai.answer = "(INSIDE, mugs, dishwasher, 3)"
+    with pytest.raises(UnsupportedGoal, match=r"the model said three mugs, the directive says two \('2 mugs'\)"):
+        translate_directive("place 2 mugs into the dishwasher, they are dirty", seen, lm)
+
+
+def test_where_the_reader_reads_the_directive_its_goal_stands_and_the_model_is_not_asked(openai_backend, fake_openai,
+                                                                                       seen):
+    lm = openai_backend()
+    fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"  # the example's sub-goal copied
+    asked = len(fake_openai.requests)
+    result = translate_directive("put one apple inside the fridge", seen, lm)
+    assert result.goal == (GoalItem("inside", "apple", "fridge", 1),) and result.read_by_reader
+    assert len(fake_openai.requests) == asked and "the model was not asked" in result.message
+    always = openai_backend(translate__ask_model="always")
+    result = translate_directive("put one apple inside the fridge", seen, always)
+    assert result.goal == (GoalItem("inside", "apple", "fridge", 1),)  # the reader's goal stands, never refused
+    assert len(fake_openai.requests) > asked
+    assert result.disagreement == "the model added 'an apple on the kitchen table', which the directive does not ask for"
+    assert "the model disagreed" in result.message
+
+
+@pytest.mark.parametrize("directive", ["put -1 apples in the fridge", "don't put the apple in the fridge",
+                                       "put half the apples in the fridge", "take the milk out of the fridge",
+                                       "put the banana in the fridge and the banana on the sofa"])
+def test_the_model_path_refuses_what_the_reader_refuses_with_the_same_message(directive, openai_backend, fake_openai,
+                                                                              offline, seen, seen_world):
+    from llm_planner.errors import DirectiveRefused
+    from llm_planner.llm.goal_support import check_model_goal
+
+    with pytest.raises(DirectiveRefused) as offline_refusal:
+        translate_directive(directive, seen, offline)
+    fake_openai.answer = "(INSIDE, apple, fridge, 2)"
+    asked = len(fake_openai.requests)
+    with pytest.raises(DirectiveRefused) as model_refusal:
+        translate_directive(directive, seen, openai_backend(translate__ask_model="always"))
+    with pytest.raises(DirectiveRefused) as check_refusal:
+        check_model_goal(directive, (GoalItem("inside", "apple", "fridge", 2),), seen_world, offline.resources)
+    assert str(offline_refusal.value) == str(model_refusal.value) == str(check_refusal.value)
+    assert len(fake_openai.requests) == asked  # refused before any model is asked

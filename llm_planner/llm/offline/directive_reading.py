@@ -17,11 +17,17 @@ import re
 from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.symbolic import GoalItem
-from llm_planner.errors import GoalError
+from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.llm.goal_support import DirectiveReading, Mention
-from llm_planner.llm.offline.goal_parser import _NEGATION, _QUESTION, VERBS, GoalParser, check_english, goal_parser
-from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, DEFINITE, VAGUE_COUNTS, quantity
-from llm_planner.llm.phrasing import normalize
+from llm_planner.llm.offline.goal_parser import (
+    _QUESTION,
+    VERBS,
+    GoalParser,
+    check_english,
+    goal_parser,
+    refuse_what_words_say,
+)
+from llm_planner.llm.offline.quantities import CUES, DEFINITE, quantity
 from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text
 
 if TYPE_CHECKING:
@@ -44,8 +50,8 @@ _FUNCTION_WORDS = {
     "go", "goes", "too", "again", "as", "well", "now", "first", "later", "cold", "cool", "warm", "hot", "clean",
     "safe", "fresh", "for", "carefully", "gently", "quickly", "just", "so", "if", "that", "have", "has", "let's",
     "let", "make", "sure", "end", "belongs", "belong", "somewhere", "anywhere", "wherever",
-} | set(DEFINITE) | set(COUNT_WORDS) | set(ALL_WORDS) | set(VAGUE_COUNTS)
-_QUANTITY_WORDS = {"of", "couple", "pair", "pairs", "both", *DEFINITE, *COUNT_WORDS, *ALL_WORDS, *VAGUE_COUNTS}
+} | set(DEFINITE) | CUES.count_words
+_QUANTITY_WORDS = {"of", *DEFINITE, *CUES.count_words}
 
 
 class DirectiveReader:
@@ -64,24 +70,29 @@ class DirectiveReader:
             items = self.parser.parse(directive, ask=False)  # counts as said; the check compares them
             parsed = tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in items)
             error = ""
+        except DirectiveRefused as exc:  # what the words say is refused on every path, with this message
+            reading = DirectiveReading(directive, self.world, None, str(exc), refused=str(exc))
+            reading.unread = str(exc)
+            return reading
         except GoalError as exc:
             parsed, error = None, str(exc)
         reading = DirectiveReading(directive, self.world, parsed, error)
-        text = normalize(directive)
         try:
             check_english(directive)
         except GoalError:
             reading.unread = "it is not in English, and the check reads English directives only"
             return reading
-        negation = _NEGATION.search(text)
-        if negation:
-            reading.unread = f"it has a negation or exception ('{negation.group(0)}'), which the check does not read"
-            return reading
+        text = refuse_what_words_say(directive)  # self-corrections applied, as the parser reads them
         if _QUESTION.match(text) and str(directive).strip().endswith("?"):
             reading.unread = "it is a question, not a request"
             return reading
         self._mentions(_TOKEN.findall(text), reading)
         return reading
+
+    def goal(self, directive: str) -> tuple[GoalItem, ...]:
+        """The parser's goal, asking where one answer settles it (NeedsAnswer); GoalError saying why
+        it does not read the directive (DirectiveRefused: what the words say is refused)."""
+        return tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in self.parser.parse(directive))
 
     def _mentions(self, tokens: list[str], reading: DirectiveReading) -> None:
         clause, start = 0, None
@@ -126,10 +137,13 @@ class DirectiveReader:
                 first -= 1
             said = " ".join(tokens[first:end])
             try:
-                number, _rest, pairs, every = quantity(tokens[:begin], trailing=True)
-            except GoalError:  # "some", "a few": no count
+                amount, _rest = quantity(tokens[:begin], trailing=True)
+            except GoalError:  # no count the reader reads
                 return Mention(obj_type, start, end, clause, None, said)
-            return Mention(obj_type, start, end, clause, self._count(obj_type, number, is_plural, pairs, every), said)
+            if amount.vague or amount.choices:  # "some", "a few", "two or three": no count
+                return Mention(obj_type, start, end, clause, None, said)
+            count = self._count(obj_type, amount.count, is_plural, amount.pairs, amount.every)
+            return Mention(obj_type, start, end, clause, count, said)
         return None
 
     def _count(self, obj_type: str, said: int | None, is_plural: bool, pairs: bool, every: bool) -> int:

@@ -45,10 +45,21 @@ from typing import TYPE_CHECKING
 
 from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
-from llm_planner.errors import GoalError
+from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.llm.grounding import Grounder, same_kind
 from llm_planner.llm.offline.commonsense import POSITION_WORDS, Commonsense, furniture_forms
-from llm_planner.llm.offline.quantities import ALL_WORDS, COUNT_WORDS, FILLER_ADVERBS, VAGUE_COUNTS, quantity
+from llm_planner.llm.offline.quantities import (
+    ALL_WORDS,
+    COUNT_WORDS,
+    FILLER_ADVERBS,
+    NUMBER_WORDS,
+    VAGUE_COUNTS,
+    Quantity,
+    quantity,
+    refuse_reversal,
+    refuse_unsaid,
+    reversal,
+)
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
 from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
@@ -89,8 +100,7 @@ _AFTER_OBJECT = {"too", "again", "also", "as", "well", "back", "away", "up", "do
                  "cold", "cool", "warm", "hot", "clean", "safe", "fresh", "please", "for", "me", "us", "now", "first",
                  "later", "then", "carefully", "gently", "quickly", "somewhere", "anywhere"}
 _SOURCE = re.compile(r"\s+(?:from|off|out\s+of)\s+.*$")
-_NEGATION = re.compile(r"\b(?:don'?t|do\s+not|never|except|but\s+not|other\s+than|apart\s+from|without|instead\s+of|"
-                       r"no\s+longer|nothing|none)\b")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _QUESTION = re.compile(r"^(?:what|what's|whats|where|where's|which|who|why|how|is|are|does|did|has|have)\b")
 _VAGUE_PLACE = ("somewhere", "anywhere", "wherever", "away", "there", "here", "place", "it", "them", "the right place",
                 "its place", "where it belongs", "where they belong")
@@ -110,9 +120,10 @@ class _Unclear(GoalError):
     the question; :meth:`GoalParser.parse` rewrites the directive per option (NeedsAnswer)."""
 
     def __init__(self, message: str, kind: str, said: str, options: list[tuple[str, str, tuple[str, ...], str]],
-                 question: str) -> None:
+                 question: str, whole: bool = False) -> None:
         super().__init__(message)
         self.kind, self.said, self.options, self.question = kind, said, options, question
+        self.whole = whole  # the replacement stands for the whole phrase said ("a few apples" -> "2 apples")
 
 
 #: The relation words that may stand before a place phrase, longest first (replaced with the place).
@@ -140,6 +151,10 @@ class _Clause:
     verb: str = ""      # the clause's verb ("chill" may imply the destination)
     every: bool = False  # "all the", "every": every instance in the apartment
     text: str = ""      # the clause as said, for messages
+    vague: str = ""     # a vague quantity said ("a few"): asked
+    choices: tuple[int, ...] = ()  # a range's counts ("two or three"): asked
+    said: str = ""      # the quantity and the object as said ("a few apples")
+    reversal: str = ""  # a cue that takes the object away ("remove", "take ... out"): its place is a source
 
 
 class GoalParser:
@@ -239,10 +254,10 @@ class GoalParser:
     def _needs_answer(self, directive: str, unclear: _Unclear) -> GoalError:
         """The question of an unclear directive: each option's directive is the directive with the
         option in place of what was said, kept when it reads (or asks a further question)."""
-        text = normalize(directive)
+        text = _THOUSANDS.sub("", refuse_unsaid(directive, normalize(directive), _REL_PATTERN))
         options = []
         for label, value, names, replacement in unclear.options:
-            rewritten = _rewrite(text, unclear.kind, unclear.said, replacement)
+            rewritten = _rewrite(text, WHICH if unclear.whole else unclear.kind, unclear.said, replacement)
             if not rewritten or rewritten == text:
                 continue
             try:
@@ -269,10 +284,7 @@ class GoalParser:
         if _QUESTION.match(text) and str(directive).strip().endswith("?"):
             raise GoalError(f"'{directive.strip()}' is a question; the robot takes requests to move objects, e.g. "
                             "'put the milk inside the fridge'")
-        negation = _NEGATION.search(text)
-        if negation:
-            raise GoalError(f"the offline goal parser does not read negations or exceptions ('{negation.group(0)}'); "
-                            "say only what to move where, e.g. 'put the banana and the milk inside the fridge'")
+        text = _THOUSANDS.sub("", refuse_unsaid(directive, text, _REL_PATTERN))
         pieces = [(c, _strip_clause(c)) for c in _SPLIT.split(text)]
         clauses = [self._split_clause(raw, body) for raw, body in pieces if body and not _FILLER_CLAUSE.match(body)]
         if not clauses:
@@ -290,6 +302,8 @@ class GoalParser:
                                 "plates inside the dishwasher'")
             source = next((c for c in clauses[i + 1:] if c.dest), None) or \
                 next((c for c in reversed(clauses[:i]) if c.dest), None)
+            if clause.reversal:  # "take the milk out": where it comes from, not where it goes
+                refuse_reversal(clause.reversal, clause.obj)
             if source is None:
                 message = (f"say where to put the {clause.obj or 'object'} (e.g. 'inside the fridge' or "
                            f"'on the kitchen table')")
@@ -306,6 +320,8 @@ class GoalParser:
             obj_type, is_plural = self.ground_type(clause.obj)
             destination = self.ground_place(clause.dest)
             rel = _REL_OF.get(clause.rel, "") or self.world.relation(destination)
+            if clause.vague or clause.choices:
+                self._ask_count(clause, obj_type, rel, destination)
             count = self._count(clause, obj_type, is_plural)
             have = self.world.count(obj_type)
             if ask and 1 <= have < count and clause.count is not None and not clause.pairs:
@@ -317,7 +333,44 @@ class GoalParser:
                                f"{count}: how many should go {rel} the {name_to_text(destination)}")
             key = (rel, obj_type, destination)
             items[key] = items.get(key, 0) + count
-        return [ParsedItem(r, o, d, c) for (r, o, d), c in items.items()]
+        parsed = [ParsedItem(r, o, d, c) for (r, o, d), c in items.items()]
+        self._one_place_each(parsed, ask)
+        return parsed
+
+    def _ask_count(self, clause: _Clause, obj_type: str, rel: str, destination: str) -> None:
+        """_Unclear (how many?) for a vague quantity or a range: the counts it allows that the
+        apartment has; DirectiveRefused when the apartment has none of them."""
+        have = self.world.count(obj_type)
+        allowed = [n for n in (clause.choices or range(1, have + 1)) if 1 <= n <= have][:_MAX_OPTIONS]
+        type_text = name_to_text(obj_type)
+        message = (f"'{clause.said}' does not say how many; say a number, e.g. "
+                   f"'{number_word(allowed[-1] if allowed else 2)} {plural(type_text)}'")
+        if not allowed:
+            raise DirectiveRefused(f"{message} (this apartment has {have} {plural(type_text)})")
+        raise _Unclear(message, COUNT, clause.said,
+                       [(number_word(n), str(n), (number_word(n), str(n)), f"{n} {clause.obj}") for n in allowed],
+                       f"how many {plural(type_text)} should go {rel} the {name_to_text(destination)}", whole=True)
+
+    def _one_place_each(self, items: list[ParsedItem], ask: bool) -> None:
+        """DirectiveRefused when a directive puts more of a type in several places than the
+        apartment has ("the mug in the dishwasher and the mug on the desk", with one mug), or, with
+        ``ask``, more of a type in one place than it has, said in several clauses or as pairs."""
+        for obj_type in dict.fromkeys(i.obj_type for i in items):
+            mine = [i for i in items if i.obj_type == obj_type]
+            have, total = self.world.count(obj_type), sum(i.count for i in mine)
+            text = name_to_text(obj_type)
+            if ask and len(mine) == 1 and total > have:
+                raise DirectiveRefused(
+                    f"the directive asks for {number_word(total)} {plural(text)} {mine[0].rel} the "
+                    f"{name_to_text(mine[0].destination)} in all, and this apartment has {number_word(have)}; say how "
+                    f"many in one count, e.g. 'put {number_word(have)} {text if have == 1 else plural(text)} "
+                    f"{mine[0].rel} the {name_to_text(mine[0].destination)}'")
+            if len(mine) > 1 and total > have:
+                places = " and ".join(f"{i.rel} the {name_to_text(i.destination)}" for i in mine)
+                raise DirectiveRefused(
+                    f"this apartment has {number_word(have)} {text if have == 1 else plural(text)}, and the directive "
+                    f"puts {number_word(total)} {places}: one {text} cannot be in two places; say one place for "
+                    f"each {text}, e.g. 'put the {text} {mine[0].rel} the {name_to_text(mine[0].destination)}'")
 
     def _count(self, clause: _Clause, obj_type: str, is_plural: bool) -> int:
         type_text = name_to_text(obj_type)
@@ -341,31 +394,40 @@ class GoalParser:
         else:
             head, rel, dest = body[:match.start()].strip(), match.group(1), body[match.end():].strip()
         head = _COPULA.sub("", head)
-        count, obj, pairs, every = self._count_and_object(head)
-        return _Clause(count, obj, rel, _clean_place(dest), pairs, verb, every, body)
+        cue = reversal(raw)
+        if cue:  # "remove the apple in the fridge": the place is where it is, not where it goes
+            head, rel, dest = _SOURCE.sub("", " " + body).strip(), "", ""
+            head = " ".join(w for w in head.split() if w not in cue.split())
+            match = _REL_PATTERN.search(head)
+            head = head[:match.start()].strip() if match else head
+        amount, obj, said = self._count_and_object(head)
+        return _Clause(amount.count, obj, rel, _clean_place(dest), amount.pairs, verb, amount.every, body,
+                       amount.vague, amount.choices, said, cue)
 
     # -------------------------------------------------------------- the object phrase
-    def _count_and_object(self, head: str) -> tuple[int | None, str, bool, bool]:
-        """(count or None, object phrase, counted in pairs, every instance) of the words before the
-        relation; the object is the last name of the scene in them, the count the words just
-        before it; anything after the name must be harmless ("cold", "too", "from the table")."""
+    def _count_and_object(self, head: str) -> tuple[Quantity, str, str]:
+        """(quantity, object phrase, quantity and object as said) of the words before the relation;
+        the object is the last name of the scene in them, the count the words just before it
+        (``quantities.quantity``); anything after the name must be harmless ("cold", "too", "from
+        the table")."""
         head = _SOURCE.sub("", " " + head).strip()
         words = head.split()
         span = self._last_type_span(words)
         if span is None:  # no known name: the phrase after the quantity words, for grounding
-            count, rest, pairs, every = quantity(words)
-            return count, " ".join(w for w in rest if w not in _AFTER_OBJECT) or " ".join(rest), pairs, every
+            amount, rest = quantity(words)
+            obj = " ".join(w for w in rest if w not in _AFTER_OBJECT) or " ".join(rest)
+            return amount, obj, " ".join(words)
         start, end = span
         after = [w for w in words[end:] if w not in _AFTER_OBJECT]
         if after:
             raise GoalError(f"cannot tell what '{' '.join(words[end:])}' after '{' '.join(words[start:end])}' means; "
                             "say only which object to move and where, e.g. 'put the mug inside the dishwasher'")
-        count, before, pairs, every = quantity(words[:start], trailing=True)
+        amount, before = quantity(words[:start], trailing=True)
         stray = [w for w in before if w.isdigit() or w in COUNT_WORDS or w in ALL_WORDS or w in VAGUE_COUNTS]
         if stray:
             raise GoalError(f"cannot tell how many {' '.join(words[start:end])} from '{head}'; say a number, e.g. "
                             f"'two {plural(words[end - 1]) if not words[end - 1].endswith('s') else words[end - 1]}'")
-        return count, " ".join(words[start:end]), pairs, every
+        return amount, " ".join(words[start:end]), " ".join(words[len(before):end])
 
     def _last_type_span(self, words: list[str]) -> tuple[int, int] | None:
         """(start, end) of the last, longest run of words that is a known object word."""
@@ -439,6 +501,9 @@ class GoalParser:
                             "the dishwasher'")
         if phrase in PRONOUNS:
             raise GoalError(f"cannot tell what '{phrase}' is; name the object, e.g. 'put the mug on the desk'")
+        covered = self._covering(phrase)
+        if covered:
+            return covered, phrase.endswith("s") and not name_to_text(covered).endswith("s")
         match = self._clear_match(phrase, self.types, self.object_match)
         named = self.type_words.get(plural(phrase))
         if match is not None and named is not None and named[0] != match and same_kind(phrase, match):
@@ -461,6 +526,19 @@ class GoalParser:
                             "to move it")
         text = name_to_text(match)
         return match, phrase.endswith("s") and not text.endswith("s")
+
+    def _covering(self, phrase: str) -> str | None:
+        """The object type whose name accounts for the most of the phrase's words ("the red desk
+        lamp": desk lamp, never lamp); None when no name is all in the phrase, or when a furniture
+        name accounts for more ("coffee table" is no coffee); _Unclear when two types tie."""
+        types, places = _covering(phrase, self.types), _covering(phrase, self.furniture)
+        if not types or (places and len(name_to_text(places[0]).split()) > len(name_to_text(types[0]).split())):
+            return None
+        if len(types) == 1:
+            return types[0]
+        listed = " or ".join(name_to_text(t) for t in types)
+        raise _Unclear(f"'{phrase}' may be the {listed}; say which", WHICH, phrase,
+                       [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in types], f"which {phrase}")
 
     def _proposal(self, phrase: str) -> str | None:
         """The one object type to propose for a name the apartment lacks (issue 23: speech garbles
@@ -509,6 +587,13 @@ class GoalParser:
         chosen = self._one_of_kind(phrase)
         if chosen is not None:
             return chosen
+        covered = _covering(phrase, self.furniture)
+        if len(covered) == 1:  # "the big coffee table": the coffee table, never the table
+            return covered[0]
+        if len(covered) > 1:
+            listed = " or ".join(self._where(f) for f in covered)
+            raise _Unclear(f"'{phrase}' may be the {listed}; say which", PLACE, "",
+                           [self._place_option(f) for f in covered], f"which {phrase}")
         rooms = {name_to_text(r): r for r in self.world.rooms}
         if phrase in rooms:
             message = (f"'{phrase}' is a room; say on or in which furniture to put it "
@@ -761,15 +846,38 @@ def _rewrite(text: str, kind: str, said: str, replacement: str) -> str:
             if words[i:i + len(said_words)] == said_words:
                 for j in range(i - 1, max(-1, i - 4), -1):
                     if words[j].isdigit() or words[j] in COUNT_WORDS:
-                        return " ".join([*words[:j], replacement, *words[j + 1:]])
+                        first = j  # the whole number said: "twenty one", "a dozen"
+                        while first > 0 and (words[first - 1] in NUMBER_WORDS or words[first - 1] in ("a", "an")):
+                            first -= 1
+                        return " ".join([*words[:first], replacement, *words[j + 1:]])
                 return ""
     return ""
+
+
+def _covering(phrase: str, names: list[str]) -> list[str]:
+    """The names all of whose words the phrase says, ending in its last word (its head noun), those
+    with the most words (several: a tie)."""
+    if not phrase.split():
+        return []
+    words = phrase.split()
+    said = set(words) | {singular(w) for w in words}  # "apples" says apple; "glass" does not say glasses
+    fits = [n for n in names if set(name_to_text(n).split()) <= said
+            and name_to_text(n).split()[-1] in (words[-1], singular(words[-1]))]  # its head noun: no "apple pie"
+    most = max((len(name_to_text(n).split()) for n in fits), default=0)
+    return [n for n in fits if len(name_to_text(n).split()) == most]
 
 
 def _number_of(furniture: str) -> int | None:
     """The number a furniture name ends with (nightstand_2 -> 2), or None."""
     match = re.search(r"_(\d+)$", furniture)
     return int(match.group(1)) if match else None
+
+
+def refuse_what_words_say(directive: str) -> str:
+    """The directive as the reader reads it (normalized, self-corrections applied); DirectiveRefused
+    for what every path refuses (a negation, a count that is no positive whole number, a correction
+    that cannot be followed), for goal channels that read the rest their own way (Levy-Karpas)."""
+    return refuse_unsaid(directive, normalize(directive), _REL_PATTERN)
 
 
 def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
