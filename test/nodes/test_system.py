@@ -61,6 +61,57 @@ def test_bad_input_is_refused_with_a_message_and_the_node_keeps_serving(graph, d
     assert expected in result["message"].lower(), result["message"]
 
 
+#: Counts that are no positive whole number, negations and reversals: refused on every path with the
+#: reader's message, which says what to say instead (llm/offline/quantities.py).
+REFUSED_WORDS = [
+    ("put -1 apples in the fridge", "'-1' is a negative number"),
+    ("put 0 apples in the fridge", "'0' is zero"),
+    ("put zero apples in the fridge", "'zero' is zero"),
+    ("put 1.5 apples in the fridge", "'1.5' is a decimal number"),
+    ("put half the apples in the fridge", "'half' is a fraction"),
+    ("put 1e1 apples in the fridge", "'1e1' is a number in scientific notation"),
+    ("put at least one apple in the fridge", "'at least one' is a comparison"),
+    ("put no apples in the fridge", "'no' is zero"),
+    ("don't put the apple in the fridge", "'don't' says not to do something"),
+    ("put everything except the apple in the fridge", "'except' says not to do something"),
+    ("take the milk out of the fridge", "the directive does not say where it should go"),
+]
+
+
+@pytest.mark.parametrize("directive, expected", REFUSED_WORDS)
+def test_counts_that_are_no_whole_number_and_negations_are_refused_on_plan_task(graph, directive, expected):
+    for execute in (False, True):
+        result = graph.client.plan_task(directive, execute=execute, timeout_s=60)
+        assert result["success"] is False and expected in result["message"], result
+        assert "say " in result["message"] and not result.get("executed"), result  # what to say instead
+
+
+def test_the_directive_topic_refuses_them_the_same_way_and_nothing_moves(graph):
+    def placed(after_ns: int = 0) -> set:
+        return {(n, *a) for n, a in graph.full_state(after_ns) if n in ("ON", "INSIDE", "HOLDING")}
+
+    before = placed()
+    statuses: list = []
+    graph.client.watch_status(statuses.append)
+    ended: dict = {}
+    for directive, _ in REFUSED_WORDS:  # one at a time: the robot takes one task at a time
+        graph.client.say(directive)
+        deadline = time.monotonic() + 60.0
+        while time.monotonic() < deadline and directive not in ended:
+            graph.client.spin_for(0.2)
+            ended = {m.directive: m for m in statuses if m.state in ("failed", "refused", "succeeded")}
+    for directive, expected in REFUSED_WORDS:
+        assert directive in ended and ended[directive].state == "failed", [(m.directive, m.state) for m in statuses]
+        assert expected in ended[directive].message and "say " in ended[directive].message
+    assert placed(time.time_ns()) == before  # nothing moved
+
+
+def test_a_negative_time_limit_is_refused_as_the_parameter_is(graph):
+    result = graph.client.plan_task("put one apple inside the fridge", timeout_s=-5)
+    assert result["success"] is False and "the request's timeout_s = -5.0 is invalid: expected a number of " \
+        "seconds > 0" in result["message"], result
+
+
 def test_unknown_planner_is_refused_naming_the_planners_of_the_domain(graph):
     result = graph.client.plan("put one apple inside the fridge", planner="stalm")
     assert not result["success"] and "for the household domain (available: classical" in result["message"]

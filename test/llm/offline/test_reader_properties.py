@@ -288,3 +288,38 @@ def test_self_corrections_give_the_corrected_count(homes, offline):
 def test_one_object_in_two_places_is_refused(homes, offline):
     counts = _run(two_places, homes, offline)
     assert counts["exact"] == 0 and counts["refused for what the words say"] >= 0.9 * counts["directives"], counts
+
+
+# ------------------------------------------------------------------------------ every word of a name counts
+@pytest.mark.parametrize("seed", range(6))
+def test_in_random_apartments_a_longer_name_never_grounds_to_the_shorter(seed, offline):
+    """Random apartments get names of which one contains the other (lamp and reading lamp, table and
+    coffee table): each name, alone or with an adjective before it, grounds to itself or is asked,
+    never to a name with fewer of its words."""
+    from llm_planner.clarification import NeedsAnswer
+    from llm_planner.domains.household.world.random_scene import random_scene
+    from llm_planner.domains.household.world.scene import parse_scene
+    from llm_planner.domains.household.world.symbolic import Household
+
+    from llm_planner.llm.offline.goal_parser import _Unclear
+
+    world = WorldInfo.from_household(Household(parse_scene(random_scene(seed))))
+    parser = goal_parser(offline.resources, world)
+    names = [*world.object_types, *world.furniture]
+    pairs = [(a, b) for a in names for b in names if a != b and b.endswith("_" + a)]
+    assert pairs or seed not in (0, 1, 2), f"random apartment {seed} has no pair of names"
+    grounded = 0
+    for kind, items, ground in (("object", world.object_types, lambda p: parser.ground_type(p)[0]),
+                                ("place", world.furniture, parser.ground_place)):
+        for name in items:
+            for phrase in (name_to_text(name), f"big {name_to_text(name)}"):
+                try:
+                    got = ground(phrase)
+                except (_Unclear, NeedsAnswer):
+                    continue
+                except LlmPlannerError:
+                    continue
+                grounded += 1
+                assert got == name, \
+                    f"{kind} '{phrase}' grounded to {got}, not {name}"
+    assert grounded >= len(names)

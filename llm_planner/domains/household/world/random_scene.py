@@ -20,6 +20,7 @@ that a benchmark episode runs and that no planner moves an object the goal does 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -76,6 +77,7 @@ class Vocabulary:
     rooms: Mapping[str, RoomKind]
     furniture: Mapping[str, FurnitureKind]
     objects: Mapping[str, ObjectKind]
+    pairs: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # names of which one contains the other
 
 
 @lru_cache(maxsize=4)
@@ -90,7 +92,8 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
         objects = {c: ObjectKind(c, tuple(float(v) for v in s["size"]), tuple(float(v) for v in s["color"]),
                                  {str(k): float(v) for k, v in s["places"].items()}, tuple(s["names"]))
                    for c, s in data["objects"].items()}
-        vocabulary = Vocabulary(dict(data["defaults"]), dict(data["layout"]), rooms, furniture, objects)
+        pairs = dict(data.get("pairs") or {"probability": 0.0})
+        vocabulary = Vocabulary(dict(data["defaults"]), dict(data["layout"]), rooms, furniture, objects, pairs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ConfigError(f"{path}: malformed vocabulary ({exc!r}): expected defaults, layout, rooms, furniture "
                           "and objects as documented at the top of the file") from None
@@ -106,6 +109,12 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
         if unknown or not o.names:
             raise ConfigError(f"{path}: objects.{o.category}.places: unknown furniture categories "
                               f"{unknown} or no names")
+    for section, kinds in (("furniture", furniture), ("objects", objects)):
+        for pair in vocabulary.pairs.get(section, []):
+            names = [(c, w) for c, w in zip(pair[::2], pair[1::2], strict=True)] if len(pair) == 4 else []
+            if not names or any(c not in kinds or w not in kinds[c].names for c, w in names):
+                raise ConfigError(f"{path}: pairs.{section}: {pair} is not [category, word, category, word] of "
+                                  f"words the categories list")
     return vocabulary
 
 
@@ -124,7 +133,7 @@ def random_scene(seed: int, *, rooms: int | None = None, object_types: int | Non
     if n_rooms < 2:
         raise ConfigError(f"a random apartment needs at least 2 rooms, got {n_rooms}")
     rng = random.Random(f"random-scene:{seed}")
-    builder = _Builder(vocab, rng)
+    builder = _Builder(vocab, rng, random.Random(f"random-scene-pairs:{seed}"))
     builder.rooms_and_doorways(n_rooms)
     builder.furnish()
     builder.objects(n_types, most, tuple(int(v) for v in d["places_per_type"]))
@@ -151,8 +160,9 @@ def write_random_scene(path: str | Path, seed: int, **kwargs: Any) -> Path:
 class _Builder:
     """One apartment under construction (rooms, doorways, furniture, objects)."""
 
-    def __init__(self, vocab: Vocabulary, rng: random.Random) -> None:
+    def __init__(self, vocab: Vocabulary, rng: random.Random, pair_rng: random.Random) -> None:
         self.vocab, self.rng, self.lay = vocab, rng, vocab.layout
+        self.pair_rng = pair_rng  # its own stream: the layout of a seed is the same with or without pairs
         self.rooms: dict[str, tuple[float, float, float, float]] = {}
         self.room_kind: dict[str, str] = {}
         self.doorways: list[dict[str, Any]] = []
@@ -246,6 +256,9 @@ class _Builder:
             for c in picks:
                 counts[c] = counts.get(c, 0) + 1
         words = {c: self.rng.choice(self.vocab.furniture[c].names) for c in counts}
+        for short_c, short_w, long_c, long_w in self._pairs("furniture"):
+            if short_c in counts and long_c in counts and short_c != long_c:  # "table" and "coffee_table"
+                words[short_c], words[long_c] = short_w, long_w
         numbered = {c: self.rng.random() < float(self.lay["name_numbered_probability"]) for c in counts}
         seen: dict[str, int] = {}
         for room, picks in categories_in.items():
@@ -368,6 +381,10 @@ class _Builder:
             by_category.setdefault(category, []).append(name)
         words = [(c, w) for c, kind in self.vocab.objects.items() for w in kind.names if w not in self._used_names]
         self.rng.shuffle(words)
+        for short_c, short_w, long_c, long_w in self._pairs("objects"):  # "lamp" and "reading_lamp"
+            pair = [(short_c, short_w), (long_c, long_w)]
+            if all(p in words for p in pair) and n >= 2:
+                words = pair + [w for w in words if w not in pair]
         lo, hi = places_per_type
         for category, word in words[:n]:
             kind = self.vocab.objects[category]
@@ -381,6 +398,11 @@ class _Builder:
             self.object_specs[word] = {"count": self.rng.randint(1, most), "size": list(kind.size), "color": color,
                                        "places": places}
             self._used_names.add(word)
+
+    def _pairs(self, section: str) -> list[list[str]]:
+        """The vocabulary's name pairs of ``section`` this apartment gets (``pairs.probability`` each)."""
+        chance = float(self.vocab.pairs.get("probability", 0.0))
+        return [list(p) for p in self.vocab.pairs.get(section, []) if self.pair_rng.random() < chance]
 
     def _weighted_sample(self, items: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
         pool, out = list(items), list[tuple[str, float]]()
