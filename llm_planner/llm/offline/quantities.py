@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from llm_planner.errors import DirectiveRefused, GoalError
+from llm_planner.llm.phrasing import POLITE_START
 from llm_planner.llm.text import singular
 
 CUES_FILE = Path(__file__).with_name("data") / "reader_cues.yaml"
@@ -46,7 +47,6 @@ class Cues:
     range_joiners: tuple[str, ...]
     negation: tuple[str, ...]
     reversal_verbs: tuple[str, ...]
-    away_words: tuple[str, ...]
     corrections: tuple[str, ...]
 
     @property
@@ -72,8 +72,7 @@ def load_cues(path: str | Path = CUES_FILE) -> Cues:
                     tuple(counts["one"]), tuple(counts["two"]), tuple(counts["all"]),
                     {str(k): tuple(str(w) for w in v) for k, v in refused.items()},
                     tuple(asked["vague"]), tuple(asked["range_joiners"]), tuple(data["negation"]),
-                    tuple(data["reversal"]["verbs"]), tuple(data["reversal"]["away_words"]),
-                    tuple(data["corrections"]))
+                    tuple(data["reversal"]["verbs"]), tuple(data["corrections"]))
     except (OSError, KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError) as exc:
         raise GoalError(f"{path}: not the reader's cue file ({exc!r}); expected counts, refused_counts, "
                         "asked_counts, negation, reversal and corrections") from None
@@ -88,7 +87,7 @@ VAGUE_COUNTS = tuple(sorted({w for v in CUES.vague for w in v.split()} - {"a", "
 COUNT_WORDS = {**CUES.units, **CUES.tens, **CUES.multipliers, **{w: 1 for w in CUES.one},
                **{w: 2 for w in CUES.two}}
 #: A clause's first word read as its count by the Levy-Karpas clause splitter ("the", "my": one).
-NUMBERS = {**{w: 1 for w in DEFINITE if w not in ("these", "those")}, **COUNT_WORDS, "pair": 2}
+NUMBERS = {**{w: 1 for w in ("the", "this", "that", "my")}, **COUNT_WORDS, "pair": 2}
 
 
 def _phrases(words: tuple[str, ...]) -> str:
@@ -162,13 +161,15 @@ def negation(text: str) -> None:
 
 
 def reversal(clause: str) -> str:
-    """The reversal cue of a clause ("remove", "take ... out"), or ""."""
+    """The reversal cue a clause starts with ("remove ...", "take the milk out"), or "": the clause's
+    verb, so that an adjective ("the empty bottle") is no cue."""
+    clause = POLITE_START.sub("", clause.strip(" ,;:"))
     for verb in sorted(CUES.reversal_verbs, key=len, reverse=True):
         first, *rest = verb.split()
         if rest:  # "take out" is also "take the milk out"
-            if re.search(rf"\b{re.escape(first)}\b(?:\s+\S+){{0,6}}?\s+{re.escape(' '.join(rest))}\b", clause):
+            if re.match(rf"{re.escape(first)}\b(?:\s+\S+){{0,6}}?\s+{re.escape(' '.join(rest))}\b", clause):
                 return verb
-        elif re.search(rf"\b{re.escape(verb)}\b", clause):
+        elif re.match(rf"{re.escape(verb)}\b", clause):
             return verb
     return ""
 
