@@ -25,7 +25,7 @@ from typing import Any
 
 from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
-from llm_planner.errors import DirectiveRefused, GoalError, LlmPlannerError
+from llm_planner.errors import DirectiveRefused, GoalError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.goal_support import check_model_goal, compare, directive_reader
 from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
@@ -153,7 +153,7 @@ def _reader_result(directive: str, goal: Goal, household: Household, backend: La
             model_goal = ground_goal(answer.items, world, backend.resources.grounder,
                                      float(backend.config.get("grounding.min_name_score")))
             disagreement = "; ".join(compare(model_goal, goal))
-        except LlmPlannerError as exc:
+        except (UnusableAnswer, GoalError) as exc:  # a server that is down fails as llm_fallback says
             disagreement = f"the model gave no goal: {exc}"
         if disagreement:
             LOG.warning("translation of %r: the model disagrees with the directive reader, whose goal stands: %s",
@@ -161,5 +161,7 @@ def _reader_result(directive: str, goal: Goal, household: Household, backend: La
     note = "the model disagreed: " + disagreement if disagreement else (
         "the model agreed" if info.backend != "reader" else "the model was not asked")
     message = f"goal: {goal_to_text(goal)} (read by the directive reader; {note})"
+    if info.fallback:
+        message += f" (answered by the {info.backend} backend: {info.fallback})"
     return TranslationResult(goal, goal_pddl_text(goal), message, info, read_by_reader=True,
                              disagreement=disagreement)

@@ -207,7 +207,7 @@ def test_repeated_run_makes_no_new_request_and_gives_the_same_result(openai_back
 
 def test_fallback_to_offline_is_said_in_the_result(openai_backend, closed_port, seen, seen_world):
     lm = openai_backend(openai__base_url=f"http://127.0.0.1:{closed_port}/v1", openai__max_retries=0,
-                        fallback_to_offline=True)
+                        fallback_to_offline=True, translate__ask_model="always")  # asked though the reader reads it
     result = translate_directive("put two apples in the fridge", seen, lm)
     assert [tuple(x) for x in result.to_json()["goal"]] == [("inside", "apple", "fridge", 2)]
     assert result.info.backend == "offline" and "openai failed: " in result.info.fallback
@@ -219,8 +219,9 @@ def test_fallback_to_offline_is_said_in_the_result(openai_backend, closed_port, 
 def test_translate_grounds_the_models_names(openai_backend, fake_openai, seen):
     fake_openai.answer = "(INSIDE, apples, refrigerator, 2)-(ON, plate, kitchentable, 1)"
     result = translate_directive("could you put two apples in the refrigerator and the plate on the kitchen table",
-                                 seen, openai_backend())
+                                 seen, openai_backend(translate__ask_model="always"))
     assert result.to_json()["goal"] == [["inside", "apple", "fridge", 2], ["on", "plate", "kitchen_table", 1]]
+    assert result.disagreement == ""  # the model's goal, its names grounded, is the reader's
     prompt = fake_openai.requests[0]["json"]["messages"][0]["content"]
     assert "Formal goal:" in prompt and prompt.count("Goal: ") == 4  # 3 examples from D + the directive
 

@@ -86,6 +86,7 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
             "openai": {"base_url": server.base_url, "model": "llm-planner-offline",
                        "api_key_env": "LLM_PLANNER_TEST_KEY", "timeout_s": 2.0, "max_retries": 1,
                        "question_timeout_s": 6.0},
+            "translate": {"ask_model": "always"},  # every translation goes to the server, read or not
             "cache": {"enabled": False}}))
         with launch_graph(tmp, env=env, llm_backend="openai", llm_config=str(llm_config)) as graph:
             diagnostics = Diagnostics(graph.client)

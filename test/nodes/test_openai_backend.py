@@ -20,6 +20,7 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
         llm_config = tmp / "llm.yaml"
         llm_config.write_text(yaml.safe_dump({
             "openai": {"base_url": server.base_url, "model": "llm-planner-offline", "api_key_env": "LLM_PLANNER_TEST_KEY"},
+            "translate": {"ask_model": "always"},  # the translation goes to the server though the reader reads it
             "cache": {"enabled": False}}))
         # as launch arguments (`llm-planner launch llm_backend:=openai llm_config:=FILE`) over the shipped file
         with launch_graph(tmp, env=key, arguments={"llm_backend": "openai", "llm_config": str(llm_config)}) as graph:

@@ -203,9 +203,10 @@ def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder,
     from llm_planner.llm.translate import translate_directive
 
     s = server(style=style, structured_output=False)
-    lm = _client(s, embedder, dataset, tmp_path)
+    lm = _client(s, embedder, dataset, tmp_path, translate__ask_model="always")  # asked though the reader reads it
     directive = "put two apples in the fridge and one plate on the kitchen table"
-    assert translate_directive(directive, seen, lm).goal == translate_directive(directive, seen, offline).goal
+    read = translate_directive(directive, seen, lm)
+    assert read.goal == translate_directive(directive, seen, offline).goal and read.disagreement == ""
     state = seen.sample_initial_state(3)
     query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), (),
                         tuple(seen.legal_actions(state)))
@@ -281,7 +282,7 @@ def test_a_client_config_file_points_every_process_at_the_server(server, tmp_pat
 
     s = server(style="markdown")
     monkeypatch.setenv(CONFIG_ENV, s.write_client_config(tmp_path / "llm.yaml"))
-    config = load_llm_config().with_overrides({"cache": {"enabled": False}})
+    config = load_llm_config().with_overrides({"cache": {"enabled": False}, "translate": {"ask_model": "always"}})
     assert config.backend == "openai" and config.get("openai.base_url") == s.base_url
     lm = make_backend(config, embedder=embedder, dataset=dataset)
     assert translate_directive("put the milk in the fridge", seen, lm).to_json()["goal"] == [["inside", "milk", "fridge", 1]]
