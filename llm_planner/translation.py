@@ -59,19 +59,32 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
 
 def _levy_karpas_goal(directive: str, household: Household, backend: str | LanguageModel | None,
                       state: dict) -> Translation:
-    from llm_planner.llm.offline.goal_parser import refuse_what_words_say
-    from llm_planner.llm.text import goal_to_text
+    """The Levy-Karpas goal channel's goal, held to the directive reader: what the reader refuses or
+    asks is refused or asked here too; where it reads the directive the channel's goal must be the
+    reader's (else refused, naming both: the planner plans for the channel's goal); elsewhere the
+    channel's goal must be supported by the directive's words (``goal_support``, steps allowed)."""
+    from llm_planner.llm.goal_support import check_model_goal, compare
+    from llm_planner.llm.text import WorldInfo, goal_to_text
+    from llm_planner.llm.translate import reader_goal
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
-    refuse_what_words_say(directive)  # refused as on every other path, with the same message
     if "nl2pddl" not in state:
         state["nl2pddl"] = LevyKarpasSystem.create(backend)
-    output = state["nl2pddl"].translate(household, directive)
+    system = state["nl2pddl"]
+    world = WorldInfo.from_household(household)
+    read = reader_goal(directive, world, system.backend.resources)  # NeedsAnswer, DirectiveRefused: as everywhere
+    output = system.translate(household, directive)
     if not output.goals:
         raise GoalError(output.goal_error or "the directive states no goal the goal channel could read; /plan_task "
                         "needs to know what should end up where (e.g. '... and bring the book to the sofa'), "
                         "purely step-by-step instructions are not accepted yet")
     goal = output.goals[0]
+    if read is None:
+        check_model_goal(directive, goal, world, system.backend.resources, complete=False)
+    elif compare(goal, read):
+        raise GoalError(f"the Levy-Karpas goal channel reads '{directive}' as {goal_to_text(goal)}, the directive "
+                        f"reader as {goal_to_text(read)} ({'; '.join(compare(goal, read))}); say it more plainly, "
+                        "one object and one place per clause, or use another planner")
     return Translation(goal=goal, message=f"goal (Levy-Karpas goal channel): {goal_to_text(goal)}",
                        llm_requests=output.requests)
 
