@@ -7,17 +7,21 @@ way SmolLM2-135M-Instruct does, at the shares measured here. Two steps:
     A recording proxy (:class:`RecordingProxy`, 127.0.0.1) sits between the planner and the model
     server (``openai.base_url`` of the client config) and writes every question and its raw answers
     (text, ``finish_reason``) to a JSON-lines file: the answer cache keeps only answers that read, so
-    the raw ones are caught on the wire. Through it, with a fresh answer cache, ``bench household
-    --methods l_policy`` asks the policy questions of real decisions (the prompts the package builds,
-    one per step, M samples each), and the world-model and translation questions of a few object
-    types and directives of the seen apartment are asked once each.
+    the raw ones are caught on the wire. Through it, with a fresh answer cache, the benchmarks of
+    ``--run`` ask their questions (``household --methods l_policy``: the policy questions of real
+    decisions, the prompts the package builds, one per step, M samples each; ``gtamp``: STaLM's
+    plans), and the world-model and translation questions of a few object types and directives of
+    the seen apartment are asked once each.
 ``classify``
     Each recorded answer is read with the package's own readers (``llm.answers``) against the
     situation its prompt states (``llm.offline.served`` reads it back) and put in one kind
     (:func:`policy_kind`, :func:`world_model_kind`, :func:`translate_kind`); the shares per question
     kind are printed, with the weights of a profile.
 
-    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml --episodes 2 --seeds 1
+    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml \
+        --run "household --methods l_policy --suites simple,comp --episodes 2 --seeds 1 --workers 1"
+    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml --objects 0 --directives 0 \
+        --run "gtamp --problems P1,P2,P3 --methods stalm,stalm_no_uct,uct --trials 2"
     llm-planner bench answers classify smol_answers.jsonl
 
 The same classifier reads the stand-in's answers in the tests of the profile, so a profile's
@@ -54,6 +58,8 @@ from llm_planner.llm.offline.served import (
     world_model_question,
 )
 from llm_planner.llm.text import WorldInfo, action_phrases, name_to_text, text_to_name
+from llm_planner.methods.stalm import questions as stalm_questions
+from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
 
 HOST = "127.0.0.1"
 
@@ -62,9 +68,12 @@ POLICY_KINDS = ("echoed_prompt", "cut_off", "unreadable", "done", "not_in_house"
                 "precondition", "admissible")
 WORLD_MODEL_KINDS = ("echoed_prompt", "cut_off", "unreadable", "not_in_house", "readable")
 TRANSLATE_KINDS = ("echoed_prompt", "cut_off", "unreadable", "not_in_house", "readable")
-KINDS = {"policy": POLICY_KINDS, "world_model": WORLD_MODEL_KINDS, "translate": TRANSLATE_KINDS}
+TASK_PLANS_KINDS = ("echoed_prompt", "cut_off", "unreadable", "readable")
+KINDS = {"policy": POLICY_KINDS, "world_model": WORLD_MODEL_KINDS, "translate": TRANSLATE_KINDS,
+         "task_plans": TASK_PLANS_KINDS}
 #: The answer kinds that read as a usable answer (the rest are a profile's errors).
-USABLE = {"policy": ("admissible", "done"), "world_model": ("readable",), "translate": ("readable",)}
+USABLE = {"policy": ("admissible", "done"), "world_model": ("readable",), "translate": ("readable",),
+          "task_plans": ("readable",)}
 #: The stand-in's error kind that writes an answer of each unusable answer kind (``--error-profile``).
 ERROR_KIND = {
     "policy": {"echoed_prompt": "echoed_prompt", "cut_off": "cut_off", "unreadable": "unreadable",
@@ -73,6 +82,7 @@ ERROR_KIND = {
                     "not_in_house": "not_in_house"},
     "translate": {"echoed_prompt": "echoed_prompt", "cut_off": "cut_off", "unreadable": "unreadable",
                   "not_in_house": "not_in_house"},
+    "task_plans": {"echoed_prompt": "echoed_prompt", "cut_off": "cut_off", "unreadable": "unreadable"},
 }
 
 #: An answer line whose first characters are found in the prompt writes the prompt back.
@@ -227,15 +237,26 @@ def cut_off(text: str, finish_reason: str | None) -> bool:
     return finish_reason == "length" and "\n" not in clean and not clean.endswith((".", "?", "!", ":", ")"))
 
 
+def _echo_unless_usable(question: str, kind: str, text: str, prompt: str) -> str:
+    """``kind`` where it reads as a usable answer (the package reads what it reads, a restated
+    question before it or not), else ``echoed_prompt`` where the answer writes the prompt back."""
+    if kind in USABLE[question] or not echoes_prompt(text, prompt):
+        return kind
+    return "echoed_prompt"
+
+
 def policy_kind(prompt: str, text: str, finish_reason: str | None = None) -> str:
-    """The kind of a policy (or Say) answer (:data:`POLICY_KINDS`): the prompt written back, cut off
-    in its first line with no action read, no action read, ``done``, an action naming something the
-    house does not have, an object of the house not in the current observation, a thing in view but
-    a precondition unmet (not close to it, the hand full or empty, the container closed), or an
-    action the robot can take now. Raises UnreadablePrompt for a prompt that is no policy question."""
+    """The kind of a policy (or Say) answer (:data:`POLICY_KINDS`): an action the robot can take now,
+    or ``done`` (usable, whatever else the answer writes); else the prompt written back, cut off in
+    its first line with no action read, no action read, an action naming something the house does not
+    have, an object of the house not in the current observation, or a thing in view with a
+    precondition unmet (not close to it, the hand full or empty, the container closed). Raises
+    UnreadablePrompt for a prompt that is no policy question."""
     world, _goal, observation, _history = policy_question(prompt)
-    if echoes_prompt(text, prompt):
-        return "echoed_prompt"
+    return _echo_unless_usable("policy", _policy_read(world, observation, text, finish_reason), text, prompt)
+
+
+def _policy_read(world: WorldInfo, observation: Any, text: str, finish_reason: str | None) -> str:
     action = first_action(text)
     if action is None:
         return "cut_off" if cut_off(text, finish_reason) else "unreadable"
@@ -302,15 +323,13 @@ def world_model_kind(prompt: str, text: str, finish_reason: str | None = None) -
     """The kind of a world-model answer (:data:`WORLD_MODEL_KINDS`): the prompt written back, cut
     off, nothing read as a place, a place the apartment does not have, or a place of the apartment."""
     world, _obj = world_model_question(prompt)
-    if echoes_prompt(text, prompt):
-        return "echoed_prompt"
     places = [place for _rel, place in read_positions(text) if place]
     if not places:
-        return "cut_off" if cut_off(text, finish_reason) else "unreadable"
-    names = Names(world)
-    if any(names.kind_of(p) == "furniture" for p in places):
-        return "readable"
-    return "not_in_house"
+        kind = "cut_off" if cut_off(text, finish_reason) else "unreadable"
+    else:
+        names = Names(world)
+        kind = "readable" if any(names.kind_of(p) == "furniture" for p in places) else "not_in_house"
+    return _echo_unless_usable("world_model", kind, text, prompt)
 
 
 def translate_kind(prompt: str, text: str, finish_reason: str | None = None) -> str:
@@ -318,21 +337,35 @@ def translate_kind(prompt: str, text: str, finish_reason: str | None = None) -> 
     no whole goal read, a goal naming an object or place the house does not have, or a goal of the
     house's names (right or wrong: the check against the directive tells)."""
     world, _directive = translate_question(prompt)
-    if echoes_prompt(text, prompt):
-        return "echoed_prompt"
     try:
         items = read_goal_tuples(text)
     except Unparsable:
         items = []
-    if not items:
-        return "cut_off" if cut_off(text, finish_reason) else "unreadable"
     names = Names(world)
-    if all(names.kind_of(obj) == "object" and names.kind_of(dest) == "furniture" for _r, obj, dest, _c in items):
-        return "readable"
-    return "not_in_house"
+    if not items:
+        kind = "cut_off" if cut_off(text, finish_reason) else "unreadable"
+    elif all(names.kind_of(obj) == "object" and names.kind_of(dest) == "furniture" for _r, obj, dest, _c in items):
+        kind = "readable"
+    else:
+        kind = "not_in_house"
+    return _echo_unless_usable("translate", kind, text, prompt)
 
 
-_CLASSIFIERS = {"policy": policy_kind, "world_model": world_model_kind, "translate": translate_kind}
+def task_plans_kind(prompt: str, text: str, finish_reason: str | None = None) -> str:
+    """The kind of a STaLM plan answer (:data:`TASK_PLANS_KINDS`): the prompt written back, cut off,
+    no step tuple in its plan section, or a plan with steps (right or wrong: the search tells)."""
+    if not stalm_questions.recognise(prompt):
+        raise UnreadablePrompt("the prompt is no STaLM question")
+    section, _assigned = plan_section(text)
+    if any(isinstance(step, list) and step for step in scan_tuples(section)):
+        kind = "readable"
+    else:
+        kind = "cut_off" if cut_off(text, finish_reason) else "unreadable"
+    return _echo_unless_usable("task_plans", kind, text, prompt)
+
+
+_CLASSIFIERS = {"policy": policy_kind, "world_model": world_model_kind, "translate": translate_kind,
+                "task_plans": task_plans_kind}
 
 
 def answer_kind(question: str, prompt: str, text: str, finish_reason: str | None = None) -> str | None:
@@ -402,15 +435,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     rec.add_argument("--out", required=True, metavar="FILE", help="JSON-lines file the answers are appended to")
     rec.add_argument("--llm-config", required=True, metavar="FILE",
                      help="client config of the model server (backend openai, base_url, model)")
-    rec.add_argument("--episodes", type=int, default=2, help="household tasks per suite and seed (default 2)")
-    rec.add_argument("--seeds", type=int, default=1, help="household task seeds (default 1)")
-    rec.add_argument("--suites", default="simple,comp", help="household suites (default simple,comp)")
-    rec.add_argument("--method", default="l_policy", help="household method that asks the policy (default l_policy)")
+    rec.add_argument("--run", action="append", default=[], metavar="BENCH ARGS",
+                     help="a benchmark to run through the proxy with the backend openai, e.g. \"household --methods "
+                     "l_policy --suites simple,comp --episodes 2 --seeds 1 --workers 1\" or \"gtamp --problems P1 "
+                     "--methods stalm --trials 1\" (repeatable; run in turn)")
     rec.add_argument("--objects", type=int, default=10, help="world-model questions: object types (default 10)")
     rec.add_argument("--directives", type=int, default=10, help="translation questions (default 10)")
     rec.add_argument("--timeout", type=float, default=600.0, help="seconds one request may take (default 600)")
-    rec.add_argument("--bench-arg", action="append", default=[], metavar="OPTION",
-                     help="a further option of bench household, e.g. --bench-arg=--set=decision_time_s=10")
     cls = steps.add_parser("classify", help="shares of the answer kinds of recorded answers")
     cls.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
@@ -434,6 +465,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    import shlex
+
+    import yaml
+
     from llm_planner.llm.config import load_llm_config
 
     config = load_llm_config(args.llm_config)
@@ -441,20 +476,22 @@ def _record(args: argparse.Namespace) -> int:
     with RecordingProxy(upstream, args.out, args.timeout) as proxy, \
             tempfile.TemporaryDirectory(prefix="llm_planner_answers_") as cache:
         print(f"recording proxy {proxy.base_url} -> {upstream}; answers to {args.out}", flush=True)
-        env = {**os.environ, "LLM_PLANNER_LLM_CONFIG": str(args.llm_config), "LLM_PLANNER_CACHE": cache}
-        cmd = [sys.executable, "-m", "llm_planner.cli", "bench", "household", "--methods", args.method,
-               "--suites", args.suites, "--home", "seen", "--episodes", str(args.episodes), "--seeds",
-               str(args.seeds), "--backend", "openai", "--workers", "1", "--no-progress",
-               "--llm-set", f"openai.base_url={proxy.base_url}", "--llm-set", f"cache.dir={cache}",
-               *args.bench_arg]
-        if args.episodes > 0:
-            subprocess.run(cmd, env=env, check=False)
-        _ask_world_and_translation(args, proxy.base_url, cache)
-        print(f"recorded {proxy.recorded} questions", flush=True)
+        client = yaml.safe_load(Path(args.llm_config).read_text()) or {}
+        client = {**client, "backend": "openai", "openai": {**client.get("openai", {}), "base_url": proxy.base_url},
+                  "cache": {**client.get("cache", {}), "dir": cache}}
+        through = Path(cache) / "client.yaml"  # every question of the runs crosses the proxy, none from a cache
+        through.write_text(yaml.safe_dump(client))
+        env = {**os.environ, "LLM_PLANNER_LLM_CONFIG": str(through), "LLM_PLANNER_CACHE": cache}
+        for run in args.run:
+            command = [sys.executable, "-m", "llm_planner.cli", "bench", *shlex.split(run), "--backend", "openai"]
+            print(f"  running: llm-planner bench {run} --backend openai", flush=True)
+            subprocess.run(command, env=env, check=False)
+        _ask_world_and_translation(args, str(through))
+        print(f"recorded {proxy.recorded} requests", flush=True)
     return 0
 
 
-def _ask_world_and_translation(args: argparse.Namespace, base_url: str, cache: str) -> None:
+def _ask_world_and_translation(args: argparse.Namespace, client_config: str) -> None:
     """World-model questions of ``--objects`` object types and translations of ``--directives``
     directives of the seen apartment, once each (errors are answers too: they are recorded)."""
     from llm_planner.bench.translate import load_cases
@@ -463,8 +500,9 @@ def _ask_world_and_translation(args: argparse.Namespace, base_url: str, cache: s
     from llm_planner.llm.config import load_llm_config
     from llm_planner.llm.factory import make_backend
 
-    config = load_llm_config(args.llm_config, {"openai": {"base_url": base_url}, "cache": {"dir": cache}})
-    backend = make_backend(config)
+    if not args.objects and not args.directives:
+        return
+    backend = make_backend(load_llm_config(client_config))
     world = WorldInfo.from_scene(load_scene("apartment_seen"))
     for obj_type in list(world.object_types)[:args.objects]:
         try:

@@ -240,7 +240,7 @@ def plot_profiles(files: Sequence[str | Path], path: str | Path) -> Path:
         config = data.get("config") or {}
         profile = str(config.get("error_profile") or "admissible")
         names.append(profile)
-        subtitles.append(f"{profile}: {config.get('wall_s')} s")
+        subtitles.append(f"{profile} {config.get('wall_s')} s")
         one = Curves.from_rows(data.get("rows") or [])
         if not one.points:
             raise ConfigError(f"{file}: no rows with error_rate and method_base (run the benchmark with --error-rates)")
@@ -254,7 +254,6 @@ def plot_profiles(files: Sequence[str | Path], path: str | Path) -> Path:
     marks = {(label, panel): levels[(base, panel)] for label, (base, _style) in lines.items()
              for panel in curves.panels if (base, panel) in levels and label.endswith(f"({names[0]})")}
     return plot_error_rates(curves, curves.panels, marks, str(path),
-                            f"{bench}: success against the served model's error rate, error profiles "
-                            f"{' and '.join(names)} (llm-planner serve --error-profile)",
-                            "; ".join(subtitles) + "; dotted: the seed's figure (its error rate unknown)",
-                            lines=lines)
+                            f"{bench}: success against the error rate, error profiles {' and '.join(names)}",
+                            "llm-planner serve --error-profile; wall " + ", ".join(subtitles)
+                            + "; dotted: the seed's figure (its error rate unknown)", lines=lines)

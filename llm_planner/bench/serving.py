@@ -67,6 +67,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                             "off, objects not in view or not in the house, at its measured shares)")
     group.add_argument("--serve-error-seed", type=int, default=0, metavar="S",
                        help="which of its answers are wrong (llm-planner serve --error-seed; default 0)")
+    group.add_argument("--serve-start-timeout", type=float, default=120.0, metavar="S",
+                       help="seconds it may take to load and listen (default 120; more on a loaded machine)")
     group.add_argument("--serve-arg", action="append", default=[], metavar="OPTION",
                        help="a further option of llm-planner serve, e.g. --serve-arg=--fault-rate=0.2 (repeatable)")
 
@@ -109,7 +111,7 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
                if error_rate else "")
     if not args.serve_structured:
         serve_args.append("--no-structured-output")
-    server = ServeProcess(serve_args).start()
+    server = ServeProcess(serve_args, start_timeout_s=float(getattr(args, "serve_start_timeout", 120.0))).start()
     cache = tempfile.TemporaryDirectory(prefix="llm_planner_served_")
 
     def stop() -> None:

@@ -42,6 +42,7 @@ SKIPPED = (
     (" demo", "launches its own graph and executes a task with LLM-MCTS (test/nodes/test_demo.py runs it)"),
     (" --run ", "runs a whole task offline with LLM-MCTS or STaLM, then draws it (minutes on 2 shared cores)"),
     (" launch", "runs the graph until Ctrl-C (run here with --print; the launched graph is tested elsewhere)"),
+    ("_error_profiles.png", "draws the results files of the two benchmark runs before it"),
     ("--list-tasks", ""),  # runs: it only lists the tasks
     (" bench ", "runs a benchmark for minutes (the bench tests run each with small sizes)"),
 )

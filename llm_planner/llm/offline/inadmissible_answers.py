@@ -10,9 +10,11 @@ classifies them, and classifies the stand-in's answers the same way in the tests
 ==================  ===============================================================================
 error kind          what the wrong sample says (question kinds it fits)
 ==================  ===============================================================================
-``unreadable``      a sentence about the task that states no action, no place, no goal tuple (all)
-``echoed_prompt``   lines of the prompt written back: its question block or an example (all)
-``cut_off``         a first line that rambles on past any answer budget and is cut there (all)
+``unreadable``      a question back or a sentence about answering: no action, place, goal or plan
+                    (every question kind, the methods' too)
+``echoed_prompt``   the prompt written back: a policy prompt's observation, else its question block
+                    (every question kind)
+``cut_off``         a first line that rambles on past any answer budget and is cut there (every kind)
 ``not_in_view``     an action on an object of the house that the current observation does not show
                     ("grab the toothbrush" before it was found; policy)
 ``not_in_house``    a place the apartment does not have (world model), a goal with an object the
@@ -72,9 +74,8 @@ def echoed_prompt(model: Any, prompt: str, sample: Sample, rng: random.Random) -
         text = observations[-1]
         return _raw(text[:1].upper() + text[1:])
     starts = [i for i, line in enumerate(lines) if line.lower().startswith(("goal:", "question:"))]
-    if not starts:
-        return None
-    return _raw("\n".join(lines[starts[-1]:starts[-1] + 3]))
+    start = starts[-1] if starts else max(0, len(lines) - 3)  # a method's prompt: its last lines
+    return _raw("\n".join(lines[start:start + 3])) if lines else None
 
 
 def cut_off(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
@@ -149,10 +150,11 @@ def translate_not_in_house(model: Any, prompt: str, sample: Sample, rng: random.
     return Sample(sample.kind, {**sample.data, "goal": goal})
 
 
-#: The error kinds of this module per question kind (``served.py`` registers them with the others).
-GENERIC = {"unreadable": unreadable, "echoed_prompt": echoed_prompt, "cut_off": cut_off}
+#: The error kinds that fit every question kind, the methods' too (``ErrorModel(any_kind=...)``).
+ANY_KIND = {"unreadable": unreadable, "echoed_prompt": echoed_prompt, "cut_off": cut_off}
+#: The error kinds of one question kind (``served.py`` registers them with the others).
 INADMISSIBLE: dict[str, dict[str, Any]] = {
-    "world_model": {**GENERIC, "not_in_house": world_model_not_in_house},
-    "policy": {**GENERIC, "not_in_view": policy_not_in_view},
-    "translate": {**GENERIC, "not_in_house": translate_not_in_house},
+    "world_model": {"not_in_house": world_model_not_in_house},
+    "policy": {"not_in_view": policy_not_in_view},
+    "translate": {"not_in_house": translate_not_in_house},
 }

@@ -90,12 +90,13 @@ class ModelServer(_ClientConfig):
         if options.error_rate > 0:
             from dataclasses import replace
 
+            from llm_planner.llm.offline.inadmissible_answers import ANY_KIND
             from llm_planner.llm.offline.wrong_answers import ErrorModel, load_error_settings
 
             settings = load_error_settings(profile=options.error_profile)
             if options.error_correlation is not None:  # --error-correlation over config/serve_errors.yaml's
                 settings = replace(settings, correlation=float(options.error_correlation))
-            self.errors = ErrorModel(options.error_rate, options.error_seed, settings)
+            self.errors = ErrorModel(options.error_rate, options.error_seed, settings, any_kind=ANY_KIND)
         self.stats_ = ServeStats()
         self._rng = random.Random(options.seed)
         self._rng_lock = threading.Lock()

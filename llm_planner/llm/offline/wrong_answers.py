@@ -174,19 +174,22 @@ def seed_marks(benchmark: str) -> dict[str, dict[str, float]]:
 class ErrorModel:
     """Which samples are wrong and how (see the module docstring); counts what it did (thread-safe)."""
 
-    def __init__(self, rate: float, seed: int = 0, settings: ErrorSettings | None = None) -> None:
+    def __init__(self, rate: float, seed: int = 0, settings: ErrorSettings | None = None,
+                 any_kind: Mapping[str, WrongAnswer] | None = None) -> None:
         if not 0.0 <= rate <= 1.0 or math.isnan(rate):
             raise ConfigError(f"--error-rate must be in [0, 1], got {rate}")
         self.rate = float(rate)
         self.seed = int(seed)
         self.settings = settings or load_error_settings()
+        #: error kinds that fit every question kind (a profile weighs them; unweighed, they weigh 0)
+        self.any_kind = dict(any_kind or {})
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._check()
 
     def _check(self) -> None:
         """Every question kind and error kind the settings weigh exists (a typo fails at start)."""
-        known = {k.name: k.served.wrong for k in served_kinds() if k.served is not None}
+        known = {k.name: {**k.served.wrong, **self.any_kind} for k in served_kinds() if k.served is not None}
         for kind, table in self.settings.weights.items():
             if kind not in known:
                 raise ConfigError(f"{self.settings.path}: weights.{kind}: no served question kind '{kind}' "
@@ -216,7 +219,9 @@ class ErrorModel:
         if self.rate <= 0.0:
             return list(samples)
         served = next((k.served for k in served_kinds() if k.name == kind), None)
-        errors = dict(served.wrong) if served is not None else {}
+        weighed = self.settings.weights.get(kind, {})
+        errors = {**served.wrong, **{name: wrong for name, wrong in self.any_kind.items() if weighed.get(name)}} \
+            if served is not None else {}
         out = []
         for index, sample in enumerate(samples):
             rng = self.draw(kind, prompt, index)
@@ -233,7 +238,7 @@ class ErrorModel:
                errors: Mapping[str, WrongAnswer]) -> tuple[Sample, str]:
         """The first error kind, in an order drawn by the weights, that fits (else the right sample)."""
         weights = self.settings.weights.get(kind, {})
-        pool = {name: float(weights.get(name, 1.0)) for name in sorted(errors)}
+        pool = {name: float(weights.get(name, 0.0 if name in self.any_kind else 1.0)) for name in sorted(errors)}
         pool = {name: w for name, w in pool.items() if w > 0}
         while pool:
             names = list(pool)

@@ -66,7 +66,6 @@ def test_the_classifier_reads_smollm2s_answers_as_what_they_are(seen, seen_world
     recorded = {  # answers SmolLM2 wrote to the policy prompt (bench answers record), and their kinds
         observation[:1].upper() + observation[1:90]: "echoed_prompt",
         "Next action: " + observation[:80]: "echoed_prompt",
-        "Completed actions: walk to the coffee table, walk to the cupcake\n\nThe robot mu": "echoed_prompt",
         "What action is this?": "unreadable",
         "Next action:": "unreadable",
         "Next action: grab the bottle of shampoo": "not_in_house",
@@ -115,9 +114,10 @@ def test_profiles_are_data_and_an_unknown_one_is_refused_naming_them():
     assert error_profiles()[:2] == ("admissible", "smollm2")
     admissible, smollm2 = load_error_settings(), load_error_settings(profile="smollm2")
     for kind in ("unreadable", "echoed_prompt", "cut_off", "not_in_view"):
-        assert admissible.weights["policy"][kind] == 0.0  # today's wrong answers all read
+        assert admissible.weights["policy"].get(kind, 0.0) == 0.0  # today's wrong answers all read
     assert smollm2.weights["policy"]["unhelpful"] == 0.0 and smollm2.weights["policy"]["echoed_prompt"] > 0.5
-    assert smollm2.weights["task_plans"] == admissible.weights["task_plans"]  # not measured: kept
+    assert smollm2.weights["nl2pddl"] == admissible.weights["nl2pddl"]  # not measured: kept
+    assert smollm2.weights["task_plans"]["ignores_occlusion"] == 0.0 < smollm2.weights["task_plans"]["unreadable"]
     with pytest.raises(ConfigError, match="unknown --error-profile 'gpt5'.*admissible, smollm2"):
         ServeOptions(error_profile="gpt5").validate()
 
@@ -158,3 +158,53 @@ def test_a_walk_in_the_history_does_not_change_the_profile_of_a_question(seen, s
     prompt, _state = _prompt(seen, seen_world, offline, INSTRUCTIONS[0], 7, 2)
     first, second = (server(error_rate=1.0, error_profile="smollm2", error_seed=1) for _ in range(2))
     assert _post(first.base_url, prompt, 32) == _post(second.base_url, prompt, 32)
+
+
+def test_the_smollm2_profile_answers_world_model_and_translation_questions_at_their_shares(seen_world, server):
+    """The prior's and the goal's questions: the unusable kinds at their weights (as the classifier reads them)."""
+    stand_in = server(error_rate=1.0, error_profile="smollm2", error_seed=2)
+    directives = ["put one apple inside the fridge", "put two plates on the kitchen table",
+                  "put one book on the desk and one towel on the bed", "put one mug inside the kitchen cabinet"]
+    asked = {"world_model": [world_model_prompt(seen_world, t) for t in seen_world.object_types] * 4,
+             "translate": [translate_prompt(seen_world, d, FIXED_TRANSLATION_EXAMPLES[:k])
+                           for d in directives for k in range(1, 4)] * 10}
+    weights = load_error_settings(profile="smollm2").weights
+    for question, prompts in asked.items():
+        records = []
+        for i, prompt in enumerate(prompts):
+            prompt = prompt.replace("Now", f"Now ({i})", 1)  # another question each time, the same house
+            choice = _post(stand_in.base_url, prompt, 96)
+            records.append({"kind": question, "prompt": prompt, "answers": [
+                {"text": choice["message"]["content"], "finish_reason": choice["finish_reason"]}]})
+        counts = shares(records)[question]
+        total = sum(counts.values())
+        wanted = {k: w for k, w in weights[question].items() if w > 0}
+        measured = {ERROR_KIND[question][k]: n for k, n in counts.items() if k not in USABLE[question]}
+        for error, weight in wanted.items():
+            assert _within(measured.get(error, 0), total, weight / sum(wanted.values())), (question, measured, total)
+
+
+def test_the_smollm2_profile_writes_stalm_plans_as_smollm2_did(server):
+    """A method's question (STaLM's plans) takes the kinds that fit every question: no plan read."""
+    from llm_planner.domains.gtamp.predicates import Literals
+    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner.methods.stalm.prompt import create_prompt
+
+    literals = Literals(None, ("kitchen_door",), (("salter", "on", "counter2"),), (("salter", "bottle2"),),
+                        (("salter", "on", "table1", "kitchen_door"),))
+    base = create_prompt(load_problem("P2"), literals)
+    stand_in = server(error_rate=1.0, error_profile="smollm2", error_seed=3)
+    records = []
+    for i in range(60):
+        prompt = base.replace("Initial state information", f"Initial state information ({i})", 1)
+        choice = _post(stand_in.base_url, prompt, 64)
+        records.append({"kind": "task_plans", "prompt": prompt, "answers": [
+            {"text": choice["message"]["content"], "finish_reason": choice["finish_reason"]}]})
+    counts = shares(records)["task_plans"]
+    wanted = load_error_settings(profile="smollm2").weights["task_plans"]
+    assert sum(counts.values()) == 60
+    for error in ("unreadable", "cut_off"):
+        assert _within(counts.get(error, 0), 60, wanted[error] / sum(wanted.values())), counts
+    # the prompt's last lines written back hold PDDL tuples, which read as steps (as SmolLM2's did)
+    echoed = counts.get("echoed_prompt", 0) + counts.get("readable", 0)
+    assert _within(echoed, 60, wanted["echoed_prompt"] / sum(wanted.values())), counts
