@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lint and type-check llm_planner/, then run the whole test suite, setting everything up first on a
-# fresh machine (idempotent).
+# Lint and type-check llm_planner/, build the docs, then run the whole test suite, setting
+# everything up first on a fresh machine (idempotent).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh test/world -x`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -10,4 +10,7 @@ cd "$ROOT"
 # Seconds with the caches in .cache/ (a fresh clone's first mypy run analyses the libraries once).
 "$ROOT/.venv/bin/ruff" check llm_planner
 "$ROOT/.venv/bin/mypy" llm_planner
+# The documentation site (mkdocs.yml, docs/) into site/: a broken link or anchor fails the run.
+# Not --quiet: it hides the warnings that --strict counts, and the build then passes.
+NO_MKDOCS_2_WARNING=1 "$ROOT/.venv/bin/mkdocs" build --strict --site-dir "$ROOT/site"
 exec "$ROOT/.venv/bin/python" -m pytest "$@"
