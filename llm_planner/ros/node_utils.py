@@ -34,7 +34,7 @@ GEOMETRY_QOS = QoSProfile(depth=1, reliability=QoSReliabilityPolicy.RELIABLE,
                           durability=QoSDurabilityPolicy.TRANSIENT_LOCAL)
 #: Services and action services, on servers and clients alike: the default (keep last 10) drops
 #: requests beyond the tenth while the server is busy and their callers wait forever
-#: (../shared/notes/ros2-from-pypi.md); 1000 queued requests are never dropped.
+#: (docs/guides/installing.md); 1000 queued requests are never dropped.
 SERVICE_QOS = QoSProfile(depth=1000, history=QoSHistoryPolicy.KEEP_LAST, reliability=QoSReliabilityPolicy.RELIABLE)
 
 
@@ -198,7 +198,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     with the exit code (:func:`finish`).
 
     A ``while rclpy.ok(): spin_once`` loop (not ``spin()``) stops promptly on a signal
-    (../shared/notes/ros2-from-pypi.md). One thread: a SingleThreadedExecutor.
+    (docs/guides/installing.md). One thread: a SingleThreadedExecutor.
     """
     apply_ros_environment()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID` prints where a hung node is
