@@ -1,113 +1,18 @@
 """Algorithm 1 of LLM-MCTS (seed 000, §2.4): SEARCH, SIMULATE and ROLLOUT over the symbolic
-household model G (``llm_planner.domains.household.world.symbolic.Household``), with states sampled from the belief.
+household model G (``llm_planner.domains.household.world.symbolic.Household``), with states sampled
+from the belief.
 
-Line numbers below are Algorithm 1's::
-
-    SEARCH(h, b, T, N)                       lines 1-9
-        n simulations, each from s ~ b(s) (line 4); return argmax_a Q(h, a) (line 8)
-    ROLLOUT(s, h, done, d)                   lines 10-18
-        0 if gamma^d < epsilon or done; a ~ pi_rollout (uniform); r + gamma * ROLLOUT(...)
-    SIMULATE(s, h, done, d, T)               lines 19-36
-        0 if gamma^d < epsilon or done (20-22); a new h is added to T with N, Q = 0 and
-        evaluated by ROLLOUT (23-26); else pi(a|h) = QUERYLLMPOLICY(h) (28), PUCT selection
-        a* = argmax Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1) (29), (s', o, r, done) ~ G(s, a*)
-        (30), h' = h + [a*, o] (31), R = r + gamma * SIMULATE(s', h', ...) (32), N(h,a*) += 1,
-        N(h) += 1 (33), incremental mean Q(h,a*) += (R - Q(h,a*)) / N(h,a*) (34), return R (35).
-
-Choices the paper leaves open, and how they are made here (each says where it comes from):
-
-* Histories ``h`` are the paper's action-observation sequences (line 31) by default
-  (``history_key: observation``). The authors' released code keys tree nodes by the action
-  sequence only (``state_id = ' '.join(history)``); ``history_key: action`` reproduces that. With
-  action keys, an action a node took from one sampled state may not apply to another; G then
-  leaves the state unchanged (the symbolic model's rule for inapplicable actions).
-* pi(a|h) is asked once per tree node and kept in it (the authors' code computes
-  ``children_probs`` when a node is built, at most once per node); :class:`SearchStats` counts
-  both the line-28 visits and the nodes that asked. The policy itself may cache answers per prompt
-  (:class:`~llm_planner.methods.llm_mcts.policy.HeuristicPolicy` does), so equal prompts cost one model question.
-* Ties in the argmax of lines 8 and 29 go to the larger pi(a|h) (the authors' ``greedy_action_node``
-  breaks ties by the child's prior probability), then the larger N(h, a), then a seeded draw.
-* ``selection: uct`` replaces line 29 by UCB1 of the ``uct`` and ``no_heuristic_policy`` baselines,
-  Q + c sqrt(ln(N(h) + 1) / (N(h,a) + 1)), as in the authors' code (``uct_type == 'UCT'``).
-* The reward is ``goal_reward`` on the step that reaches the goal, 0 otherwise (§2.2: "a large
-  positive reward"; 10 in the authors' ``check_progress``); reaching the goal ends the simulation.
-* Root states are drawn from the belief conditioned on "the task is not finished yet" (the
-  episode would have ended otherwise): sampled placements that already satisfy the goal are
-  redrawn (a few batches), and those that still do are made unfinished by moving the instances of
-  one goal item off its destination (``Belief.unfinished``); without this every put at the root
-  would be rewarded in the sampled worlds where the goal already holds. A commonsense prior puts
-  an object where the task wants it whenever the task asks for its usual place, so redraws alone
-  left most samples finished, and the search learned that grabbing anything and putting it back
-  "reaches the goal" (issue 27: loops of grab and put on a crowded counter).
-* The admissible actions that name an object (walk to it, grab it) are those of the goal's
-  objects (``Household.legal_actions(state, Household.goal_objects(goal))``), in the tree, the
-  rollouts and the question to pi(a|h): a robot in someone's home has no reason to move anything
-  the task does not name, and a crowded counter otherwise adds hundreds of actions that dilute the
-  rollouts and the policy (VirtualHome's own tasks rearrange goal objects only).
-
-What differs from a literal reading of Algorithm 1, and why (a served model answers in about a
-second, so the order and number of the line-28 questions decide the time of a decision; each
-change has a key in ``config/llm_mcts.yaml`` that restores the literal algorithm):
-
-* **Concurrent questions** (``max_in_flight``, 1 = one at a time, Algorithm 1's order). Up to
-  ``max_in_flight`` simulations run at once, as tree-parallel MCTS with virtual loss (Chaslot,
-  Winands, van den Herik, "Parallel Monte-Carlo Tree Search", CG 2008; the batched evaluation of
-  AlphaGo Zero): a simulation that reaches a node whose pi(a|h) is not known yet sends the question
-  and waits there while the others go on; every edge on the path of a waiting simulation counts as
-  one more visit with return 0 in line 29 (its virtual loss), so the next simulations spread over
-  other branches instead of queueing behind it. Once ``max_in_flight`` simulations wait (or none
-  is left to start), the search waits for all the questions of that *wave* together and resumes
-  the simulations in the order they started; the result therefore depends on the seed and on the
-  answers, never on the order in which the answers arrive. PUCT with the LLM pi (line 29), the
-  belief-sampled root states (line 4), rollouts, backups (lines 32-34) and N are Algorithm 1's; only
-  the order in which the N simulations see each other's statistics changes. With ``max_in_flight:
-  1`` the search is Algorithm 1 exactly (the tests check it gives identical results).
-* **A bound on the rounds of questions** (``max_waves``, 0 = none). A concurrent search waits for
-  at most ``max_waves`` waves per decision; after that, a simulation reaching a node whose pi(a|h)
-  is still unknown evaluates it by ROLLOUT, as a node not expanded yet (lines 23-26), and the
-  question is asked at a later decision if the search comes back (the subtree is kept). The tree
-  a 100-simulation search grows needs two to four rounds (its deepest chain of nodes that ask
-  one after the other), so two rounds bound the wait of a decision at the cost of the last levels.
-* **A time bound per decision** (``decision_time_s``, 0 = none). A question is not sent when the
-  decision has run so long that, at the time the questions of this decision took so far, its
-  answer would come after ``decision_time_s``; the node is evaluated by ROLLOUT, as after
-  ``max_waves``. The question at the root is always asked. It lets a slow model (a 135M model on
-  two CPU cores answers five samples of a policy question in about ten seconds) keep a robot's
-  decisions within a bound instead of growing with the tree; the paper's search has no bound.
-* **A tree that grows while the model is slow** (``anytime``, false = the rollout above). Past
-  ``decision_time_s``, a node whose question the decision cannot wait for gets the uniform pi,
-  marked provisional, and is expanded as UCT would expand it (PUCT with the uniform pi), so a slow
-  model costs the tree nothing against a search without one; its question keeps running (at most
-  ``late_questions`` at once: they share the server with the next decisions' questions)
-  (:mod:`~llm_planner.methods.llm_mcts.late_questions`) and the answer replaces the provisional pi
-  when it arrives, in this decision or a later one (the subtree is kept). A provisional root is
-  answered before the decision searches (its question is waited for, or asked). The bound on
-  rounds (``max_waves``) still evaluates by ROLLOUT, so a search without a time bound decides as
-  before, on the seed and the answers alone.
-* **pi as far as the model is reliable** (the planner's ``reliability_mix``). Line 29 uses
-  :func:`~llm_planner.methods.llm_mcts.tree.trusted` pi: pi mixed with the uniform distribution by
-  the measured share of the model's samples that read as admissible actions (``trust``); a model
-  whose answers never read leaves PUCT with the uniform pi, i.e. the search without a model.
-* **Fewer questions** (``expand_after``, 1 = Algorithm 1). A new node is evaluated by ROLLOUT on
-  its first ``expand_after`` visits (lines 23-26) and asks pi(a|h) only on the next one, the usual
-  expansion threshold of MCTS (Coulom, "Efficient selectivity and backup operators in Monte-Carlo
-  tree search", CG 2006): most nodes of a 100-simulation tree are visited once or twice, and a
-  question asked on a node's last visit steers a single simulation.
-* **The most visited action** (``final_action: visits``; ``q`` = line 8). With uniform rollouts in
-  a big apartment most Q(h, a) are 0 or one lucky rollout, so argmax Q follows luck; the most
-  visited action (PUCT's visits follow pi and Q together) is the usual robust choice, and the
-  authors' code has it (``max_visit_action_node``, commented out).
-* **Goal-directed rollouts** (``rollout_greed``, 0 = line 14's uniform pi_rollout). A share of the
-  rollout steps takes the preferred action in the sampled state (carry a held goal object to its
-  destination, else fetch one from where the sample has it), as POMCP's rollouts use preferred
-  actions (Silver and Veness 2010, §6); the rest stay uniform. Uniform rollouts across a flat of
-  six rooms and 35 receptacles never reach a goal within the depth cut, so every Q(h, a) was 0
-  and the search only followed pi: the belief, the point of the method, did not matter.
-* **The tree is kept between decisions** (``reuse_tree``), as POMCP keeps it (Silver and Veness,
-  "Monte-Carlo Planning in Large POMDPs", NeurIPS 2010): after the real action, the subtree under
-  [a, o] becomes the next root when the real observation o is one the search had simulated, with
-  its visit counts, values and pi answers; otherwise T starts empty, as in the authors' ``search``.
-  The N simulations of the next decision come on top.
+SEARCH runs N simulations from root states s ~ b(s) (line 4) and returns one action; SIMULATE
+selects by PUCT with the LLM policy pi(a|h) (line 29), asked once per tree node (line 28); new
+nodes are evaluated by ROLLOUT (lines 23-26). Each default of ``config/llm_mcts.yaml`` that departs
+from Algorithm 1 has a value that restores it (``expand_after=1;reuse_tree=false;max_in_flight=1;
+final_action=q;rollout_greed=0;c=24`` is the paper's search): concurrent questions with virtual
+loss, bounded rounds of questions and decision time, a tree that grows on the uniform pi while a
+slow model's answers are late (``anytime``, :mod:`~llm_planner.methods.llm_mcts.late_questions`),
+pi mixed with the uniform distribution by the model's measured reliability, an expansion
+threshold, the most visited action, goal-directed rollouts, the tree kept between decisions. The
+design page (docs/design.md, "LLM-MCTS: Algorithm 1 and the choices around it") gives each choice,
+its key and its source.
 """
 from __future__ import annotations
 
