@@ -1,4 +1,4 @@
-"""Questions a task asks before it goes on (issue 23): a directive a person can settle in one reply
+"""Questions a task asks before it goes on: a directive a person can settle in one reply
 ("which table: kitchen table or coffee table?", "this apartment has 2 apples: how many?", "where
 in the bedroom?") and the approval "May I put one apple inside the fridge?".
 

@@ -20,7 +20,7 @@ from llm_planner.paths import config_dir
 
 BACKENDS = ("offline", "openai")
 FALLBACKS = ("offline", "none")
-#: require_approval: ask before the robot moves (issue 23)
+#: require_approval: ask before the robot moves
 APPROVALS = ("none", "goal", "plan")
 #: The four node programs of the graph (``<role>_node``), in the order a lifecycle manager starts them.
 ROLES = ("simulator", "perception", "executor", "planner")

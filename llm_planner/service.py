@@ -43,7 +43,7 @@ class PlanTaskResult:
     llm_requests: int = 0
     planning_time_s: float = 0.0
     executed: list[str] = field(default_factory=list)
-    question: str = ""  # a question left unanswered (issue 23): plan-only calls, a task refused after clarify_timeout_s
+    question: str = ""  # a question left unanswered: plan-only calls, a task refused after clarify_timeout_s
     options: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:

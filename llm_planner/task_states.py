@@ -1,4 +1,4 @@
-"""The states of a task, spelled here once (no ROS here; issue 25, "one vocabulary").
+"""The states of a task, spelled here once (no ROS here).
 
 A task's ``state`` on ``task_status`` and in the feedback of ``execute_directive`` and
 ``execute_task`` is one of :data:`TASK_STATES`; ``msg/TaskStatus.msg`` declares the same values as
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 PLANNING: Final = "planning"     # grounding the directive, or waiting for the executor's first step
-ASKING: Final = "asking"         # waiting for the answer to a question (issue 23)
+ASKING: Final = "asking"         # waiting for the answer to a question
 PLANNED: Final = "planned"       # a plan-only request answered
 EXECUTING: Final = "executing"   # the robot runs the task, one status per step
 SUCCEEDED: Final = "succeeded"

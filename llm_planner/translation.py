@@ -90,7 +90,7 @@ def _levy_karpas_goal(directive: str, household: Household, backend: str | Langu
 
 
 def read_answer(household: Household, backend: Any, question: Question, answer: str) -> Option | None:
-    """The option of ``question`` an answer picks (issue 23), read by the scene's directive reader:
+    """The option of ``question`` an answer picks, read by the scene's directive reader:
     names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
     when the answer names no option."""
     from llm_planner.llm.offline.directive_reading import directive_reader

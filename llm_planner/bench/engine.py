@@ -1,4 +1,4 @@
-"""Ray as the engine of every benchmark (issue 24): the episodes of ``llm-planner bench household |
+"""Ray as the engine of every benchmark: the episodes of ``llm-planner bench household |
 gtamp | nl2pddl | saycanpay`` as Ray tasks, on this machine or a cluster.
 
 The seeds' tables are far larger than what two cores run: STaLM (seed 003, §5) gives each episode

@@ -1,4 +1,4 @@
-"""The model-quality grid of every benchmark (issue 22, item 2): ``bench household|gtamp|saycanpay|nl2pddl
+"""The model-quality grid of every benchmark: ``bench household|gtamp|saycanpay|nl2pddl
 --error-rates 0,0.2,0.4,0.6``.
 
 Each seed's central claim is about an imperfect language model (LLM-MCTS: search corrects the

@@ -9,7 +9,7 @@ motion-planner calls per episode.
 Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 ``stalm_no_occ_no_chal``) are rows of the same table when those methods are asked for.
 
-**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that warm-started
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``): the seed's claim is that warm-started
 UCT repairs the wrong plans of an imperfect LLM (Table 3: without UCT 0.76-0.94 where STaLM has
 0.84-0.96). For each rate a served model answering wrongly at that rate is started (``llm-planner
 serve --error-rate P``; a wrong STaLM plan ignores an occlusion or misorders its steps:

@@ -35,7 +35,7 @@ per decision, and the concurrent / sequential ratio of the wall time::
     llm-planner bench household --latencies 0.5 --suites simple,comp,novel_comp3 --episodes 8 --seeds 3 \\
         --methods "llm_mcts:max_in_flight=1,llm_mcts" --workers 12
 
-**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): for each rate a served model that
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``): for each rate a served model that
 answers wrongly at that rate (``llm-planner serve --error-rate P``, the way language models are
 wrong: ``llm/offline/wrong_answers.py``) is started, and every method runs against each, side by
 side, as with ``--latencies`` (the two grids exclude each other). A table of success against the

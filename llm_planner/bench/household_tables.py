@@ -1,6 +1,6 @@
 """The tables of ``llm-planner bench household``: success rates in the layout of LLM-MCTS Tables 1 and 2
 (mean +- standard error over seeds), the cost of a decision (App. E), the latency grid, and success
-against the served model's error rate (``--error-rates``, issue 22) as a table and a plot."""
+against the served model's error rate (``--error-rates``) as a table and a plot."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -174,7 +174,7 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
 
 def success_table(report: BenchReport, home: str, title: str) -> str:
     """Methods x suites success (mean ± stderr over seeds, Tables 1/2), and per method the objects
-    its episodes grabbed that no goal names (issue 27: a robot must not shuffle someone's things)."""
+    its episodes grabbed that no goal names (a robot must not shuffle someone's things)."""
     from llm_planner.bench.report import fmt_pm, format_table
 
     rows = [r for r in report.rows if r["home"] == home]

@@ -9,7 +9,7 @@ the first consistent prediction, else the channels' top prediction; ``goal@1``/`
 top predictions' accuracy *before* the check, to show what the check changes. Samples run in
 parallel processes; identical planning problems are solved once per process.
 
-**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that validation
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``): the seed's claim is that validation
 with the planner (B tries) recovers from wrong top predictions. For each rate a served model
 answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong answer has a
 goal count off by one or a neighbouring object: ``methods/levy_karpas/wrong_answers.py``) and Phase I

@@ -17,7 +17,7 @@ with exactly the expert's plan length, Table 4; the expert is ``llm_planner.doma
 generalization (success on the test-generalize splits, Table 5) and the relative length
 expert / generated (0 for failures, Figure 4).
 
-**Model quality** (``--error-rates 0,0.2,0.4,0.6``; issue 22): the seed's claim is that Can and Pay
+**Model quality** (``--error-rates 0,0.2,0.4,0.6``): the seed's claim is that Can and Pay
 correct Say (Say < SayCan <= SayCanPay; Greedy-Action < Beam-Action). For each rate a served model
 answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong Say sample
 is an unhelpful action, a skipped precondition, a back-and-forth step or an absent object:

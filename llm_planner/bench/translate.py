@@ -25,7 +25,7 @@ negations and self-corrections: read, asked or refused, never a wrong count).
 
 Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
 
-With ``--answers`` (issue 23) a scripted person answers every question the reader asks instead of
+With ``--answers`` a scripted person answers every question the reader asks instead of
 refusing (which table, how many, where in the room): it picks the option that leads to the goal the
 entry's ``asked`` names (the gold option), says it by name ("coffee table", "two"), and the answer
 is read with the same reader; the figures then count the refusals settled with one reply and the
@@ -70,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write rows and per-directive records (DESIGN.md format); - prints them")
     p.add_argument("--answers", action="store_true",
                    help="answer each question the reader asks with the gold option (entries' 'asked' goal), "
-                        "by name, and count the refusals one reply settles (issue 23)")
+                        "by name, and count the refusals one reply settles")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_serve_arguments(p)
     p.set_defaults(func=run)
@@ -214,7 +214,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             # a model backend: goals the directive reader read (the model not asked, or overruled)
             "read_by_reader": sum(bool(r.get("read_by_reader")) for r in records),
             "disagreements": sum(bool(r.get("disagreement")) for r in records),
-            # questions instead of refusals (issue 23) and, with --answers, what one reply settled
+            # questions instead of refusals and, with --answers, what one reply settled
             "asked": sum(bool(r.get("question")) for r in records),
             "settled_by_answer": sum(r.get("answer_outcome") == "settled" for r in records),
             "wrong_after_answer": sum(r.get("answer_outcome") == "wrong" for r in records),

@@ -1,5 +1,5 @@
-"""``llm-planner answer TEXT [--task ID]``: answer the question of a task in state ``asking`` (issue 23:
-"which table?", "how many?", "May I ...?") through the ``answer_task`` service."""
+"""``llm-planner answer TEXT [--task ID]``: answer the question of a task in state ``asking``
+("which table?", "how many?", "May I ...?") through the ``answer_task`` service."""
 from __future__ import annotations
 
 import argparse

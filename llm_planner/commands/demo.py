@@ -13,7 +13,7 @@ otherwise.
 
 With --approve the planner asks "May I put one fork inside the dishwasher?" before the robot moves
 (require_approval: goal); the question, and any "which one?" a directive raises, is answered on
-the terminal or with --answer TEXT (issue 23).
+the terminal or with --answer TEXT.
 """
 from __future__ import annotations
 

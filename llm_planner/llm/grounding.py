@@ -70,7 +70,7 @@ def furniture_forms(name: str, rooms: Sequence[str] = ()) -> list[str]:
 
 
 def same_kind(phrase: str, name: str) -> bool:
-    """Whether a phrase and a name say the same kind of thing (issue 27: grounding never swaps one
+    """Whether a phrase and a name say the same kind of thing (grounding never swaps one
     thing for another): the same head noun (singular), a portion of it ("bread" is a bread slice),
     or the same words run together ("teddybear"). A "remote control" is not a game controller, and
     "pepper" is not a pepper mill."""

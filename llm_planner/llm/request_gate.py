@@ -1,4 +1,4 @@
-"""A process-wide gate every HTTP request to a model server passes (issue 24, part 2).
+"""A process-wide gate every HTTP request to a model server passes.
 
 Many benchmark workers on a cluster may share one model server or one hosted API. The in-flight
 limiter of a backend (:mod:`llm_planner.llm.in_flight`) limits what one process sends; a gate installed

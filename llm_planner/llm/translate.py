@@ -75,7 +75,7 @@ def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, 
 
 def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str,
             world: WorldInfo | None = None) -> str:
-    """A name of the scene for a model's words: never another kind of thing (issue 27: a "remote
+    """A name of the scene for a model's words: never another kind of thing (a "remote
     control" is not the game controller), never one of several of a kind without saying which."""
     if text in names:
         return text

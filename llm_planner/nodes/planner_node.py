@@ -12,7 +12,7 @@
 - ``directive`` (std_msgs/String): a voice frontend's directive, executed with the default planner;
   progress on ``task_status``. While a task asks a question (state ``asking``), what comes on
   ``directive`` is its answer.
-- ``answer_task`` (AnswerTask): answer the asking task's question (issue 23): "the coffee table",
+- ``answer_task`` (AnswerTask): answer the asking task's question: "the coffee table",
   "two", "the second one", "yes".
 
 A lifecycle node (:mod:`llm_planner.ros.managed_node`): while not active every request is answered

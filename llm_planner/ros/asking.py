@@ -1,4 +1,4 @@
-"""The planner node's one open question (issue 23): a task in state ``asking`` waits here for the
+"""The planner node's one open question: a task in state ``asking`` waits here for the
 answer that comes on ``directive`` (what a voice frontend publishes next), the ``answer_task``
 service or the CLI. One question at a time per robot (one robot runs one task); every wait is
 bounded (``clarify_timeout_s``), and a cancel of the task ends the wait at once.

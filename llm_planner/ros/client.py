@@ -8,7 +8,7 @@ nav2_simple_commander's BasicNavigator): it hides node, executor, goal and futur
             print(client.feedback())                     # step, action, outcome, observation
         print(client.result())                           # the /plan_task fields, and "status"
 
-A task that asks before it goes on (issue 23: "which table: kitchen table or coffee table?", or "May
+A task that asks before it goes on ("which table: kitchen table or coffee table?", or "May
 I ...?" with ``require_approval``) is in state ``asking``: :meth:`PlannerClient.question` returns the
 question and its options, :meth:`PlannerClient.answer` sends the answer (``answer_task``).
 
@@ -303,7 +303,7 @@ class PlannerClient:
         response = response_of(future)
         return bool(response.success), response.message
 
-    # ------------------------------------------------------------------ questions (issue 23)
+    # ------------------------------------------------------------------ questions
     def question(self, spin_s: float = 0.0) -> dict[str, Any] | None:
         """The question the running goal asks (state ``asking``): ``{"task_id", "question",
         "options"}``, or None when it asks nothing now (after spinning ``spin_s``)."""

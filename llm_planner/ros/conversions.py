@@ -120,7 +120,7 @@ def fill_result(msg: Any, result: PlanTaskResult) -> Any:
     msg.llm_requests = int(result.llm_requests)
     msg.planning_time_s = float(result.planning_time_s)
     msg.executed = list(result.executed)
-    if hasattr(msg, "question"):  # appended fields (issue 23): the question a refusal leaves open
+    if hasattr(msg, "question"):  # appended fields: the question a refusal leaves open
         msg.question = result.question
         msg.options = list(result.options)
     return msg

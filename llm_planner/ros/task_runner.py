@@ -9,7 +9,7 @@
   (:class:`ExecutorLink`), its feedback relayed and a cancel request forwarded.
 - ``task_status`` reports planning, planned, refused and failures before execution; the executor
   reports the steps and how execution ended.
-- Ask back (issue 23): a directive one answer settles puts an executing task in state ``asking``
+- Ask back: a directive one answer settles puts an executing task in state ``asking``
   (the question and its options on ``task_status`` and in the action feedback) until the answer
   comes (:class:`~llm_planner.ros.asking.QuestionDesk`) or ``clarify_timeout_s`` passes (refused,
   the question in the message); the answer is read with the goal reader and the task goes on with
@@ -160,7 +160,7 @@ class TaskRunner:
             self.executor.cancel_running()
         return done, message
 
-    # ------------------------------------------------------------------ asking (issue 23)
+    # ------------------------------------------------------------------ asking
     @property
     def params(self) -> Any:
         return self.domain.params

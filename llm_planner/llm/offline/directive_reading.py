@@ -179,7 +179,7 @@ def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
 
 
 def read_answer(parser: GoalParser, question: Question, answer: str) -> Option | None:
-    """The option an answer to ``question`` picks, read as directives are (issue 23): first what the
+    """The option an answer to ``question`` picks, read as directives are: first what the
     question itself reads (an option's name or room, "the second one", "two", "yes"); then the
     answer grounded with the parser's lexicons and Sentence-BERT ("the dining table" is the kitchen
     table, "the wineglass" the wine glass). None when it names no option, or another thing."""

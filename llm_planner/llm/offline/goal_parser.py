@@ -27,7 +27,7 @@ cabinet" in a flat with a kitchen and a bathroom cabinet is refused, not guessed
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it
 raises ``NeedsAnswer`` (a GoalError whose message is the refusal) with the question, its options and
-each option's directive as if said clearly (``llm_planner.clarification``, issue 23). Where it cannot
+each option's directive as if said clearly (``llm_planner.clarification``). Where it cannot
 read a directive it raises GoalError saying why, never a guess: a count it cannot
 tell, a word after the object it does not understand, a pronoun without an object before it, a
 negation or exception ("everything except the apple"), a question, a room as destination, and
@@ -541,7 +541,7 @@ class GoalParser:
                        [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in types], f"which {phrase}")
 
     def _proposal(self, phrase: str) -> str | None:
-        """The one object type to propose for a name the apartment lacks (issue 23: speech garbles
+        """The one object type to propose for a name the apartment lacks (speech garbles
         "remote control" into "ultimately alt control"): clearly the closest by Sentence-BERT
         (``propose_match``, ``propose_margin``) and the same kind of thing or spelled alike
         (``propose_spelling``); never asked for another kind of thing that merely sounds related."""

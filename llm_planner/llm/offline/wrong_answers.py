@@ -1,5 +1,5 @@
 """A model of chosen quality: the served stand-in answering wrongly, the way language models are wrong
-(``llm-planner serve --error-rate P [--error-seed S]``; issue 22).
+(``llm-planner serve --error-rate P [--error-seed S]``).
 
 The seeds' central claims are about *imperfect* language models (LLM-MCTS: search corrects the
 model's policy; STaLM: UCT repairs wrong plans; SayCanPay: Can and Pay correct Say; Levy-Karpas:

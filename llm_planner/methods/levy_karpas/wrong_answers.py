@@ -1,5 +1,5 @@
 """Wrong Phase I answers (goal and plan template), the way language models give them
-(``llm-planner serve --error-rate P``; issue 22).
+(``llm-planner serve --error-rate P``).
 
 Registered with the ``nl2pddl`` question kind (:mod:`.questions`, ``ServedKind.wrong``); the error
 model (:mod:`llm_planner.llm.offline.wrong_answers`) decides which samples are wrong.

@@ -216,7 +216,7 @@ class Belief:
 
         The episode runs because its goal does not hold yet; a sampled world where it already holds
         rewards any put in the search (``grab(x)`` and ``puton(x, where x was)`` "reach the goal"),
-        which is how a search ends up shuffling objects round in a loop (issue 27)."""
+        which is how a search ends up shuffling objects round in a loop."""
         hh = self.household
         out = list(placement)
         breakable = []

@@ -66,7 +66,7 @@ VARIANTS = ("paper", "oracle")
 def action_space(household: Household, goal: Goal = ()) -> tuple[Action, ...]:
     """Every action of the apartment, feasible or not (the seed's exhaustive admissible list), with
     walks to, grabs and puts of the goal's objects only (of every object without a goal): a robot in
-    someone's home moves nothing the task does not name (issue 27)."""
+    someone's home moves nothing the task does not name."""
     types = frozenset(g.obj_type for g in goal)
     hit = _ACTION_SPACES.get((id(household), types))
     if hit is not None and hit[0] is household:

@@ -1,4 +1,4 @@
-"""Wrong STaLM plans, the way language models write them (``llm-planner serve --error-rate P``; issue 22).
+"""Wrong STaLM plans, the way language models write them (``llm-planner serve --error-rate P``).
 
 Registered with the ``task_plans`` question kind (:mod:`.questions`, ``ServedKind.wrong``); the
 error model (:mod:`llm_planner.llm.offline.wrong_answers`) decides which samples are wrong.

@@ -1,4 +1,4 @@
-"""Random apartments: random layouts with names drawn from a vocabulary (issue 27, "any home").
+"""Random apartments: random layouts with names drawn from a vocabulary ("any home").
 
 The planners, the task suites and the benchmarks must work on any apartment a user writes in the
 scene schema (:mod:`llm_planner.domains.household.world.scene`), not only on the two shipped ones

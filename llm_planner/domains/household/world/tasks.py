@@ -11,7 +11,7 @@ Suites (``SUITES``):
 The split of the shipped apartments is fixed data, ``config/household_tasks.yaml``: per object type
 its training and novel destinations, and the hash rule that splits compositions of training pairs
 (see that file). Any other apartment gets a split built from its own file
-(:func:`scene_task_config`, issue 27 "tasks from the apartment itself"): its training pairs are the
+(:func:`scene_task_config`, "tasks from the apartment itself"): its training pairs are the
 (object type, furniture) pairs of the scene's ``places`` (where the apartment keeps things, as D's
 tasks come from the scene distribution in §3.1), its novel pairs up to ``scene_split.novel_per_type``
 furniture per type that stand in a room where the type is kept but that its ``places`` do not list
