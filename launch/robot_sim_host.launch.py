@@ -1,4 +1,4 @@
-"""Half of one robot's node graph for two hosts (README "The graph across hosts", issue 24):
+"""Half of one robot's node graph for two hosts (docs/guides/multihost.md):
 simulator and perception (the simulation host). The other half is launch/robot_planner_host.launch.py; both hosts use
 config/fastdds_multihost.xml (unicast peers, no multicast) with the same ROS_DOMAIN_ID.
 
