@@ -199,12 +199,11 @@ def test_cli_takes_the_answer_and_answer_without_a_question_says_so(graph):
     assert idle.returncode == 1 and "no task is asking" in idle.stdout, idle.stdout + idle.stderr
 
 
-def test_the_readme_voice_frontend_loop_runs_against_the_graph(graph, tmp_path):
+def test_the_guide_voice_frontend_loop_runs_against_the_graph(graph, tmp_path):
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Questions and approval (ask back)"):readme.index("## Pictures of what the robot")]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "asking.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", guide, re.DOTALL)
     script = tmp_path / "voice_frontend.py"
     script.write_text(code)
     proc = subprocess.run([sys.executable, str(script)], env=graph.runner.env, capture_output=True, text=True,

@@ -355,9 +355,9 @@ def test_ctrl_c_in_the_cli_cancels_the_task(graph):
     assert "success: False (canceled)" in out and "canceled after" in out
 
 
-def test_the_readme_examples_of_calling_it_from_a_node_run_against_the_graph(graph, tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("### Call it from your node"):readme.index("## The command line")]
+def test_the_guide_examples_of_calling_it_from_a_node_run_against_the_graph(graph, tmp_path):
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "ros.md").read_text()
+    section = guide[guide.index("## Call it from your node"):]
     blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     assert len(blocks) == 3
     outputs = []
@@ -366,7 +366,7 @@ def test_the_readme_examples_of_calling_it_from_a_node_run_against_the_graph(gra
         script.write_text(code)
         proc = subprocess.run([sys.executable, str(script)], env=graph.runner.env, capture_output=True, text=True,
                               timeout=300)
-        assert proc.returncode == 0, f"README example {i + 1} failed:\n{code}\n{proc.stdout}\n{proc.stderr}"
+        assert proc.returncode == 0, f"guide example {i + 1} failed:\n{code}\n{proc.stdout}\n{proc.stderr}"
         outputs.append(proc.stdout)
     assert outputs[0].startswith("True ") and "putin(apple_" in outputs[0]
     assert re.search(r"^4 .*goal reached in \d+ steps$", outputs[1], re.M) and "putin(apple_" in outputs[1]
