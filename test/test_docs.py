@@ -1,12 +1,23 @@
-"""The API reference's docstring rewrite (scripts/docs_rst.py): reStructuredText roles, literal
-blocks and simple tables become Markdown; other text is left as it is."""
+"""The documentation outside the site: README.md and CONTRIBUTING.md link only to files that exist
+(mkdocs build --strict checks the links inside docs/), and the API reference's docstring rewrite
+(scripts/docs_rst.py) turns reStructuredText roles, literal blocks and simple tables into Markdown."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "docs_rst.py"
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "docs_rst.py"
+
+
+def test_the_readme_and_contributing_link_to_files_that_exist() -> None:
+    for name in ("README.md", "CONTRIBUTING.md"):
+        text = (ROOT / name).read_text()
+        targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+        missing = [t for t in targets if "://" not in t and not (ROOT / t).exists()]
+        assert not missing, f"{name} links to files that do not exist: {missing}"
 
 
 def _rewrite() -> Callable[[str], str]:
