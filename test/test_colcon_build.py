@@ -1,7 +1,7 @@
 """The repository also builds in an ordinary colcon workspace, as on a real ROS 2 install.
 
-Here colcon comes from PyPI and ROS 2 from the PyPI wheels (the venv is the underlay). The README's
-colcon instructions are exactly what this test runs.
+Here colcon comes from PyPI and ROS 2 from the PyPI wheels (the venv is the underlay). The colcon
+instructions of docs/guides/colcon.md are exactly what this test runs.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``llm-planner bench translate`` on the shipped evaluation set (config/translate_eval.yaml): the
-figures the README reports, with the offline backend."""
+figures docs/results/translation.md reports, with the offline backend."""
 from __future__ import annotations
 
 import json

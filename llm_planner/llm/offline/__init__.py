@@ -16,6 +16,6 @@ the Levy-Karpas offline channels and clause classifier (``methods/levy_karpas/of
 ``clause_classifier.py``); this package keeps what several methods share (commonsense, the goal
 parser, retrieval over the expert data, the served stand-in).
 
-Every offline figure of the README's tables is a figure of these components, not of a language
-model; the ``openai`` backend is the one that asks a model.
+Every offline figure of the benchmark tables (docs/results/) is a figure of these components, not of
+a language model; the ``openai`` backend is the one that asks a model.
 """

@@ -120,7 +120,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self._figures_lock = threading.Lock()
         self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
         self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
-        self.decision_seconds: list[float] = []  # wall time of each decision (the median is the README's figure)
+        self.decision_seconds: list[float] = []  # wall time of each decision (the results pages give the median)
         self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
         self.last_result: SearchResult | None = None
         self.world_model_reliability: float | None = None  # of the prior's answers (None: no prior)
