@@ -1,9 +1,10 @@
-"""Every ``llm-planner`` command line the README shows runs as written (or, where it runs for
-minutes or needs what a test machine lacks, is at least a valid command line).
+"""Every ``llm-planner`` command line the README and the docs pages show runs as written (or, where
+it runs for minutes or needs what a test machine lacks, is at least a valid command line).
 
-The lines are read from README.md's code blocks at test time, so a README edit is tested as it
-is. Each line runs in a scratch folder with a copy of the package's ``config``, so relative paths
-such as ``config/scenes/examples/five_rooms.yaml`` mean what they mean in a checkout. Lines that
+The lines are read from the code blocks of README.md and docs/**/*.md at test time, so an edit of
+either is tested as it is; a line both show runs once. Each line runs in a scratch folder with a
+copy of the package's ``config``, so relative paths such as
+``config/scenes/examples/five_rooms.yaml`` mean what they mean in a checkout. Lines that
 talk to the node graph run against one graph launched for the module, whose default planner is
 ``classical`` (a short input: whole plans in a second instead of LLM-MCTS's searches).
 
@@ -28,7 +29,9 @@ from llm_planner.paths import config_dir
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 VENV_BIN = Path(sys.executable).parent
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+#: README.md and the documentation site's pages, where the README's guides and results live
+SOURCES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
 GRAPH_COMMANDS = ("plan", "cancel", "status", "say", "answer")
 
 #: (what a line contains, why it is not run); the first that matches applies.
@@ -49,15 +52,16 @@ SKIPPED = (
 
 
 def readme_commands() -> list[str]:
-    """The ``llm-planner`` command lines of README.md's code blocks, continuation lines joined."""
+    """The ``llm-planner`` command lines of the code blocks of SOURCES, continuation lines joined."""
     lines: list[str] = []
-    for block in re.findall(r"^```[a-z]*\n(.*?)^```", README.read_text(), re.S | re.M):
+    text = "\n".join(source.read_text() for source in SOURCES)
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M):
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             line = line.strip().removeprefix("$ ")
             words = shlex.split(line, comments=True) if "llm-planner " in line else []
             command = [w for w in words if not re.fullmatch(r"[A-Z_]+=\S*", w)]
-            if command and command[0] == "llm-planner":
+            if command and command[0] == "llm-planner" and line not in lines:
                 lines.append(line)
     return lines
 
