@@ -283,7 +283,7 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+need\s+to|\bwithout|\binstea
 _ADJECTIVE = re.compile(r"\b(?:is|are|am|was|were|be|been|being|stays?|remains?|still|the|an?|already|now|"
                         r"it's|its)\s+$",
                         re.IGNORECASE)  # "is close to", "the open fridge": not the verbs
-_DONE_RE = re.compile(r"^(?:the\s+)?(?:task\s+(?:is\s+)?)?(?:done|finished|complete[d]?|all\s+done)\b|"
+_DONE_RE = re.compile(r"^(?:the\s+)?(?:task\s+(?:is\s+)?)?(?:done|finished|complete[d]?|all\s+done)\b(?!\s*actions?\b)|"
                       r"^(?:the\s+)?(?:goal|task)\s+(?:is|has\s+been)\s+(?:already\s+)?(?:done|achieved|complete[d]?|"
                       r"finished|satisfied)|^done!?$|^\W*done\W*$", re.IGNORECASE)
 _DONE_IN_PROSE = re.compile(r"\b(?:task|goal)\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)?"
@@ -295,6 +295,8 @@ _CALL_VERBS = {"walkto": "walk to", "walk": "walk to", "goto": "walk to", "grab"
                "puton": "on", "placeon": "on"}
 _PUT_ARGS = re.compile(r"^(?P<obj>.+?)\s+(?P<rel>inside\s+of|inside|into|in|on\s+top\s+of|onto|on)\s+(?P<dest>.+)$",
                        re.IGNORECASE)
+#: A line of the policy prompt written back (its list of the actions already taken): no next action.
+_ECHOED_PROMPT_LINE = re.compile(r"^\s*completed\s+actions?\s*:", re.IGNORECASE)
 _LABEL = re.compile(r"^(?:next\s+actions?|next\s+step|action|answer|plan|step\s*\d*|output)\s*[:=-]\s*", re.IGNORECASE)
 
 
@@ -371,6 +373,8 @@ def first_action(text: str) -> str | None:
                 return canonical_action(item)
         return None
     for line in plain_lines(text):
+        if _ECHOED_PROMPT_LINE.match(line):
+            continue
         line = _LABEL.sub("", line)
         for segment in re.split(r"[,;]|\.(?:\s|$)|\s+->\s+|\s+then\s+", line):
             segment = _LABEL.sub("", segment.strip())

@@ -267,6 +267,14 @@ def test_first_action_of_free_text():
     assert first_action("   ") is None
 
 
+def test_an_echoed_completed_actions_line_is_not_done():
+    """The policy prompt's "Completed actions: ..." line written back is the prompt, not "done"."""
+    echo = "Completed actions: walk to the coffee table, grab the remote control"
+    assert first_action(echo) is None
+    assert first_action(echo + "\nNext action: open the fridge") == "open the fridge"
+    assert first_action("Completed.") == "done"
+
+
 def test_every_request_passes_the_process_request_gate(openai_backend, fake_openai, seen, seen_world):
     """``bench --llm-max-in-flight`` installs a cluster-wide gate (llm/request_gate.py); the backend
     holds one of its slots around every HTTP request it sends."""
