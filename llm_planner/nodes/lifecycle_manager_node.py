@@ -7,7 +7,10 @@ order) and ``autostart`` are read-only (used at start); ``transition_timeout_s``
 applies at once. With ``autostart`` it configures every node in order, then activates every
 node in order, through each node's ``<node>/change_state`` service (relative names: the manager
 runs in the graph's namespace). A node that leaves the graph and comes back (restarted after a
-crash) is brought up again; a node a user deactivated or cleaned up is left as it is.
+crash) is brought up again; a node a user deactivated or cleaned up is left as it is. A new process
+is told from an old one by the DDS identity (GID) of its ``<node>/transition_event`` publisher, so a
+restart is seen even within the DDS lease, while the dead process is still listed, and a restarted
+node that does not answer at once is asked again at the next watch period.
 Both launchers start it from launch/llm_planner.launch.py, so ``ros2 launch`` and ``llm-planner
 launch`` bring the graph up the same way. ``ros2 lifecycle set /<node> deactivate|activate``
 still works on each node by hand.
@@ -39,7 +42,8 @@ class LifecycleManager(Node):
         self.changes: dict[str, Client[Any, Any]] = {
             name: self.create_client(ChangeState, f"{name}/change_state", callback_group=group) for name in names}
         self.brought_up: set[str] = set()
-        self.present: dict[str, bool] = {}
+        self.processes: dict[str, set[bytes]] = {}  # per node: the GIDs of its processes seen so far
+        self.restarted: set[str] = set()  # nodes with a new process not brought up yet
         self.stopping = threading.Event()
         if self.params["autostart"]:
             threading.Thread(target=self.manage, name="lifecycle-manager", daemon=True).start()
@@ -81,18 +85,35 @@ class LifecycleManager(Node):
             self.brought_up.add(name)
         return True
 
+    def process_ids(self, name: str) -> set[bytes]:
+        """The GIDs of the ``<name>/transition_event`` publishers: one per process of that node in the graph."""
+        topic = self.resolve_topic_name(f"{name}/transition_event")
+        return {bytes(info.endpoint_gid) for info in self.get_publishers_info_by_topic(topic)}
+
+    def watch(self, name: str) -> None:
+        """Bring ``name`` up if a process of it started since the last look and waits unconfigured."""
+        now = self.process_ids(name)
+        if now - self.processes.get(name, set()):
+            self.restarted.add(name)
+        self.processes[name] = self.processes.get(name, set()) | now
+        if name not in self.restarted:
+            return
+        state = self.state(name)
+        if state is None:
+            return  # starting, or the old process's entry: ask again at the next period
+        self.restarted.discard(name)
+        if state == State.PRIMARY_STATE_UNCONFIGURED:
+            self.get_logger().info(f"{name} (re)started: bringing it up")
+            self.bring_up([name])
+
     def manage(self) -> None:
         names = list(self.params["node_names"])
         if self.bring_up(names):
             self.get_logger().info(f"every node is active: {', '.join(names)}")
-        self.present = {name: self.states.clients_[name].service_is_ready() for name in names}
+        self.processes = {name: self.process_ids(name) for name in names}
         while not self.stopping.wait(self.params["watch_period_s"]):  # read each time: a change applies at once
             for name in names:
-                here = self.states.clients_[name].service_is_ready()
-                if here and not self.present.get(name, False) and self.state(name) == State.PRIMARY_STATE_UNCONFIGURED:
-                    self.get_logger().info(f"{name} (re)started: bringing it up")
-                    self.bring_up([name])
-                self.present[name] = here
+                self.watch(name)
 
     def close(self) -> None:
         self.stopping.set()
