@@ -13,7 +13,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/offline/data/*.yaml"]},
+    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/offline/data/*.yaml", "llm/reading/data/*.yaml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
@@ -32,11 +32,11 @@ setup(
     entry_points={
         "console_scripts": [
             "llm-planner = llm_planner.cli:main",
-            "planner_node = llm_planner.nodes.planner_node:main",
-            "executor_node = llm_planner.nodes.executor_node:main",
-            "simulator_node = llm_planner.nodes.simulator_node:main",
-            "perception_node = llm_planner.nodes.perception_node:main",
-            "lifecycle_manager_node = llm_planner.nodes.lifecycle_manager_node:main",
+            "planner_node = llm_planner_ros.nodes.planner_node:main",
+            "executor_node = llm_planner_ros.nodes.executor_node:main",
+            "simulator_node = llm_planner_ros.nodes.simulator_node:main",
+            "perception_node = llm_planner_ros.nodes.perception_node:main",
+            "lifecycle_manager_node = llm_planner_ros.nodes.lifecycle_manager_node:main",
         ],
     },
 )

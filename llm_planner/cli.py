@@ -14,22 +14,22 @@ from llm_planner.errors import LlmPlannerError
 
 #: Sub-command modules, in the order --help lists them.
 COMMAND_MODULES = (
-    "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
-    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
-    "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
-    "status",      # llm-planner status                  (watch /task_status)
-    "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
-    "answer",      # llm-planner answer TEXT [--task ID] (answer the asking task's question: answer_task)
-    "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
-    "translate",   # llm-planner translate "DIRECTIVE"   (goal translation)
-    "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
-    "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief)
-    "dataset",     # llm-planner dataset household       (expert data D)
-    "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)
-    "scene",       # llm-planner scene check FILE        (what is wrong with a scene file, with a picture)
-    "plot",        # llm-planner plot FILE.json          (redraw a benchmark's plot)
-    "train",       # llm-planner train saycanpay         (SayCanPay Can and Pay models)
-    "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
+    "llm_planner_ros.commands.launch",
+    "llm_planner_ros.commands.plan",
+    "llm_planner_ros.commands.cancel",
+    "llm_planner_ros.commands.status",
+    "llm_planner_ros.commands.say",
+    "llm_planner_ros.commands.answer",
+    "llm_planner_ros.commands.demo",
+    "llm_planner.commands.translate",
+    "llm_planner_eval.commands.serve",
+    "llm_planner_eval.commands.build_prior",
+    "llm_planner_eval.commands.dataset",
+    "llm_planner_ros.commands.snapshot",
+    "llm_planner.commands.scene",
+    "llm_planner_eval.commands.plot",
+    "llm_planner.commands.train",
+    "llm_planner_eval.commands.bench",
 )
 
 
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "build data, and run the benchmarks that reproduce the papers' tables.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    register_modules(sub, "llm_planner.commands", COMMAND_MODULES)
+    register_modules(sub, COMMAND_MODULES)
     return parser
 
 

@@ -5,7 +5,7 @@ import argparse
 import importlib
 
 
-def register_modules(sub: argparse._SubParsersAction, package: str, names: tuple[str, ...]) -> None:
-    """Import ``package.<name>`` for each name and let it ``register(sub)``."""
-    for name in names:
-        importlib.import_module(f"{package}.{name}").register(sub)
+def register_modules(sub: argparse._SubParsersAction, modules: tuple[str, ...]) -> None:
+    """Import each module (a dotted name) and let it ``register(sub)``."""
+    for name in modules:
+        importlib.import_module(name).register(sub)

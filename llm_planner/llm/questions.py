@@ -11,7 +11,7 @@ answers it and writes the answer in each style (:class:`ServedKind`).
     backend.answer("task_plans", prompt, n=5, seed=0)   # any backend, FallbackBackend included
 
 looks the kind up here (:meth:`LanguageModel.answer <llm_planner.llm.base.LanguageModel.answer>`),
-and the served model (:mod:`llm_planner.llm.offline.served`) tries the registered recognisers.
+and the served model (:mod:`llm_planner_eval.stand_in.served`) tries the registered recognisers.
 
 Which modules register kinds is configuration, not code: ``question_modules`` in
 ``config/methods.yaml``, plus the modules named in ``$LLM_PLANNER_METHODS`` (a method outside the
@@ -34,7 +34,7 @@ Answerer = Callable[[Any, Any, "int | None", "int | None"], Any]
 @dataclass(frozen=True)
 class Sample:
     """One sampled answer of the served stand-in as data: the question kind and its content (the
-    fields a kind's writers read; see :mod:`llm_planner.llm.offline.served`)."""
+    fields a kind's writers read; see :mod:`llm_planner_eval.stand_in.served`)."""
 
     kind: str
     data: dict[str, Any] = field(default_factory=dict)
@@ -45,7 +45,7 @@ class ServedKind:
     """How ``llm-planner serve`` handles one kind: it recognises the prompt, answers it from the
     prompt alone with the offline backend (``answer(served_model, prompt, n, seed)`` -> ``n``
     :class:`Sample` s), and writes a sample as plain text, chatty, markdown, the JSON of the
-    question's schema and a thinking preamble (``llm_planner.llm.offline.styles``)."""
+    question's schema and a thinking preamble (``llm_planner_eval.stand_in.styles``)."""
 
     recognise: Callable[[str], bool]
     answer: Callable[[Any, str, int, int], list[Sample]]
@@ -58,7 +58,7 @@ class ServedKind:
     order: int = 100
     #: how the stand-in answers wrongly when asked to (``llm-planner serve --error-rate P``): error
     #: kind -> ``wrong(served_model, prompt, right_sample, rng)`` -> a wrong :class:`Sample` that still
-    #: parses, or None where that error does not fit (:mod:`llm_planner.llm.offline.wrong_answers`)
+    #: parses, or None where that error does not fit (:mod:`llm_planner_eval.stand_in.wrong_answers`)
     wrong: Mapping[str, Callable[[Any, str, Sample, random.Random], Sample | None]] = field(default_factory=dict)
 
 

@@ -38,8 +38,8 @@ from llm_planner.llm.base import (
     PositionSamples,
 )
 from llm_planner.llm.offline.commonsense import scene_knowledge
-from llm_planner.llm.offline.goal_parser import goal_parser
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
+from llm_planner.llm.reading.goal_parser import goal_parser
 from llm_planner.llm.text import WorldInfo, name_to_text
 
 MODEL = "commonsense-retrieval-1"

@@ -28,10 +28,10 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_planner.llm.answers import object_schema
-from llm_planner.llm.offline.served import UnreadablePrompt, prompt_line
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
 from llm_planner.llm.text import WorldInfo, goal_to_formal
-from llm_planner.methods.levy_karpas.wrong_answers import WRONG
+from llm_planner_eval.stand_in.levy_karpas_wrong_answers import WRONG
+from llm_planner_eval.stand_in.served import UnreadablePrompt, prompt_line
 
 KIND = "nl2pddl"
 _NL2PDDL = re.compile(r"(?:State:\s*(?P<state>[^\n]*)\n)?Directive:\s*(?P<directive>[^\n]*)\s*$", re.IGNORECASE)

@@ -370,7 +370,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         return int(spent.questions - spent.cache_hits)
 
     def figures(self) -> dict[str, Any]:
-        """Per-episode cost figures for the benchmark (see ``llm_planner.bench.household``)."""
+        """Per-episode cost figures for the benchmark (see ``llm_planner_eval.bench.household``)."""
         s = self.search_stats
         return {"decisions": self.stats.decisions, "simulations": s.simulations,
                 "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,

@@ -11,5 +11,5 @@ world (:mod:`llm_planner.domains.gtamp`). No ROS anywhere.
 ``planner``         the registered planners ``stalm``, ``stalm_no_*`` and ``gtamp_*``
 ==================  =============================================================================
 
-One benchmark episode in the PyBullet simulator is :mod:`llm_planner.bench.gtamp_episode`.
+One benchmark episode in the PyBullet simulator is :mod:`llm_planner_eval.bench.gtamp_episode`.
 """

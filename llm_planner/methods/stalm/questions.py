@@ -27,7 +27,7 @@ from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.answers import object_schema
 from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register
-from llm_planner.methods.stalm.wrong_plans import WRONG
+from llm_planner_eval.stand_in.stalm_wrong_plans import WRONG
 
 KIND = "task_plans"
 
