@@ -50,8 +50,8 @@ from typing import Any
 from llm_planner.errors import ConfigError
 from llm_planner.llm.answers import Unparsable, first_action, read_goal_tuples, read_positions
 from llm_planner.llm.text import WorldInfo, action_phrases, name_to_text, text_to_name
-from llm_planner.methods.stalm import questions as stalm_questions
 from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
+from llm_planner_eval.stand_in import stalm_served
 from llm_planner_eval.stand_in.served import (
     UnreadablePrompt,
     classify,
@@ -354,7 +354,7 @@ def translate_kind(prompt: str, text: str, finish_reason: str | None = None) -> 
 def task_plans_kind(prompt: str, text: str, finish_reason: str | None = None) -> str:
     """The kind of a STaLM plan answer (:data:`TASK_PLANS_KINDS`): the prompt written back, cut off,
     no step tuple in its plan section, or a plan with steps (right or wrong: the search tells)."""
-    if not stalm_questions.recognise(prompt):
+    if not stalm_served.recognise(prompt):
         raise UnreadablePrompt("the prompt is no STaLM question")
     section, _assigned = plan_section(text)
     if any(isinstance(step, list) and step for step in scan_tuples(section)):

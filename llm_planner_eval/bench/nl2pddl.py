@@ -22,7 +22,7 @@ the validated lines. The rows carry ``error_rate`` (also with ``--serve-error-ra
     llm-planner bench nl2pddl --error-rates 0,0.2,0.4,0.6 --splits test --n 20 --json runs/nl2pddl_quality.json
 
 The served model answers Phase I with the offline channels over the household and state its
-prompt describes (``methods/levy_karpas/questions.py``), so the grid's rate 0 is the offline
+prompt describes (``llm_planner_eval/stand_in/levy_karpas_served.py``), so the grid's rate 0 is the offline
 system's run. ``--serve-arg=--error-correlation=0`` draws each sample on its own: a question then
 has right and wrong predictions at once, what validation is there to choose between.
 """

@@ -33,8 +33,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_planner.llm.offline.commonsense import load_commonsense
-from llm_planner.llm.questions import Sample
 from llm_planner.llm.text import name_to_text, text_to_name
+from llm_planner_eval.stand_in.kinds import Sample
+from llm_planner_eval.stand_in.served import policy_question, translate_question, world_model_question
+from llm_planner_eval.stand_in.wrong_answers import named_in
 
 #: Words per rambling line: more than any answer budget of config/llm.yaml (at most 512 tokens) cuts.
 RAMBLE_WORDS = 600
@@ -95,9 +97,6 @@ _RAMBLE = ("In this task the robot is a household robot and it has to think abou
 def policy_not_in_view(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``not_in_view``: grab (or put) an object of the house the observation does not show, a goal
     object first."""
-    from llm_planner_eval.stand_in.served import policy_question  # served.py registers these kinds: imported here
-    from llm_planner_eval.stand_in.wrong_answers import named_in
-
     world, goal, observation, _history = policy_question(prompt)
     seen = {obj for _rel, obj, _place in observation.relations} | {observation.holding}
     seen_types = {world.object_type.get(o) for o in seen if o}
@@ -121,8 +120,6 @@ def _absent_places(world_furniture: Sequence[str], kind: str) -> list[str]:
 
 def world_model_not_in_house(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``not_in_house``: as many places as the right sample, each one the apartment does not have."""
-    from llm_planner_eval.stand_in.served import world_model_question  # served.py registers these kinds
-
     world, _obj = world_model_question(prompt)
     relations = [str(rel) for rel, _place in sample.data.get("positions", [])] or ["inside"]
     chosen: list[list[str]] = []
@@ -136,8 +133,6 @@ def world_model_not_in_house(model: Any, prompt: str, sample: Sample, rng: rando
 
 def translate_not_in_house(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``not_in_house``: one goal item's object swapped for an object type the house does not have."""
-    from llm_planner_eval.stand_in.served import translate_question  # served.py registers these kinds
-
     goal = [list(item) for item in sample.data.get("goal", [])]
     if not goal:
         return None

@@ -1,7 +1,7 @@
 """Wrong Phase I answers (goal and plan template), the way language models give them
 (``llm-planner serve --error-rate P``).
 
-Registered with the ``nl2pddl`` question kind (:mod:`.questions`, ``ServedKind.wrong``); the error
+Registered with the stand-in's ``nl2pddl`` kind (:mod:`.levy_karpas_served`, ``ServedKind.wrong``); the error
 model (:mod:`llm_planner_eval.stand_in.wrong_answers`) decides which samples are wrong.
 
 ====================  ========================================================================================
@@ -14,7 +14,7 @@ error kind            the wrong answer, and the failure of seed 001 it imitates
                       baking tool" read as the spatula) and the argument accuracy of Tables 2 and 4
 ====================  ========================================================================================
 
-The served samples are the offline channels' ranked predictions (:mod:`.questions`), each made wrong
+The served samples are the offline channels' ranked predictions (:mod:`.levy_karpas_served`), each made wrong
 on its own draw. With ``correlation: 0`` (``config/serve_errors.yaml``) a wrong top prediction is
 followed by right ones: what the planner validation with B = 5 (§3.3) is there to recover; with the
 default 1 a question's samples are wrong together, each in its own way.
@@ -25,8 +25,8 @@ import random
 import re
 from typing import Any
 
-from llm_planner.llm.questions import Sample
 from llm_planner.methods.levy_karpas.prompt_scene import listed_names
+from llm_planner_eval.stand_in.kinds import Sample
 from llm_planner_eval.stand_in.served import prompt_line
 from llm_planner_eval.stand_in.wrong_answers import neighbour
 

@@ -23,12 +23,13 @@ random         "a random whole number between A and B"    a number drawn with th
 unknown        anything else                              a polite "I do not understand"
 =============  =========================================  ====================================
 
-Every other question is a kind a method registered with its recogniser and served answer
-(:class:`llm_planner.llm.questions.ServedKind`: STaLM's ``task_plans``, Levy-Karpas'
-``nl2pddl``, ...); :func:`classify` tries the registered recognisers in their order.
+Every other question is a kind registered with its recogniser and served answer
+(:class:`.kinds.ServedKind`: STaLM's ``task_plans``, Levy-Karpas' ``nl2pddl``, ...);
+:func:`classify` tries the registered recognisers in their order. :mod:`.own_kinds` registers the
+kinds above.
 
-Each answer is a list of samples in a neutral form (:class:`Sample`: the question kind and its
-content as data); ``llm_planner_eval.stand_in.styles`` writes them as text in an answer style.
+Each answer is a list of samples in a neutral form (:class:`.kinds.Sample`: the question kind and
+its content as data); :mod:`.styles` writes them as text in an answer style.
 
 The plan form (SayCanPay's offline planning, seed 004 §4) is the same question asked from o_0: the
 served model reads o_0 (every object and container of the house) and the planned actions, and the
@@ -47,16 +48,16 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
-from llm_planner.errors import LlmPlannerError
+from llm_planner.errors import GoalError, LlmPlannerError
+from llm_planner.llm.base import PolicyQuery
+from llm_planner.llm.factory import make_backend
+from llm_planner.llm.offline.retrieval_policy import imagined_observation
 from llm_planner.llm.prompts import DONE_TASK
-from llm_planner.llm.questions import QuestionKind, Sample, ServedKind, register, served_kinds
 from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
-
-if TYPE_CHECKING:
-    from llm_planner_eval.stand_in.wrong_answers import ErrorModel
+from llm_planner_eval.stand_in.kinds import AnswerErrors, Sample, get, served_kinds
 
 #: The served stand-in's own question kinds (methods register others). A :class:`Sample`'s ``data`` by kind:
 #:
@@ -85,6 +86,13 @@ _PLAN = re.compile(r"Goal:\s*(?P<goal>[^\n]*)\nInitial observation:\s*(?P<observ
                    r"Planned actions so far:\s*(?P<planned>[^\n]*)\nNext action:\s*$", re.IGNORECASE)
 _TRANSLATE = re.compile(r"Goal:\s*(?P<directive>[^\n]*)\nFormal goal:\s*$", re.IGNORECASE)
 _RANDOM = re.compile(r"random whole number between (?P<low>\d+) and (?P<high>\d+)", re.IGNORECASE)
+#: the recognisers of the stand-in's own kinds (:data:`KINDS` but ``unknown``), in the order they are tried
+RECOGNISERS = {
+    "world_model": lambda p: bool(_WORLD_MODEL.search(p.rstrip())),
+    "policy": lambda p: bool(_POLICY.search(p.rstrip()) or _PLAN.search(p.rstrip())),
+    "translate": lambda p: bool(_TRANSLATE.search(p.rstrip())),
+    "random": lambda p: bool(_RANDOM.search(p.rstrip())) and len(p.rstrip()) < 200,
+}
 
 
 def prompt_of(messages: Sequence[Any]) -> str:
@@ -104,7 +112,7 @@ def classify(prompt: str) -> str:
     """Which question a prompt asks: the first registered kind whose recogniser takes it (a method's
     kinds and :data:`KINDS`), else ``unknown``."""
     for kind in served_kinds():
-        if kind.served is not None and kind.served.recognise(prompt):
+        if kind.recognise(prompt):
             return kind.name
     return "unknown"
 
@@ -285,8 +293,6 @@ def policy_question(prompt: str) -> tuple[WorldInfo, str, Observation, tuple[Act
     planned actions, ``retrieval_policy.imagined_observation``) and the planned actions."""
     plan = plan_question(prompt)
     if plan is not None:
-        from llm_planner.llm.offline.retrieval_policy import imagined_observation
-
         world, goal, first, planned = plan
         return world, goal, imagined_observation(world, first, planned), planned
     world = policy_world(prompt)
@@ -317,8 +323,6 @@ class ServedModel:
 
     def __init__(self, backend: Any = None) -> None:
         if backend is None:
-            from llm_planner.llm.factory import make_backend
-
             backend = make_backend(backend="offline")
         self.backend = backend
         self._lock = threading.Lock()
@@ -329,7 +333,8 @@ class ServedModel:
             self.backend.resources.embedder.encode(["warm up"])
             self.backend.prepare()
 
-    def answer(self, prompt: str, n: int, seed: int = 0, errors: ErrorModel | None = None) -> tuple[str, list[Sample]]:
+    def answer(self, prompt: str, n: int, seed: int = 0,
+               errors: AnswerErrors | None = None) -> tuple[str, list[Sample]]:
         """(question kind, n samples). A prompt that cannot be read is answered as a model would:
         with a sentence saying what it misses. With ``errors`` (``--error-rate``), each sample is
         replaced by a wrong one with the error model's probability (:mod:`.wrong_answers`)."""
@@ -339,9 +344,7 @@ class ServedModel:
                 if kind == "unknown":
                     samples = self._unknown(prompt, n, seed)
                 else:
-                    served = next(k.served for k in served_kinds() if k.name == kind)
-                    assert served is not None
-                    samples = served.answer(self, prompt, n, seed)
+                    samples = get(kind).answer(self, prompt, n, seed)
                     if errors is not None:
                         samples = errors.apply(self, kind, prompt, samples)
         except UnreadablePrompt as exc:
@@ -363,14 +366,10 @@ class ServedModel:
 
     # -- heuristic policy (LLM-MCTS §2.3) and SayCanPay's Say
     def _policy(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        from llm_planner.llm.base import PolicyQuery
-
         plan = plan_question(prompt)
         if plan is not None:  # SayCanPay's offline Say: asked from o_0, as the paper decoder asks the offline backend
             world, goal, first, planned = plan
             query = PolicyQuery(world, goal, first, planned, (), None, (), from_initial=True)
-            from llm_planner.llm.offline.retrieval_policy import imagined_observation
-
             observation, done = imagined_observation(world, first, planned), DONE_TASK  # where the plan leads
         else:
             world, goal, observation, history = policy_question(prompt)
@@ -386,8 +385,6 @@ class ServedModel:
 
     # -- goal translation (LLM-MCTS §2.2 "Goal")
     def _translate(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        from llm_planner.errors import GoalError
-
         world, directive = translate_question(prompt)
         try:
             items = self.backend.translate(world, directive).items
@@ -418,27 +415,3 @@ def _situation(observation: Observation) -> str:
     where += f", holding the {name_to_text(observation.holding)}." if observation.holding else ", with an empty hand."
     seen = sorted(name_to_text(o) for _r, o, _f in observation.relations)
     return where + (f" It sees the {', the '.join(seen[:4])}." if seen else " It sees no object it needs yet.")
-
-
-def _register_own_kinds() -> None:
-    """Register the served stand-in's own question kinds (:data:`KINDS` but ``unknown``)."""
-    from llm_planner_eval.stand_in.inadmissible_answers import INADMISSIBLE  # a small model's (--error-profile)
-    from llm_planner_eval.stand_in.styles import WRITERS
-    from llm_planner_eval.stand_in.wrong_answers import WRONG  # its wrong answers (``--error-rate``)
-
-    recognisers = {
-        "world_model": lambda p: bool(_WORLD_MODEL.search(p.rstrip())),
-        "policy": lambda p: bool(_POLICY.search(p.rstrip()) or _PLAN.search(p.rstrip())),
-        "translate": lambda p: bool(_TRANSLATE.search(p.rstrip())),
-        "random": lambda p: bool(_RANDOM.search(p.rstrip())) and len(p.rstrip()) < 200,
-    }
-    for order, (kind, recognise) in enumerate(recognisers.items()):
-        plain, chatty, markdown, as_json, reasoning = WRITERS[kind]
-        answer = getattr(ServedModel, f"_{kind}")
-        register(QuestionKind(kind, {}, ServedKind(recognise, answer, plain, chatty, markdown, as_json, reasoning,
-                                                   order=10 * (order + 1) if kind != "random" else 90,
-                                                   wrong={**WRONG.get(kind, {}), **INADMISSIBLE.get(kind, {})}),
-                              source="llm-planner serve"))
-
-
-_register_own_kinds()

@@ -1,6 +1,6 @@
 """Wrong STaLM plans, the way language models write them (``llm-planner serve --error-rate P``).
 
-Registered with the ``task_plans`` question kind (:mod:`.questions`, ``ServedKind.wrong``); the
+Registered with the stand-in's ``task_plans`` kind (:mod:`.stalm_served`, ``ServedKind.wrong``); the
 error model (:mod:`llm_planner_eval.stand_in.wrong_answers`) decides which samples are wrong.
 
 =====================  ========================================================================================
@@ -26,7 +26,7 @@ import random
 import re
 from typing import Any
 
-from llm_planner.llm.questions import Sample
+from llm_planner_eval.stand_in.kinds import Sample
 
 _PICK_OCCLUDED = re.compile(r"\(PickOccludedBy,\s*([\w.-]+),\s*([\w.-]+)\)")
 _PLACE_OCCLUDED = re.compile(r"\(PlaceOccludedBy,\s*[\w.-]+,\s*[\w.-]+,\s*[\w.-]+,\s*([\w.-]+)\)")

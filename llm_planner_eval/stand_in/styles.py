@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from llm_planner.llm.questions import Sample, get
+from llm_planner_eval.stand_in.kinds import Sample, get
 
 STYLES = ("plain", "chatty", "markdown", "json", "thinking", "mixed")
 _CONCRETE = STYLES[:-1]
@@ -30,13 +30,12 @@ _CONCRETE = STYLES[:-1]
 
 def render(sample: Sample, style: str, rng: random.Random) -> str:
     """The text of one sample in ``style``: plain, thinking and json are the same for every question;
-    chatty and markdown are written per question (its :class:`~llm_planner.llm.questions.ServedKind`)."""
+    chatty and markdown are written per question (its :class:`~llm_planner_eval.stand_in.kinds.ServedKind`)."""
     if style == "mixed":
         style = rng.choice(_CONCRETE)
     if sample.kind == "unknown":
         return str(sample.data.get("text", ""))
-    served = get(sample.kind).served
-    assert served is not None, f"the question kind {sample.kind} has no served answer"
+    served = get(sample.kind)
     d = sample.data
     if style == "plain":
         return served.plain(d)
@@ -54,13 +53,13 @@ def structured(sample: Sample) -> dict[str, Any] | None:
     a question without one."""
     if sample.kind == "unknown":
         return None
-    served = get(sample.kind).served
-    return served.structured(sample.data) if served is not None and served.structured is not None else None
+    served = get(sample.kind)
+    return served.structured(sample.data) if served.structured is not None else None
 
 
 def reasoning(sample: Sample) -> str:
     """A short chain of thought for the thinking style (and ``reasoning_content`` of structured answers)."""
-    served = None if sample.kind == "unknown" else get(sample.kind).served
+    served = None if sample.kind == "unknown" else get(sample.kind)
     if served is not None and served.reasoning is not None:
         return served.reasoning(sample.data)
     return "I will answer in the requested format."
@@ -171,7 +170,7 @@ def _goal_chatty(d: dict[str, Any], rng: random.Random) -> str:
 
 
 _Writer = Callable[[dict[str, Any], random.Random], str]
-#: The served stand-in's own questions (``llm_planner_eval.stand_in.served`` registers them): per kind
+#: The served stand-in's own questions (:mod:`.own_kinds` registers them): per kind
 #: (plain text, chatty, markdown, JSON of its schema, reasoning).
 WRITERS: dict[str, tuple[Callable[[dict[str, Any]], str], _Writer, _Writer, Callable[[dict[str, Any]], dict[str, Any]],
                          Callable[[dict[str, Any]], str] | None]] = {

@@ -16,7 +16,7 @@ probability P:
   know the answer is wrong in every sample (a vote over M samples cannot out-vote it); at 0 they are
   independent, noise that a vote averages away. The share of wrong samples is P either way;
 * **how wrong**: one of the question kind's error kinds (:attr:`ServedKind.wrong
-  <llm_planner.llm.questions.ServedKind.wrong>`, weights in ``config/serve_errors.yaml``), drawn
+  <llm_planner_eval.stand_in.kinds.ServedKind.wrong>`, weights in ``config/serve_errors.yaml``), drawn
   among those that fit the question; the wrong answer is written in the same style and parses with
   the same readers (a wrong answer, never garbage: faults are ``--fault-rate``'s business).
 
@@ -74,7 +74,7 @@ import random
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -82,12 +82,10 @@ from typing import Any
 
 from llm_planner.errors import ConfigError
 from llm_planner.llm.offline.commonsense import Commonsense, load_commonsense, scene_knowledge
-from llm_planner.llm.questions import Sample, served_kinds
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text, text_to_name
 from llm_planner.paths import config_dir, read_yaml_mapping
-
-#: ``wrong(served_model, prompt, right_sample, rng)`` -> a wrong sample, or None where the error does not fit.
-WrongAnswer = Callable[[Any, str, Sample, random.Random], "Sample | None"]
+from llm_planner_eval.stand_in.kinds import Sample, WrongAnswer, served_kinds
+from llm_planner_eval.stand_in.served import policy_question, translate_question, world_model_question
 
 NONE_FITS = "none fits"
 #: The error profile of wrong answers that all read (``weights`` of ``config/serve_errors.yaml``).
@@ -189,7 +187,7 @@ class ErrorModel:
 
     def _check(self) -> None:
         """Every question kind and error kind the settings weigh exists (a typo fails at start)."""
-        known = {k.name: {**k.served.wrong, **self.any_kind} for k in served_kinds() if k.served is not None}
+        known = {k.name: {**k.wrong, **self.any_kind} for k in served_kinds()}
         for kind, table in self.settings.weights.items():
             if kind not in known:
                 raise ConfigError(f"{self.settings.path}: weights.{kind}: no served question kind '{kind}' "
@@ -218,7 +216,7 @@ class ErrorModel:
         """The samples with those drawn wrong replaced by a wrong answer of their kind."""
         if self.rate <= 0.0:
             return list(samples)
-        served = next((k.served for k in served_kinds() if k.name == kind), None)
+        served = next((k for k in served_kinds() if k.name == kind), None)
         weighed = self.settings.weights.get(kind, {})
         errors = {**served.wrong, **{name: wrong for name, wrong in self.any_kind.items() if weighed.get(name)}} \
             if served is not None else {}
@@ -337,8 +335,6 @@ def _kept_weights(knowledge: Any) -> dict[str, float]:
 def world_model_another_home(model: Any, prompt: str, sample: Sample, rng: random.Random) -> Sample | None:
     """``another_home``: as many places as the right sample, each of the same kind, where common
     sense keeps other things but not this object (see the module docstring)."""
-    from llm_planner_eval.stand_in.served import world_model_question  # served.py registers WRONG: imported here
-
     world, obj_type = world_model_question(prompt)
     knowledge = scene_knowledge(model.backend.resources, world)
     kept_here = knowledge.place_weights(obj_type)
@@ -373,8 +369,6 @@ class _Situation:
 
 
 def _situation(prompt: str) -> _Situation:
-    from llm_planner_eval.stand_in.served import policy_question  # served.py registers WRONG: imported here
-
     world, goal, observation, history = policy_question(prompt)
     return _Situation(world, goal, observation, history, named_in(goal, world.object_types),
                       named_in(goal, world.furniture))
@@ -471,8 +465,6 @@ def policy_absent_object(model: Any, prompt: str, sample: Sample, rng: random.Ra
 
 # ------------------------------------------------------------------------------ translation
 def _translate_question(prompt: str) -> tuple[WorldInfo, str]:
-    from llm_planner_eval.stand_in.served import translate_question  # served.py registers WRONG: imported here
-
     return translate_question(prompt)
 
 

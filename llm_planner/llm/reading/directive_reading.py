@@ -26,7 +26,7 @@ from llm_planner.llm.reading.goal_parser import (
     goal_parser,
     refuse_what_words_say,
 )
-from llm_planner.llm.reading.goal_support import DirectiveReading, Mention
+from llm_planner.llm.reading.mentions import DirectiveReading, Mention
 from llm_planner.llm.reading.quantities import CUES, DEFINITE, quantity
 from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text
 

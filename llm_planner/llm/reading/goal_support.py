@@ -37,20 +37,18 @@ The offline backend's own answers are the parser's reading and are not checked a
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
 from llm_planner.errors import DirectiveRefused, GoalError
+from llm_planner.llm.reading.directive_reading import directive_reader
+from llm_planner.llm.reading.mentions import DirectiveReading
 from llm_planner.llm.text import WorldInfo, article, name_to_text, plural
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
 
-#: (module, function) building the directive reader of one scene (the offline goal parser's lexicons).
-READER: tuple[str, str] = ("llm_planner.llm.reading.directive_reading", "directive_reader")
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
@@ -68,72 +66,6 @@ class UnsupportedGoal(GoalError):
         self.reading = reading  # serves the check of further goals for the same directive
 
 
-@dataclass(frozen=True)
-class Mention:
-    """An object or a place the directive names: the scene name it grounds to, its word span and
-    clause; an object's count as said (None: a vague quantity such as "some")."""
-
-    name: str
-    start: int
-    end: int
-    clause: int
-    count: int | None = 1
-    said: str = ""          # the words naming it, with their quantity ("two apples")
-    source: bool = False    # a place the object comes from ("off the table")
-
-
-@dataclass
-class DirectiveReading:
-    """What a directive names (lexical support) and how the offline parser reads it."""
-
-    directive: str
-    world: WorldInfo
-    parsed: Goal | None                      # the offline parser's goal; None: it refused
-    parser_error: str = ""
-    unread: str = ""                         # why the words are not read (negation, question, language)
-    refused: str = ""                        # the reader's refusal of what the words say (every path's message)
-    objects: list[Mention] = field(default_factory=list)
-    places: list[Mention] = field(default_factory=list)
-    verb_places: dict[int, list[str]] = field(default_factory=dict)  # clause -> places its verb implies
-
-    def places_for(self, obj: Mention) -> list[str]:
-        """Where the directive puts the object it names at ``obj``: a place after it in its clause;
-        else the place its clause's verb implies ("chill the milk"); else the next place said in a
-        later clause ("an apple and a banana in the fridge"); else the place an earlier clause's
-        verb implies ("chill the milk and the juice"); else the last place said before it."""
-        places = [p for p in self.places if not p.source]
-        own = [p for p in places if p.clause == obj.clause and p.start >= obj.end]
-        if own:
-            return [own[0].name]
-        if self.verb_places.get(obj.clause):
-            return list(self.verb_places[obj.clause])
-        later = [p for p in places if p.start >= obj.end]
-        if later:
-            return [later[0].name]
-        earlier = [c for c in self.verb_places if c < obj.clause]
-        if earlier:
-            return list(self.verb_places[max(earlier)])
-        before = [p for p in places if p.end <= obj.start]
-        return [before[-1].name] if before else []
-
-
-class DirectiveReader(Protocol):
-    """Reads the directives of one scene."""
-
-    def read(self, directive: str) -> DirectiveReading: ...
-
-    def goal(self, directive: str) -> Goal:
-        """The reader's goal; NeedsAnswer where one answer settles it, GoalError where it does not read it."""
-        ...
-
-
-def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
-    """The directive reader of one scene (built once per backend resources and scene)."""
-    module, function = READER
-    return getattr(importlib.import_module(module), function)(resources, world)
-
-
-# ------------------------------------------------------------------------------ checking
 def check_model_goal(directive: str | DirectiveReading, goal: Goal, world: WorldInfo, resources: Resources,
                      complete: bool = True) -> DirectiveReading:
     """UnsupportedGoal unless a model's ``goal`` is what ``directive`` asks for (module docstring);
