@@ -13,7 +13,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/offline/data/*.yaml", "llm/reading/data/*.yaml"]},
+    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/data/*.yaml", "llm/reading/data/*.yaml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.errors import ConfigError
+from llm_planner.execution import PyBulletWorld, SymbolicWorld
 from llm_planner.llm.config import merge_overrides
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner_eval.bench.error_rates import add_error_rate_arguments, for_method, served_models
@@ -71,8 +72,7 @@ from llm_planner_eval.bench.household_tables import fill_rows, format_latency_ta
 from llm_planner_eval.bench.serving import error_profile, serve_for_bench, stop_served_models
 
 if TYPE_CHECKING:
-    from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
-    from llm_planner.domains.skill import SkillOutcome
+    from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.execution import World
 
 #: A method variant's key for config/llm.yaml instead of the planner's configuration.
@@ -260,43 +260,8 @@ def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = N
 def make_world(household: Household, placement_seed: int, pybullet: bool) -> World:
     """The world of one episode: the symbolic model, or PyBullet with perception (``--pybullet``)."""
     if not pybullet:
-        from llm_planner.execution import SymbolicWorld
-
         return SymbolicWorld(household, household.sample_initial_state(placement_seed))
     return PyBulletWorld(household, placement_seed)
-
-
-class PyBulletWorld:
-    """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a closed-loop world:
-    skills move the robot; observations and the goal check come from geometry through
-    ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
-
-    def __init__(self, household: Household, placement_seed: int) -> None:
-        from llm_planner.domains.household.sim.perception import perceive, perceive_full
-        from llm_planner.domains.household.sim.world import HouseholdSim
-
-        self.household = household
-        self._perceive, self._perceive_full = perceive, perceive_full
-        scene = household.scene
-        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
-
-    def execute(self, action: Action) -> SkillOutcome:
-        from llm_planner.domains.skill import SkillOutcome
-
-        result = self.sim.execute(action)
-        return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
-
-    def observe(self) -> Observation:
-        return self._perceive(self.household.scene, self.sim.geometry())
-
-    def full_state(self) -> State:
-        return self._perceive_full(self.household.scene, self.sim.geometry(), self.household)
-
-    def goal_reached(self, goal: Goal) -> bool:
-        return self.household.satisfied(self.full_state(), goal)
-
-    def close(self) -> None:
-        self.sim.close()
 
 
 def error_record(job: Job, message: str) -> dict[str, Any]:
@@ -462,7 +427,7 @@ def _run(args: argparse.Namespace) -> int:
           f"N={sims} simulations; world: {world_kind}; {args.workers} worker(s)", flush=True)
     if described.get("server"):  # what the model server honours (probed on first contact)
         print(f"  server: {described['server']}", flush=True)
-    from llm_planner.methods.llm_mcts.prior import prepare_bench_priors  # the prior: its own step, timed, cached
+    from llm_planner_eval.bench.priors import prepare_bench_priors  # the prior: its own step, timed, cached
     for line in prepare_bench_priors(homes, [(m.planner, backend, llm_config_of(m, settings)) for m in methods],
                                      not args.no_progress):
         print(line, flush=True)

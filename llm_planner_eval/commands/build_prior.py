@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.errors import ConfigError
     from llm_planner.llm.text import WorldInfo
-    from llm_planner.methods.llm_mcts.prior import build_prior, evaluate_prior
+    from llm_planner.methods.llm_mcts.prior import build_prior
+    from llm_planner_eval.bench.priors import evaluate_prior
     from llm_planner_eval.bench.report import format_table
 
     if args.samples is not None and args.samples < 1:

@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner.errors import ConfigError
-from llm_planner.llm.offline.commonsense import Commonsense, load_commonsense, scene_knowledge
+from llm_planner.llm.commonsense import Commonsense, load_commonsense, scene_knowledge
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text, text_to_name
 from llm_planner.paths import config_dir, read_yaml_mapping
 from llm_planner_eval.stand_in.kinds import Sample, WrongAnswer, served_kinds

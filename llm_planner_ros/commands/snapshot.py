@@ -111,10 +111,9 @@ def _run_household(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
     from llm_planner.errors import ConfigError
-    from llm_planner.execution import StepRecord, run_episode
+    from llm_planner.execution import PyBulletWorld, StepRecord, run_episode
     from llm_planner.planners.base import Task, create
     from llm_planner.viz.recorder import HouseholdRecorder
-    from llm_planner_eval.bench.household import PyBulletWorld
 
     if args.suite not in SUITES:
         raise ConfigError(f"unknown suite '{args.suite}' (suites: {', '.join(SUITES)})")

@@ -2,7 +2,7 @@
 the state) into ranked goals and ranked plan templates. This module holds what they return and which
 channels a backend gets, by the question kind :data:`KIND` (:mod:`.questions`): the ``openai``
 backend asks the model (:mod:`.openai_channels`); the ``offline`` backend answers with the offline
-stand-in (:mod:`.offline_channels`), imported on first use.
+channels (:mod:`.offline_channels`), imported on first use.
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ a category word of the data set ("the reading material") supports each of its ty
 
 The prompt tells the model what the offline channels are given (:mod:`.prompt_scene`): the rooms,
 the containers and surfaces with their rooms, the object types with their counts, and for D+S the
-state; ``llm-planner serve`` reads them back and answers with the offline channels.
+state; :mod:`.prompt_scene` reads them back.
 """
 from __future__ import annotations
 

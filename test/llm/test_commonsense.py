@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import ConfigError
-from llm_planner.llm.offline.commonsense import load_commonsense, scene_knowledge
+from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
 
 
 def test_file_is_broad_and_consistent():

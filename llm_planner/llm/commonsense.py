@@ -1,4 +1,4 @@
-"""The curated commonsense file (``llm/offline/data/commonsense.yaml``) and its grounding onto a scene.
+"""The curated commonsense file (``llm/data/commonsense.yaml``) and its grounding onto a scene.
 
 The file speaks in general words ("pantry", "dining table", "closet"); a scene names its own
 furniture. :class:`SceneKnowledge` gives every furniture the weights of the general places it
