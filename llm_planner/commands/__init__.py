@@ -1,4 +1,5 @@
-"""The sub-commands of ``llm-planner``, one module each with ``register(subparsers)``."""
+"""The core's sub-commands of ``llm-planner`` (translate, scene, train), one module each with
+``register(subparsers)``; :func:`register_modules` registers any package's."""
 from __future__ import annotations
 
 import argparse

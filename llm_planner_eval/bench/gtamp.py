@@ -13,7 +13,7 @@ Table 3 (``stalm_no_uct``) and Table 4 (``stalm_no_occ``, ``stalm_no_chal``,
 UCT repairs the wrong plans of an imperfect LLM (Table 3: without UCT 0.76-0.94 where STaLM has
 0.84-0.96). For each rate a served model answering wrongly at that rate is started (``llm-planner
 serve --error-rate P``; a wrong STaLM plan ignores an occlusion or misorders its steps:
-``methods/stalm/wrong_plans.py``) and every method asks it for its plans over HTTP (``openai``
+``llm_planner_eval/stand_in/stalm_wrong_plans.py``) and every method asks it for its plans over HTTP (``openai``
 backend), side by side; the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``)
 show success against the rate per problem, with the seed's GPT-4 figures (Tables 2 and 3) dotted.
 The rows carry ``error_rate`` (also with ``--serve-error-rate P``, one served model). Budgets stay

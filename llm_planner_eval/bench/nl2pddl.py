@@ -12,7 +12,7 @@ parallel processes; identical planning problems are solved once per process.
 **Model quality** (``--error-rates 0,0.2,0.4,0.6``): the seed's claim is that validation
 with the planner (B tries) recovers from wrong top predictions. For each rate a served model
 answering wrongly at that rate is started (``llm-planner serve --error-rate P``; a wrong answer has a
-goal count off by one or a neighbouring object: ``methods/levy_karpas/wrong_answers.py``) and Phase I
+goal count off by one or a neighbouring object: ``llm_planner_eval/stand_in/levy_karpas_wrong_answers.py``) and Phase I
 asks it over HTTP (``openai`` backend; the ranked predictions are the distinct answers of n samples,
 most frequent first); the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
 goal and plan-template accuracy of the top prediction (top-1) against the system's output after

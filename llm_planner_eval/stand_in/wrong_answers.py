@@ -60,8 +60,8 @@ LLM-MCTS §2.2)                               one less. Seed 000 §4: "The wrong
                                              (seed 001 Table 3's "baking tool" read as the wrong tool)
 ====================  =====================  ================================================================
 
-The methods register their own (``methods/stalm/wrong_plans.py``: a plan that ignores an occlusion
-or misorders its steps; ``methods/levy_karpas/wrong_answers.py``: a wrong count or object). Like the
+The methods' kinds have their own (:mod:`.stalm_wrong_plans`: a plan that ignores an occlusion or
+misorders its steps; :mod:`.levy_karpas_wrong_answers`: a wrong count or object). Like the
 right answers, the wrong ones come from the prompt alone and the commonsense file: they never read a
 scene file, the simulator or its hidden truth. "Similar objects" are ranked by the overlap of where
 the commonsense file keeps them (cosine of the place weights) plus a bonus for a shared word.
