@@ -1,7 +1,7 @@
 """What a child process does between fork and exec so that it never outlives its starter: SIGINT
 back to its default (a process started as a background job has it ignored, and exec would pass
 that on) and, on Linux, a parent-death signal (``prctl(PR_SET_PDEATHSIG)``). Used by the launcher
-for the nodes (``llm_planner.ros.launcher``) and by the local model server for ``transformers
+for the nodes (``llm_planner_ros.launcher``) and by the local model server for ``transformers
 serve`` (``llm_planner.llm.local_model``). Imports neither ROS nor a model."""
 from __future__ import annotations
 

@@ -1,36 +1,36 @@
-"""``llm-planner``: the command line of the package.
+"""``llm-planner``: the command line of the three packages.
 
-Each sub-command lives in its own module under ``llm_planner/commands/`` and exposes
-``register(subparsers)``; the module keeps its heavy imports inside the function it runs, so
-``llm-planner --help`` stays fast.
+Each sub-command lives in its own module of the package it belongs to (the core's in
+``llm_planner/commands/``, the ROS layer's and evaluation's in theirs), registered as an entry point
+of the group :data:`COMMAND_GROUP` in ``setup.py``, and exposes ``register(subparsers)``; the module
+keeps its heavy imports inside the function it runs, so ``llm-planner --help`` stays fast. The core
+names no command of the other two packages.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import entry_points
 
 from llm_planner.commands import register_modules
-from llm_planner.errors import LlmPlannerError
+from llm_planner.errors import ConfigError, LlmPlannerError
 
-#: Sub-command modules, in the order --help lists them.
-COMMAND_MODULES = (
-    "launch",      # llm-planner launch [NAME]           (ROS graph, own launcher)
-    "plan",        # llm-planner plan "DIRECTIVE"        (rclpy client of plan_task / execute_directive)
-    "cancel",      # llm-planner cancel [TASK_ID]        (cancel_task)
-    "status",      # llm-planner status                  (watch /task_status)
-    "say",         # llm-planner say "DIRECTIVE"         (publish on the voice topic)
-    "answer",      # llm-planner answer TEXT [--task ID] (answer the asking task's question: answer_task)
-    "demo",        # llm-planner demo ["DIRECTIVE"]      (launch + plan + execute + report)
-    "translate",   # llm-planner translate "DIRECTIVE"   (goal translation)
-    "serve",       # llm-planner serve                   (OpenAI-compatible server of the offline backend)
-    "build_prior", # llm-planner build-prior             (LLM-MCTS prior belief)
-    "dataset",     # llm-planner dataset household       (expert data D)
-    "snapshot",    # llm-planner snapshot                (labelled pictures of a scene or an episode)
-    "scene",       # llm-planner scene check FILE        (what is wrong with a scene file, with a picture)
-    "plot",        # llm-planner plot FILE.json          (redraw a benchmark's plot)
-    "train",       # llm-planner train saycanpay         (SayCanPay Can and Pay models)
-    "bench",       # llm-planner bench household|gtamp|nl2pddl|saycanpay|model
-)
+#: The entry-point group of the sub-commands: each package registers its own in setup.py
+#: (``name = module``); a module exposes ``register(subparsers)``.
+COMMAND_GROUP = "llm_planner.commands"
+#: The order --help lists the commands in, by entry-point name (others follow, by name).
+HELP_ORDER = ("launch", "plan", "cancel", "status", "say", "answer", "demo", "translate", "serve", "build_prior",
+              "dataset", "snapshot", "scene", "plot", "train", "bench")
+
+
+def command_modules() -> list[str]:
+    """The modules of every installed sub-command in --help order; ConfigError when none is installed."""
+    found = {ep.name: ep.value for ep in entry_points(group=COMMAND_GROUP)}
+    if not found:
+        raise ConfigError(f"no llm-planner command is installed (entry points '{COMMAND_GROUP}'); install the "
+                          "package (bash scripts/setup.sh, or pip install -e .)")
+    rank = {name: i for i, name in enumerate(HELP_ORDER)}
+    return [found[name] for name in sorted(found, key=lambda n: (rank.get(n, len(rank)), n))]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "build data, and run the benchmarks that reproduce the papers' tables.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    register_modules(sub, "llm_planner.commands", COMMAND_MODULES)
+    register_modules(sub, tuple(command_modules()))
     return parser
 
 

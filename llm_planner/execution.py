@@ -222,6 +222,38 @@ class SymbolicWorld:
         return self.household.satisfied(self.state, goal)
 
 
+class PyBulletWorld:
+    """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a world
+    (benchmarks, snapshots): skills move the robot; observations and the goal check come from geometry through
+    ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
+
+    def __init__(self, household: Household, placement_seed: int) -> None:
+        # PyBullet is loaded by the worlds that use it, not by every user of the loop (the nodes, the CLI)
+        from llm_planner.domains.household.sim.perception import perceive, perceive_full
+        from llm_planner.domains.household.sim.world import HouseholdSim
+
+        self.household = household
+        self._perceive, self._perceive_full = perceive, perceive_full
+        scene = household.scene
+        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
+
+    def execute(self, action: Action) -> SkillOutcome:
+        result = self.sim.execute(action)
+        return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
+
+    def observe(self) -> Observation:
+        return self._perceive(self.household.scene, self.sim.geometry())
+
+    def full_state(self) -> State:
+        return self._perceive_full(self.household.scene, self.sim.geometry(), self.household)
+
+    def goal_reached(self, goal: Goal) -> bool:
+        return self.household.satisfied(self.full_state(), goal)
+
+    def close(self) -> None:
+        self.sim.close()
+
+
 class RobotLink(Protocol):
     """The robot as the executor node reaches it: one skill call, and the latest percept of a
     perception topic. Both raise LlmPlannerError naming the node that did not answer in time."""

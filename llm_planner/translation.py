@@ -63,7 +63,7 @@ def _levy_karpas_goal(directive: str, household: Household, backend: str | Langu
     asks is refused or asked here too; where it reads the directive the channel's goal must be the
     reader's (else refused, naming both: the planner plans for the channel's goal); elsewhere the
     channel's goal must be supported by the directive's words (``goal_support``, steps allowed)."""
-    from llm_planner.llm.goal_support import check_model_goal, compare
+    from llm_planner.llm.reading.goal_support import check_model_goal, compare
     from llm_planner.llm.text import WorldInfo, goal_to_text
     from llm_planner.llm.translate import reader_goal
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
@@ -93,8 +93,8 @@ def read_answer(household: Household, backend: Any, question: Question, answer: 
     """The option of ``question`` an answer picks, read by the scene's directive reader:
     names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
     when the answer names no option."""
-    from llm_planner.llm.offline.directive_reading import directive_reader
-    from llm_planner.llm.offline.directive_reading import read_answer as reader_answer
+    from llm_planner.llm.reading.directive_reading import directive_reader
+    from llm_planner.llm.reading.directive_reading import read_answer as reader_answer
     from llm_planner.llm.text import WorldInfo
 
     option = question.read(answer)

@@ -94,7 +94,7 @@ log "installing llm_planner (editable) and its node executables"
 # `ros2 run` / launch look for executables in <prefix>/lib/<package>/; pip puts them in bin/.
 mkdir -p "$VENV/lib/llm_planner"
 executables=$("$PY" -c "from importlib.metadata import entry_points
-print(' '.join(e.name for e in entry_points(group='console_scripts') if e.value.startswith('llm_planner.')))")
+print(' '.join(e.name for e in entry_points(group='console_scripts') if e.value.startswith(('llm_planner.', 'llm_planner_ros.'))))")
 for exe in $executables; do
   if [[ -e "$VENV/bin/$exe" && ! -e "$VENV/lib/llm_planner/$exe" ]]; then
     ln -sf "$VENV/bin/$exe" "$VENV/lib/llm_planner/$exe"

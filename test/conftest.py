@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from llm_planner.llm.config import default_cache_dir
-from llm_planner.ros.environment import random_domain_id, ros_environment
+from llm_planner_ros.environment import random_domain_id, ros_environment
 
 REPO = Path(__file__).resolve().parents[1]
 

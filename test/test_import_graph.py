@@ -1,12 +1,25 @@
-"""The import graph of llm_planner (scripts/import_graph.py), by package and by folder, with the
-loads by name followed, has no cycle: each method, each world, the offline backend and the
-language-model layer stay in their layers."""
+"""The import graph of the three packages (scripts/import_graph.py): no circle between files, no
+import across the layers (core imports neither ROS nor evaluation; ROS and evaluation not each
+other), and no cycle between packages or folders, with the loads by name followed."""
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
+
+#: Circles between files that another branch breaks (HouseholdSim's mixins, the G-TAMP problem check,
+#: the household benchmark and its tables); the lead deletes this list when it has landed.
+PENDING_CIRCLES = [
+    ["llm_planner.domains.gtamp.check", "llm_planner.domains.gtamp.problems"],
+    ["llm_planner.domains.household.sim.check", "llm_planner.domains.household.sim.doors",
+     "llm_planner.domains.household.sim.driving", "llm_planner.domains.household.sim.host",
+     "llm_planner.domains.household.sim.manipulation", "llm_planner.domains.household.sim.render",
+     "llm_planner.domains.household.sim.sensing", "llm_planner.domains.household.sim.world"],
+    ["llm_planner_eval.bench.household", "llm_planner_eval.bench.household_tables"],
+]
 
 
 def _graph_module():
@@ -16,51 +29,86 @@ def _graph_module():
     return module
 
 
+def test_no_circle_between_files_but_the_pending_ones():
+    graph_module = _graph_module()
+    assert len(graph_module.modules()) > 200 and "llm_planner_ros.nodes.planner_node" in graph_module.modules()
+    assert [c for c in graph_module.file_cycles() if c not in PENDING_CIRCLES] == []
+
+
+@pytest.mark.xfail(strict=True, reason="circles 1-3 (PENDING_CIRCLES) are broken on another branch")
+def test_no_circle_between_files():
+    assert _graph_module().file_cycles() == []
+
+
+def test_no_import_across_the_layers():
+    assert [str(use) for use in _graph_module().layer_violations()] == []
+
+
 def test_no_import_cycle_between_packages_or_folders():
     graph_module = _graph_module()
     graph = graph_module.edges()
-    assert graph["methods.stalm"] and "llm.offline" in graph  # the nodes the layering is about exist
+    assert graph["llm_planner.methods.stalm"] and "llm_planner.llm.offline" in graph  # the layered nodes exist
     assert graph_module.all_cycles(graph) == {}
 
 
-def test_the_checker_sees_folder_cycles_and_loads_by_name(tmp_path, monkeypatch):
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_checker_sees_circles_layers_and_loads_by_name(tmp_path):
     graph_module = _graph_module()
+    repo = _tree(tmp_path, {
+        "llm_planner/__init__.py": "",
+        "llm_planner/low.py": '"""llm_planner.high"""\nimport importlib\nimportlib.import_module("llm_planner.high")\n'
+                              'CMD = ["python", "-m", "llm_planner.high"]\n',
+        "llm_planner/high.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from llm_planner import low\n",
+        "llm_planner/uses_ros.py": "import rclpy\nfrom llm_planner_eval import bench\n",
+        "llm_planner_ros/__init__.py": "from llm_planner_eval.bench import x\n",
+        "llm_planner_eval/__init__.py": "",
+        "llm_planner_eval/bench.py": "from llm_planner.low import CMD\n",
+    })
+    uses = graph_module.file_uses(repo)
+    # a load by name is an edge, a docstring or a process started with -m is not; an annotation-only import is
+    assert [(u.how, u.line) for u in uses[("llm_planner.low", "llm_planner.high")]] == [("by name", 3)]
+    assert graph_module.file_cycles(repo) == [["llm_planner.high", "llm_planner.low"]]
+    assert sorted(u.target for u in graph_module.layer_violations(repo)) == [
+        "llm_planner_eval.bench", "llm_planner_eval.bench.x", "rclpy"]
     # a folder cycle no package cycle shows: a.x -> b, b -> a (a.x is below a, so a -> a.x is no edge)
     graph = {"a.x": {"b"}, "b": {"a"}}
     assert graph_module.cycles(graph) == []
     assert graph_module.all_cycles(graph) == {"folders at depth 1": [("a", "b"), ("b", "a")]}
-    # a load by name is an edge, a docstring or a process started with -m is not
-    root = tmp_path / "llm_planner"
-    for package in ("", "low", "high"):
-        (root / package).mkdir(exist_ok=True)
-        (root / package / "__init__.py").write_text("")
-    (root / "low" / "loader.py").write_text(
-        '"""llm_planner.high"""\nimport importlib\nimportlib.import_module("llm_planner.high")\n'
-        'CMD = ["python", "-m", "llm_planner.high"]\n')
-    (root / "high" / "user.py").write_text("from llm_planner.low import loader\n")
-    monkeypatch.setattr(graph_module, "ROOT", root)
-    uses = graph_module.uses()
-    assert [(u.how, u.line) for u in uses[("low", "high")]] == [("by name", 3)]
-    assert graph_module.all_cycles()["packages"] == [("high", "low"), ("low", "high")]
 
 
 def test_the_language_model_layer_knows_no_method_and_no_backend_by_import():
     graph = _graph_module().edges()
-    llm = [node for node in graph if node == "llm" or node.startswith("llm.")]
-    assert "llm.offline" in llm
+    llm = [node for node in graph if node == "llm_planner.llm" or node.startswith("llm_planner.llm.")]
+    assert "llm_planner.llm.offline" in llm and "llm_planner.llm.reading" in llm
     for node in llm:  # not by import, not by name (importlib), from any folder of the layer
-        assert not {d for d in graph[node] if d == "methods" or d.startswith("methods.")}, node
-    assert not {d for d in graph["llm"] if d.startswith("methods.")}
-    assert not {d for d in graph["viz"] if d.startswith("methods.")}
-    assert not {d for d in graph["planners"] if d == "methods" or d.startswith("methods.")}  # config/methods.yaml names them
+        assert not {d for d in graph[node] if d.startswith("llm_planner.methods")}, node
+    assert not {d for d in graph["llm_planner.viz"] if d.startswith("llm_planner.methods.")}
+    assert not {d for d in graph["llm_planner.planners"] if d.startswith("llm_planner.methods")}  # config names them
 
 
 def test_worlds_know_no_method_and_nothing_below_imports_the_adapters():
     graph = _graph_module().edges()
-    worlds = [node for node in graph if node == "domains" or node.startswith("domains.")]
-    assert "domains.household.sim" in worlds and "domains.gtamp" in worlds
+    worlds = [node for node in graph if node.startswith("llm_planner.domains")]
+    assert "llm_planner.domains.household.sim" in worlds and "llm_planner.domains.gtamp" in worlds
+    below = ("llm_planner.methods", "llm_planner.adapters", "llm_planner.viz", "llm_planner.execution")
     for node in worlds:
-        assert not {d for d in graph[node] if d.startswith(("methods", "adapters", "viz", "execution"))}, node
+        assert not {d for d in graph[node] if d.startswith(below)}, node
     for node in graph:
-        if node.startswith(("methods", "domains", "llm", "viz", "planners")):
-            assert "adapters" not in graph[node], node
+        if node.startswith(("llm_planner.methods", "llm_planner.domains", "llm_planner.llm", "llm_planner.viz",
+                            "llm_planner.planners")):
+            assert "llm_planner.adapters" not in graph[node], node
+
+
+def test_core_names_no_stand_in_served_or_wrong_answer_code():
+    """No module of the core names the stand-in's code (imports are checked above; this reads the text)."""
+    root = SCRIPT.parents[1] / "llm_planner"
+    named = [str(p.relative_to(root)) for p in root.rglob("*.py")
+             if any(word in p.read_text() for word in ("llm_planner_eval", "stand-in", "ServedKind", "wrong_answers"))]
+    assert named == []

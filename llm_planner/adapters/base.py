@@ -3,7 +3,7 @@
 A :class:`Domain` is a small adapter over code that exists elsewhere in the core (the household
 scene and simulator, the G-TAMP problems and PyBullet world). The nodes pick one by the
 ``domain`` parameter and call only this interface; messages are converted by the one codec in
-:mod:`llm_planner.ros.conversions`, which only knows the plain data below.
+:mod:`llm_planner_ros.conversions`, which only knows the plain data below.
 
 The flow through it::
 

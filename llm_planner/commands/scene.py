@@ -125,8 +125,8 @@ def _is_gtamp(path: Path) -> bool:
 def prior_notes(scene: Scene) -> list[str]:
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
+    from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.offline.commonsense import load_commonsense, scene_knowledge
     from llm_planner.llm.text import WorldInfo, name_to_text
     from llm_planner.methods.llm_mcts.prior import build_prior
 
@@ -156,7 +156,7 @@ def prior_notes(scene: Scene) -> list[str]:
                       f"({1 / len(prior.places):.3f} each): the robot will search for it" if uniform
                       else f"most likely {top}")
             notes.append(f"objects.{otype}: {why}; the offline prior will assume {assume} "
-                         f"(add it to llm_planner/llm/offline/data/commonsense.yaml, or use --backend openai)")
+                         f"(add it to llm_planner/llm/data/commonsense.yaml, or use --backend openai)")
     for name in scene.furniture:  # where each receptacle's prior weight comes from
         notes.append(f"furniture.{name}: prior weight from {knowledge.describe_source(name)}")
     return notes

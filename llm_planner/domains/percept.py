@@ -1,5 +1,5 @@
 """What perception reports and what grounding returns, as plain data both worlds share (the ROS
-codec :mod:`llm_planner.ros.conversions` converts exactly these)."""
+codec :mod:`llm_planner_ros.conversions` converts exactly these)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

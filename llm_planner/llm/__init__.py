@@ -1,7 +1,7 @@
 """The language-model layer: one interface for the questions every planner asks (LLM-MCTS world
 model and heuristic policy, goal translation, SayCanPay's Say) and the question kinds
 methods register (:mod:`llm_planner.llm.questions`, e.g. STaLM's task plans), two backends
-chosen by name (``offline``, the LLM-free stand-in of :mod:`llm_planner.llm.offline`, and
+chosen by name (``offline``, the LLM-free provider of :mod:`llm_planner.llm.offline`, and
 ``openai`` for any OpenAI-compatible server), Sentence-BERT grounding, the empirical policy
 estimate, K-shot retrieval and a disk cache of answers. It imports no method and no backend.
 

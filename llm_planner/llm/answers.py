@@ -30,6 +30,9 @@ import json
 import re
 from typing import Any
 
+from llm_planner.errors import LLMError
+from llm_planner.llm.questions import get, load_registered, registered
+
 MAX_ANSWER = 100_000  # characters of an answer that are read at all
 
 # ----------------------------------------------------------------------------- JSON schemas
@@ -64,9 +67,6 @@ def schema_of(kind: str) -> str | None:
     registered; None for a kind without one."""
     if kind in SCHEMA_OF:
         return SCHEMA_OF[kind]
-    from llm_planner.errors import LLMError
-    from llm_planner.llm.questions import get
-
     try:
         registered = get(kind).schema
     except LLMError:
@@ -77,8 +77,6 @@ def schema_of(kind: str) -> str | None:
 def _schema(name: str) -> dict[str, Any]:
     if name in SCHEMAS:
         return SCHEMAS[name]
-    from llm_planner.llm.questions import load_registered, registered
-
     load_registered()
     for kind in registered():
         if kind.schema and kind.schema[0] == name:

@@ -31,9 +31,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.policy_query import PolicyQuery
+from llm_planner.llm.questions import get
 from llm_planner.llm.text import WorldInfo
 
 if TYPE_CHECKING:
@@ -85,28 +87,6 @@ class PositionSamples:
     samples: tuple[tuple[tuple[str, str], ...], ...]
     raw: tuple[str, ...]
     info: AnswerInfo
-
-
-@dataclass(frozen=True)
-class PolicyQuery:
-    """What the heuristic policy is asked at a history h (LLM-MCTS §2.3, App. F listing 1).
-
-    ``past_observations`` are the observations received before the current one, oldest first
-    (optional, any number): the offline policy remembers from them which places it has already
-    looked into; the prompt shows the completed actions and the current observation, as the paper.
-    ``goal``, when given, spares the offline backend parsing ``instruction`` again.
-    ``from_initial``: ``observation`` is the initial o_0 and ``history`` a plan not yet executed
-    (SayCanPay's offline planning, seed 004 §4: o_t is empty for t > 0); the model must track the
-    state along the plan itself."""
-
-    world: WorldInfo
-    instruction: str
-    observation: Observation
-    history: tuple[Action, ...] = ()
-    admissible: tuple[Action, ...] = ()
-    goal: Goal | None = None
-    past_observations: tuple[Observation, ...] = ()
-    from_initial: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,8 +166,6 @@ class LanguageModel(ABC):
         """The answer to a question of a kind a method registered (:mod:`llm_planner.llm.questions`):
         this backend's answerer of the kind; LLMError when no method registered it or it has no
         answerer for this backend."""
-        from llm_planner.llm.questions import get
-
         return get(kind).answerer(self.name)(self, question, n, seed)
 
     def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:

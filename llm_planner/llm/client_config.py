@@ -1,5 +1,5 @@
-"""How a client reaches a model server that this package started (the stand-in ``llm-planner
-serve`` or a local model behind ``transformers serve``): the overrides of ``config/llm.yaml`` that
+"""How a client reaches a model server that this package started (``llm-planner serve``, with or
+without a local model behind ``transformers serve``): the overrides of ``config/llm.yaml`` that
 point the openai backend at it, and the YAML file ``--llm-config`` and ``$LLM_PLANNER_LLM_CONFIG``
 read. Kept in ``llm/`` (not ``llm/offline/``) because both kinds of server share it."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-#: the environment variable whose value the served models accept as API key (they need none)
+#: the environment variable whose value the started servers accept as API key (they need none)
 SERVE_KEY_ENV = "LLM_PLANNER_SERVE_KEY"
 
 

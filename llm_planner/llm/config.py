@@ -191,7 +191,7 @@ def _dotted(data: Mapping[str, Any], dotted: str) -> Any:
 
 
 #: A YAML file merged over ``config/llm.yaml`` in every process that does not name one (the nodes of
-#: a launched graph inherit it), e.g. written by ``ModelServer.write_client_config`` for a served model.
+#: a launched graph inherit it), e.g. written by ``llm-planner serve`` for the server it started.
 CONFIG_ENV = "LLM_PLANNER_LLM_CONFIG"
 
 

@@ -23,7 +23,7 @@ from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo
 
-#: backend name -> (module, class): the offline stand-in and the OpenAI-compatible client.
+#: backend name -> (module, class): the offline provider and the OpenAI-compatible client.
 BACKEND_CLASSES: dict[str, tuple[str, str]] = {
     "offline": ("llm_planner.llm.offline.backend", "OfflineBackend"),
     "openai": ("llm_planner.llm.openai_backend", "OpenAIBackend"),

@@ -30,7 +30,7 @@ Beyond the seed's listing 1, the policy prompt names the apartment's furniture (
 its object types with their counts, and the translation prompt the counts: a model cannot plan a
 search in an apartment whose cupboards it was never told, nor read "all the apples" without knowing
 how many there are. Nothing there is hidden state (:class:`WorldInfo` carries names only), and it
-is everything a served model (``llm_planner.llm.offline.served``) needs to answer from the prompt alone.
+is everything a model needs to answer from the prompt alone.
 """
 from __future__ import annotations
 

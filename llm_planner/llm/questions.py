@@ -3,15 +3,13 @@
 The language-model layer knows no method. A method registers each kind of question it asks with
 :func:`register` (at import of its ``questions`` module): how each backend answers it
 (``answerers``: backend name -> ``answerer(backend, question, n, seed)``; the ``offline`` one is
-the method's LLM-free stand-in, the ``openai`` one builds the prompt, asks the model through
+the method's LLM-free answer, the ``openai`` one builds the prompt, asks the model through
 :meth:`OpenAIBackend.ask <llm_planner.llm.openai_backend.OpenAIBackend.ask>` and reads the
-answer), and how the served stand-in ``llm-planner serve`` recognises the question's prompt,
-answers it and writes the answer in each style (:class:`ServedKind`).
+answer).
 
     backend.answer("task_plans", prompt, n=5, seed=0)   # any backend, FallbackBackend included
 
-looks the kind up here (:meth:`LanguageModel.answer <llm_planner.llm.base.LanguageModel.answer>`),
-and the served model (:mod:`llm_planner.llm.offline.served`) tries the registered recognisers.
+looks the kind up here (:meth:`LanguageModel.answer <llm_planner.llm.base.LanguageModel.answer>`).
 
 Which modules register kinds is configuration, not code: ``question_modules`` in
 ``config/methods.yaml``, plus the modules named in ``$LLM_PLANNER_METHODS`` (a method outside the
@@ -19,47 +17,16 @@ package); :func:`load_registered` imports them (``llm_planner.plugins``).
 """
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.errors import LLMError
+from llm_planner.plugins import load_group
 
 #: ``answerer(backend, question, n, seed) -> answer``: one backend's answer to one question.
 Answerer = Callable[[Any, Any, "int | None", "int | None"], Any]
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One sampled answer of the served stand-in as data: the question kind and its content (the
-    fields a kind's writers read; see :mod:`llm_planner.llm.offline.served`)."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ServedKind:
-    """How ``llm-planner serve`` handles one kind: it recognises the prompt, answers it from the
-    prompt alone with the offline backend (``answer(served_model, prompt, n, seed)`` -> ``n``
-    :class:`Sample` s), and writes a sample as plain text, chatty, markdown, the JSON of the
-    question's schema and a thinking preamble (``llm_planner.llm.offline.styles``)."""
-
-    recognise: Callable[[str], bool]
-    answer: Callable[[Any, str, int, int], list[Sample]]
-    plain: Callable[[dict[str, Any]], str]
-    chatty: Callable[[dict[str, Any], random.Random], str]
-    markdown: Callable[[dict[str, Any], random.Random], str]
-    structured: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    reasoning: Callable[[dict[str, Any]], str] | None = None
-    #: recognisers are tried lowest first (a specific prompt before a general one)
-    order: int = 100
-    #: how the stand-in answers wrongly when asked to (``llm-planner serve --error-rate P``): error
-    #: kind -> ``wrong(served_model, prompt, right_sample, rng)`` -> a wrong :class:`Sample` that still
-    #: parses, or None where that error does not fit (:mod:`llm_planner.llm.offline.wrong_answers`)
-    wrong: Mapping[str, Callable[[Any, str, Sample, random.Random], Sample | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -68,7 +35,6 @@ class QuestionKind:
 
     name: str
     answerers: Mapping[str, Answerer] = field(default_factory=dict)
-    served: ServedKind | None = None
     #: the paper section the question comes from, for messages and listings
     source: str = ""
     #: (name, JSON schema) of the answer the openai backend asks for as structured output, if any
@@ -114,16 +80,7 @@ def registered() -> list[QuestionKind]:
         return list(_KINDS.values())
 
 
-def served_kinds() -> list[QuestionKind]:
-    """The kinds the served stand-in recognises, in the order their recognisers are tried."""
-    load_registered()
-    return sorted((k for k in registered() if k.served is not None),
-                  key=lambda k: k.served.order if k.served is not None else 0)
-
-
 def load_registered() -> None:
     """Import the modules that register question kinds (``config/methods.yaml`` and
     ``$LLM_PLANNER_METHODS``), once per process."""
-    from llm_planner.plugins import load_group
-
     load_group("question_modules")

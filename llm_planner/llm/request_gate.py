@@ -3,8 +3,7 @@
 Many benchmark workers on a cluster may share one model server or one hosted API. The in-flight
 limiter of a backend (:mod:`llm_planner.llm.in_flight`) limits what one process sends; a gate installed
 here limits what all processes send together: ``bench ... --ray --llm-max-in-flight N`` installs, in
-every Ray worker, a gate backed by one Ray actor (a semaphore of N slots,
-:class:`llm_planner.bench.engine.RayRequestGate`). Without a gate the default lets every request
+every Ray worker, a gate backed by one Ray actor (a semaphore of N slots). Without a gate the default lets every request
 through at once and costs nothing.
 
 A backend sends each request inside ``with request_gate().hold():``; the gate counts the requests

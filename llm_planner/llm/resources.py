@@ -6,18 +6,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from llm_planner.domains.household.world.symbolic import Action, Goal
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.embeddings import Embedder, shared_embedder
 from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.policy_query import PolicyQuery
+from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES, ExpertIndex, load_expert_data
 from llm_planner.llm.text import WorldInfo, action_to_text
-
-if TYPE_CHECKING:
-    from llm_planner.llm.base import PolicyQuery
-    from llm_planner.llm.retrieval import ExpertIndex
 
 T = TypeVar("T")
 
@@ -61,8 +59,6 @@ class Resources:
     # ---------------------------------------------------------------- data set D
     def expert(self) -> ExpertIndex:
         """The retrieval index over D (loaded, or built on first use; see ``offline.dataset``)."""
-        from llm_planner.llm.retrieval import ExpertIndex, load_expert_data
-
         with self._lock:
             if self._expert is None:
                 trajectories = load_expert_data(self.config, self._dataset_arg)
@@ -87,8 +83,6 @@ class Resources:
         try:
             return self.expert().similar_goals(directive, k)
         except LLMError:
-            from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
-
             return list(FIXED_TRANSLATION_EXAMPLES)
 
 

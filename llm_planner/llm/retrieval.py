@@ -24,7 +24,7 @@ from llm_planner.paths import share_dir
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.expert import Trajectory
-    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.llm.policy_query import PolicyQuery
 
 #: Used by the translation prompt when no data set is available.
 FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (

@@ -3,7 +3,7 @@ becomes formal goal tuples (REL, object type, destination, count) that name only
 admissible object types and furniture, validated with :meth:`Household.check_goal`. Where the
 directive reader (``llm_planner.llm.offline``) reads a directive, its reading is the goal, and a
 model is asked only for the directives it does not read: a model is a suggestion, never below the
-reader. A goal a model wrote is checked against the directive (``llm_planner.llm.goal_support``):
+reader. A goal a model wrote is checked against the directive (``llm_planner.llm.reading.goal_support``):
 an atom the directive does not ask for (a sub-goal copied from the prompt's example), a dropped
 one, a wrong count or a swapped object is refused with a message naming it, before anything runs.
 
@@ -27,8 +27,8 @@ from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 from llm_planner.errors import DirectiveRefused, GoalError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel
-from llm_planner.llm.goal_support import check_model_goal, compare, directive_reader
 from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
+from llm_planner.llm.reading.goal_support import check_model_goal, compare, directive_reader
 from llm_planner.llm.text import WorldInfo, goal_to_text
 
 LOG = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The world as RViz markers, described in plain data (no ROS): the simulator node converts each
 :class:`MarkerSpec` into a ``visualization_msgs/Marker`` field by field
-(:func:`llm_planner.ros.conversions.markers_to_msg`) and publishes the list as a ``MarkerArray``
+(:func:`llm_planner_ros.conversions.markers_to_msg`) and publishes the list as a ``MarkerArray``
 on its latched ``markers`` topic at start and after every skill.
 
 :func:`markers_from_geometry` reads only what the sensors report (a

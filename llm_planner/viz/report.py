@@ -3,7 +3,7 @@ GIF) and ``report.md``, a table of the steps with the LLM requests of each decis
 planner believed the goal's objects were after each observation.
 
 A :class:`TaskRecord` is plain data: what the executor node keeps of a task (``task_record``
-service; :func:`llm_planner.ros.conversions.task_record_from_msg`) or what a closed loop in this
+service; :func:`llm_planner_ros.conversions.task_record_from_msg`) or what a closed loop in this
 process recorded. :func:`write_report` draws it with the recorders of :mod:`llm_planner.viz.recorder`
 (household apartments and G-TAMP problems alike) and writes the report::
 

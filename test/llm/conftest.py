@@ -153,7 +153,7 @@ class FakeOpenAI:
 @pytest.fixture(scope="module")
 def served(offline):
     """The served stand-in's model: the offline backend behind the chat-completion interface."""
-    from llm_planner.llm.offline.served import ServedModel
+    from llm_planner_eval.stand_in.served import ServedModel
 
     return ServedModel(offline)
 
@@ -162,8 +162,8 @@ def served(offline):
 def server(served):
     """Start ``llm-planner serve`` stand-ins (HTTP, in this process) with options; each records the
     request bodies it was sent (``s.bodies``) and is stopped after the test."""
-    from llm_planner.llm.offline.serve import ModelServer
-    from llm_planner.llm.offline.serve_options import ServeOptions
+    from llm_planner_eval.stand_in.serve import ModelServer
+    from llm_planner_eval.stand_in.serve_options import ServeOptions
 
     servers = []
 

@@ -1,6 +1,6 @@
 """``llm-planner serve --local-model``: which weights a name or path means, the model folder prepared
 once and reused (sampling switched on), the server's start-up errors, its parent-death signal, and
-the command line (llm_planner/llm/local_model.py, llm_planner/commands/serve.py). The real server
+the command line (llm_planner/llm/local_model.py, llm_planner_eval/commands/serve.py). The real server
 answering is tested with the node graph (test/nodes/test_real_model.py)."""
 from __future__ import annotations
 

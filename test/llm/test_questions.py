@@ -1,5 +1,6 @@
 """The question registry (llm/questions.py): methods register their kinds; the layer answers them
-on any backend, the served stand-in recognises them, and says what is missing when one is not there."""
+on any backend, and says what is missing when one is not there; the served stand-in keeps its own
+registry of the kinds it answers (llm_planner_eval/stand_in/kinds.py)."""
 from __future__ import annotations
 
 import pytest
@@ -8,13 +9,14 @@ from llm_planner.errors import LLMError
 from llm_planner.llm import questions
 from llm_planner.llm.answers import response_format, schema_of
 from llm_planner.llm.factory import make_backend
+from llm_planner_eval.stand_in.kinds import served_kinds
 
 
 def test_the_shipped_methods_register_their_kinds_from_configuration():
     questions.load_registered()  # config/methods.yaml: question_modules
     names = {k.name for k in questions.registered()}
     assert {"task_plans", "nl2pddl"} <= names
-    served = [k.name for k in questions.served_kinds()]
+    served = [k.name for k in served_kinds()]
     assert served[0] == "task_plans" and served.index("translate") < served.index("nl2pddl") < served.index("random")
     assert schema_of("task_plans") == "task_plan" and schema_of("translate") == "formal_goal"
     assert response_format("goal_and_template")["json_schema"]["schema"]["required"] == ["goal", "template"]

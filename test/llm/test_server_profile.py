@@ -13,7 +13,7 @@ import pytest
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.factory import make_backend
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings
-from llm_planner.llm.offline.serve_options import Latency
+from llm_planner_eval.stand_in.serve_options import Latency
 
 
 def _client(server, embedder, dataset, **overrides):

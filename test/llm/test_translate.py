@@ -53,7 +53,7 @@ def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
 def test_a_sub_goal_the_model_made_up_is_refused_before_anything_runs(openai_backend, fake_openai, seen):
     """SmolLM2 answered "put one apple inside the fridge" with the prompt example's sub-goal too; on a
     directive the reader does not read, the check against the words refuses such a goal."""
-    from llm_planner.llm.goal_support import UnsupportedGoal
+    from llm_planner.llm.reading.goal_support import UnsupportedGoal
 
     lm = openai_backend()
     fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"
@@ -88,7 +88,7 @@ def test_where_the_reader_reads_the_directive_its_goal_stands_and_the_model_is_n
 def test_the_model_path_refuses_what_the_reader_refuses_with_the_same_message(directive, openai_backend, fake_openai,
                                                                               offline, seen, seen_world):
     from llm_planner.errors import DirectiveRefused
-    from llm_planner.llm.goal_support import check_model_goal
+    from llm_planner.llm.reading.goal_support import check_model_goal
 
     with pytest.raises(DirectiveRefused) as offline_refusal:
         translate_directive(directive, seen, offline)

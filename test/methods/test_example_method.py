@@ -137,7 +137,7 @@ def _running_graph() -> Any:
     """``running_graph`` of the system tests' fixtures (``test/nodes/conftest.py``)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("example_method_nodes_fixtures", HERE.parent / "nodes" / "conftest.py")
+    spec = importlib.util.spec_from_file_location("example_method_nodes_fixtures", HERE.parent / "ros" / "nodes" / "conftest.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import ConfigError
-from llm_planner.ros import client_settings
+from llm_planner_ros import client_settings
 
 
 def test_shipped_client_settings():

@@ -8,7 +8,7 @@ from std_msgs.msg import Header
 
 from llm_planner.domains.percept import Percept
 from llm_planner.planners.base import ObjectBelief
-from llm_planner.ros.conversions import (
+from llm_planner_ros.conversions import (
     belief_to_msg, feedback_from_dict, feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg,
     percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
 )
@@ -87,7 +87,7 @@ def test_a_task_record_message_becomes_plain_data():
 def test_markers_become_a_marker_array_field_by_field():
     from visualization_msgs.msg import Marker
 
-    from llm_planner.ros.conversions import markers_to_msg
+    from llm_planner_ros.conversions import markers_to_msg
     from llm_planner.viz.markers import MarkerSpec
 
     specs = [MarkerSpec("furniture", 0, "CUBE", (0.5, 1.0, 0.9), (0.0, 0.0, 0.6, 0.8), (0.7, 0.8, 1.8),

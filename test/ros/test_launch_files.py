@@ -2,8 +2,8 @@
 ``namespace`` argument puts the whole graph under one robot's namespace."""
 from __future__ import annotations
 
-from llm_planner.ros.environment import ros_environment
-from llm_planner.ros.launch_files import describe, resolve_launch_file
+from llm_planner_ros.environment import ros_environment
+from llm_planner_ros.launch_files import describe, resolve_launch_file
 
 
 def _commands(name, arguments=None):

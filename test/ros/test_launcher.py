@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner.commands.launch import parse_launch_arguments
+from llm_planner_ros.commands.launch import parse_launch_arguments
 from llm_planner.errors import ConfigError
-from llm_planner.ros.environment import ros_environment
-from llm_planner.ros.launch_files import describe, resolve_launch_file, use_real_launch
-from llm_planner.ros.launcher import describe_exit, load_launch_settings
-from llm_planner.ros.node_reaper import read_groups
+from llm_planner_ros.environment import ros_environment
+from llm_planner_ros.launch_files import describe, resolve_launch_file, use_real_launch
+from llm_planner_ros.launcher import describe_exit, load_launch_settings
+from llm_planner_ros.node_reaper import read_groups
 
 VENV_BIN = Path(sys.executable).parent
 STUB = Path(__file__).with_name("stub_node.py")

@@ -9,7 +9,7 @@ from pathlib import Path
 from ament_index_python.packages import get_package_share_directory
 
 from llm_planner.paths import launch_dir
-from llm_planner.ros.environment import apply_ros_environment
+from llm_planner_ros.environment import apply_ros_environment
 
 
 def _walk_for(share: str, file_name: str) -> list[str]:

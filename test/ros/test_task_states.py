@@ -31,7 +31,7 @@ def test_launcher_monitor_forgets_planned_and_refused_tasks(ros_env):
     import rclpy
     from rclpy.signals import SignalHandlerOptions
 
-    from llm_planner.ros.supervision import GraphMonitor
+    from llm_planner_ros.supervision import GraphMonitor
     from llm_planner_interfaces.msg import TaskStatus
 
     monitor = GraphMonitor([""])

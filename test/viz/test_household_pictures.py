@@ -16,7 +16,7 @@ from test.viz.conftest import colour_near, read_rgb
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory):
     """A comp task run by l_policy in PyBullet through the closed loop, recorded step by step."""
-    from llm_planner.bench.household import PyBulletWorld
+    from llm_planner.execution import PyBulletWorld
     from llm_planner.execution import run_episode
     from llm_planner.planners.base import Task, create
     from llm_planner.viz.recorder import HouseholdRecorder

@@ -4,7 +4,7 @@ deterministically for a seed, from what a language model would be told and nothi
 ================  ===========================================================================
 question          how it is answered
 ================  ===========================================================================
-object_positions  M sampled answers from the curated commonsense file (offline/data/commonsense.yaml),
+object_positions  M sampled answers from the curated commonsense file (llm/data/commonsense.yaml),
                   its general place names matched to the scene's furniture by Sentence-BERT;
                   each answer lists one to three places drawn by plausibility.
 next_actions      the retrieval policy over the expert data set D (retrieval_policy.py): top similar
@@ -37,9 +37,9 @@ from llm_planner.llm.base import (
     PolicyQuery,
     PositionSamples,
 )
-from llm_planner.llm.offline.commonsense import scene_knowledge
-from llm_planner.llm.offline.goal_parser import goal_parser
+from llm_planner.llm.commonsense import scene_knowledge
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
+from llm_planner.llm.reading.goal_parser import goal_parser
 from llm_planner.llm.text import WorldInfo, name_to_text
 
 MODEL = "commonsense-retrieval-1"

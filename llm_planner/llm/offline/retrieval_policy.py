@@ -32,7 +32,7 @@ from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.expert import Trajectory
     from llm_planner.llm.base import PolicyQuery
-    from llm_planner.llm.offline.commonsense import SceneKnowledge
+    from llm_planner.llm.commonsense import SceneKnowledge
     from llm_planner.llm.resources import Resources
 
 # Roles of an abstract action's arguments.

@@ -1,8 +1,8 @@
 """Phase I of Levy & Karpas (seed 001, Figure 1): two channels translate a directive (optionally with
 the state) into ranked goals and ranked plan templates. This module holds what they return and which
-channels a backend gets, by the question kind ``nl2pddl`` (:mod:`.questions`): the ``openai``
+channels a backend gets, by the question kind :data:`KIND` (:mod:`.questions`): the ``openai``
 backend asks the model (:mod:`.openai_channels`); the ``offline`` backend answers with the offline
-stand-in (:mod:`.offline_channels`), imported on first use.
+channels (:mod:`.offline_channels`), imported on first use.
 """
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from llm_planner.domains.household.world.symbolic import Goal, Household, State
 from llm_planner.llm.base import LanguageModel
 from llm_planner.methods.levy_karpas.template import PlanTemplate
 
+#: the question kind of Phase I, registered by :mod:`.questions`
+KIND = "nl2pddl"
 
 @dataclass(frozen=True)
 class ChannelOutput:
@@ -58,8 +60,6 @@ class AskedChannels:
         self.tries = tries
 
     def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput:
-        from llm_planner.methods.levy_karpas.questions import KIND
-
         return self.backend.answer(KIND, Phase1Question(self.household, self.config, self.tries, goal_directive,
                                                         step_directive, state))
 

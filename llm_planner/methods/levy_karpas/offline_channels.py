@@ -13,7 +13,7 @@ embedder):
   clause (an action the domain does not have).
 * argument rules per label (where the object, the destination, the source, the "through" room
   are), and grounding of each phrase onto the scene's kinds: the scene's own words and the
-  commonsense synonyms first (the LLM layer's :class:`~llm_planner.llm.offline.goal_parser.GoalParser`
+  commonsense synonyms first (the LLM layer's :class:`~llm_planner.llm.reading.goal_parser.GoalParser`
   lexicons), else the Sentence-BERT ranking of names, whose next names are the alternative readings
   ("the fruit" -> banana, apple; "the table" -> kitchen table, coffee table).
 * a beam over clauses combines the readings; probabilities multiply (label x arguments).
@@ -43,8 +43,8 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalI
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.offline.goal_parser import GoalParser, goal_parser
-from llm_planner.llm.offline.quantities import NUMBERS
+from llm_planner.llm.reading.goal_parser import GoalParser, goal_parser
+from llm_planner.llm.reading.quantities import NUMBERS
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.clause_classifier import ClauseClassifier, trained_classifier

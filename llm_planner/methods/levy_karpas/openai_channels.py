@@ -12,12 +12,12 @@ evaluated: answers in any style are read by :func:`read_goal_template` (labelled
 lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
 by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped. A
 goal the directive does not support (an atom it does not ask for, a wrong count; the check of
-``llm_planner.llm.goal_support``) is dropped too, and said in the channel's error when no goal is left;
+``llm_planner.llm.reading.goal_support``) is dropped too, and said in the channel's error when no goal is left;
 a category word of the data set ("the reading material") supports each of its types.
 
 The prompt tells the model what the offline channels are given (:mod:`.prompt_scene`): the rooms,
 the containers and surfaces with their rooms, the object types with their counts, and for D+S the
-state; ``llm-planner serve`` reads them back and answers with the offline channels.
+state; :mod:`.prompt_scene` reads them back.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, House
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.goal_support import UnsupportedGoal, check_model_goal
+from llm_planner.llm.reading.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text
 from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
@@ -113,7 +113,7 @@ class OpenAIChannels:
 
     def _parse(self, texts: list[str], directive: str = "") -> tuple[list[Goal], list[PlanTemplate], list[str]]:
         """Ranked goals and templates of the answers, and why goals were refused: a goal the
-        directive does not support (``llm_planner.llm.goal_support``; objects the directive only
+        directive does not support (``llm_planner.llm.reading.goal_support``; objects the directive only
         names as steps may be left out) is dropped like an unreadable one."""
         goals: Counter = Counter()
         templates: Counter = Counter()

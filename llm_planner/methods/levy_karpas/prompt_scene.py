@@ -1,5 +1,5 @@
 """The scene and state lines of the Phase I prompt (seed 001, Phase I: "we encode each fact in the
-state of the world as text"), written by the openai channels and read back by ``llm-planner serve``.
+state of the world as text"), written by the openai channels, and read back from a prompt.
 
 What the prompt tells a model is what the offline channels are given (a :class:`Household` and,
 for the D+S input, the :class:`State`): the rooms; the containers and surfaces, each with its room;

@@ -27,7 +27,7 @@ data set D of the offline policy loaded or built by the LLM layer. Parameters::
            prior=None | PriorBelief | "prior.json",
            seed=0, simulations=..., c=..., ...)            # any key of config/llm_mcts.yaml
 
-With a served model most of a decision's time is waiting for answers. The search asks up to
+With a model behind a server most of a decision's time is waiting for answers. The search asks up to
 ``max_in_flight`` policy questions at once (so does the prior, one object type per question),
 expands a node after ``expand_after`` visits, waits for at most ``max_waves`` rounds of questions,
 and keeps the subtree of the real step for the next decision (``reuse_tree``); see
@@ -370,7 +370,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         return int(spent.questions - spent.cache_hits)
 
     def figures(self) -> dict[str, Any]:
-        """Per-episode cost figures for the benchmark (see ``llm_planner.bench.household``)."""
+        """Per-episode cost figures for the benchmarks."""
         s = self.search_stats
         return {"decisions": self.stats.decisions, "simulations": s.simulations,
                 "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,

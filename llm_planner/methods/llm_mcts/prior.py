@@ -14,8 +14,8 @@ keyed by the scene file's content, the backend, its model and every setting the 
 (:func:`prior_key`), so benchmark workers and later runs reuse it instead of asking again (the
 cold start of a large apartment: one question per object type, M answers each).
 
-The prior never reads where objects are. :func:`evaluate_prior` does, to measure the prior
-(top-k rate of true places over sampled placements); it is evaluation code only.
+The prior never reads where objects are; measuring it against the scene's hidden placements is
+the benchmarks' business.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
 from llm_planner.llm.text import WorldInfo
 
 if TYPE_CHECKING:
-    from llm_planner.domains.household.world.scene import Scene
+    pass
 
 FORMAT_VERSION = 1
 
@@ -230,7 +230,7 @@ def prior_key(backend: LanguageModel, world: WorldInfo, scene_hash: str) -> str:
     """The cache key of a prior: the scene's content and names, the backend and its model, the
     ``world_model`` settings (M, floor, seed, sampling), the offline backend's commonsense
     settings and file, and the world-model prompt: everything its answers depend on."""
-    from llm_planner.llm.offline.commonsense import DEFAULT_PATH
+    from llm_planner.llm.commonsense import DEFAULT_PATH
 
     cfg = backend.config
     parts: dict[str, Any] = {"format": FORMAT_VERSION, "scene": scene_hash, "world": world.fingerprint(),
@@ -291,87 +291,3 @@ def cached_prior(backend: LanguageModel, world: WorldInfo, scene: str, scene_has
     # as the file holds it (probabilities rounded), so a run that builds and one that reuses plan alike
     prior = PriorBelief.from_dict(PriorBelief(**{**prior.__dict__, "cache_key": key}).to_dict())
     return PriorBuild(prior, prior.save_to_cache(path), False, time.perf_counter() - started)
-
-
-def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[str, str, Mapping[str, Any]]],
-                         progress: bool = True) -> list[str]:
-    """Build (or find in the cache) the prior of every apartment for every (planner, backend name,
-    LLM overrides) of ``uses`` whose planner starts from the prior, before a benchmark starts its
-    workers, with a progress line; returns the header lines saying how long each took or that it
-    was reused (the workers then read it from the cache)."""
-    import sys
-
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.methods.llm_mcts.runtime import llm_runtime
-    from llm_planner.planners import base as planners
-
-    planners.available()  # loads the planner classes
-    registry = planners._REGISTRY  # (private on purpose) whether a planner class starts from the prior
-    wanted = list(dict.fromkeys((b, json.dumps(dict(o), sort_keys=True, default=str)) for p, b, o in uses
-                                if getattr(registry.get(p), "uses_prior", False)))
-    uses_ = [(b, json.loads(o)) for b, o in wanted]
-    lines = []
-    for _home, scene_file in homes:
-        scene = load_scene(scene_file)
-        world = WorldInfo.from_scene(scene)
-        seen_keys: set[str] = set()
-        for backend_name, overrides in uses_:
-            runtime = llm_runtime(backend_name, overrides)
-            key = prior_key(runtime.backend, world, scene_content_hash(scene))
-            if key in seen_keys:
-                continue
-            seen_keys.add(key)
-
-            def show(done: int, total: int, name: str = scene.name) -> None:
-                if progress and (done == total or done % max(1, total // 20) == 0):
-                    print(f"\rbuilding the prior belief of {name}: {done}/{total} object types", end="",
-                          file=sys.stderr, flush=True)
-
-            build = cached_prior(runtime.backend, world, scene.name, scene_content_hash(scene), progress=show)
-            if progress and not build.reused:
-                print(file=sys.stderr, flush=True)
-            lines.append(build.describe(scene.name))
-            resources = getattr(runtime.backend, "resources", None)
-            if resources is not None and resources.config.get("embeddings.warm_actions"):
-                # the other part of the cold start: every action sentence of the apartment embedded once
-                # (grounding, §2.3), kept in the embedding cache on disk for the workers
-                from llm_planner.llm.resources import all_action_texts
-
-                started = time.perf_counter()
-                if progress:
-                    print(f"embedding the action sentences of {scene.name} ...", end="", file=sys.stderr, flush=True)
-                resources.warm_actions(world)
-                if progress:
-                    print(file=sys.stderr, flush=True)
-                lines.append(f"action sentences of {scene.name}: {len(all_action_texts(world))} embedded or read from "
-                             f"the embedding cache in {time.perf_counter() - started:.1f} s")
-    return lines
-
-
-@dataclass(frozen=True)
-class PriorEvaluation:
-    objects: int
-    top1: float
-    top3: float
-    mean_true_probability: float
-
-
-def evaluate_prior(prior: PriorBelief, scene: Scene, seeds: Sequence[int], k: int = 3) -> PriorEvaluation:
-    """EVALUATION ONLY (reads the scene's hidden placement distribution): the share of sampled
-    object instances whose true place is the prior's most probable place (top1) or among its k
-    most probable places (top3 for k=3), over placements drawn with ``scene.sample_placement``."""
-    top1 = topk = n = 0
-    true_prob = 0.0
-    tops = {t: [p for p, _ in prior.top(t, k)] for t in prior.probs}
-    for seed in seeds:
-        for obj, place in scene.sample_placement(seed).items():
-            obj_type = scene.type_of(obj)
-            if obj_type not in tops:
-                continue
-            n += 1
-            top1 += tops[obj_type][0] == place
-            topk += place in tops[obj_type]
-            true_prob += prior.distribution(obj_type).get(place, 0.0)
-    if n == 0:
-        raise LLMError("no object of the prior appears in the scene")
-    return PriorEvaluation(n, top1 / n, topk / n, true_prob / n)

@@ -13,6 +13,8 @@ import yaml
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
+from llm_planner.llm.text import WorldInfo, action_to_text
+from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior, cached_prior, scene_content_hash
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out "
               "data/generated/expert_household.jsonl` "
@@ -80,9 +82,6 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
     scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
     at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
     process reuses it."""
-    from llm_planner.llm.text import WorldInfo
-    from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior
-
     world = WorldInfo.from_household(household)
     key = world.fingerprint()
     with runtime.lock:
@@ -90,8 +89,6 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
             return runtime.priors[key]
         backend = runtime.backend
         if not prior_file:  # the disk cache keyed by scene content, backend, model and settings (prior.py)
-            from llm_planner.methods.llm_mcts.prior import cached_prior, scene_content_hash
-
             runtime.priors[key] = cached_prior(backend, world, household.scene.name,
                                                scene_content_hash(household.scene),
                                                max_in_flight=max_in_flight).prior
@@ -140,8 +137,6 @@ def warm_up_actions(runtime: LLMRuntime, household: Household, goal: Goal = ()) 
     The LLM layer's own warm-up of the apartment (``embeddings.warm_actions``) and the loading of the
     expert data set D (the K-shot examples of the policy prompt) run here too, at the start of the
     episode, so no decision pays for them (nor several of its question threads at once)."""
-    from llm_planner.llm.text import WorldInfo, action_to_text
-
     key = (household.scene.name, household.objects, household.furniture, tuple(sorted({g.obj_type for g in goal})))
     with runtime.lock:
         if key in runtime.warmed:

@@ -97,7 +97,7 @@ class TokenLogprobs(Protocol):
 
 def token_logprobs_backend(backend: Any) -> bool:
     """Whether ``backend`` offers token log-probabilities now (the method, and its own
-    ``offers_token_logprobs`` when it has one: a served model may ignore ``logprobs``)."""
+    ``offers_token_logprobs`` when it has one: a model server may ignore ``logprobs``)."""
     if not isinstance(backend, TokenLogprobs):
         return False
     offers = getattr(backend, "offers_token_logprobs", True)

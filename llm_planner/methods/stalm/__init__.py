@@ -10,6 +10,4 @@ world (:mod:`llm_planner.domains.gtamp`). No ROS anywhere.
 ``baselines``       UCT, UCT-with-Hcount, SayCan, Iterative-Replanning, LLM-MCTS (§4.2, App. D)
 ``planner``         the registered planners ``stalm``, ``stalm_no_*`` and ``gtamp_*``
 ==================  =============================================================================
-
-One benchmark episode in the PyBullet simulator is :mod:`llm_planner.bench.gtamp_episode`.
 """

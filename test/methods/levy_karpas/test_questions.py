@@ -26,9 +26,9 @@ def seen() -> Household:
 def systems() -> Iterator[tuple[LevyKarpasSystem, LevyKarpasSystem]]:
     """(offline system, system asking a served model at error rate 0 over HTTP), one configuration."""
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.offline.serve import ModelServer
-    from llm_planner.llm.offline.serve_options import ServeOptions
-    from llm_planner.llm.offline.served import ServedModel
+    from llm_planner_eval.stand_in.serve import ModelServer
+    from llm_planner_eval.stand_in.serve_options import ServeOptions
+    from llm_planner_eval.stand_in.served import ServedModel
 
     config = load_config()
     offline = make_backend(backend="offline")  # the embeddings' disk cache: the classifier trains in seconds
@@ -88,9 +88,9 @@ def test_error_correlation_0_makes_a_questions_samples_wrong_on_their_own(system
     (what validation with B tries can recover from); at 1 a question's samples are all right or all wrong."""
     from types import SimpleNamespace
 
-    from llm_planner.llm.offline.serve import ModelServer
-    from llm_planner.llm.offline.serve_options import ServeOptions
-    from llm_planner.llm.offline.served import ServedModel
+    from llm_planner_eval.stand_in.serve import ModelServer
+    from llm_planner_eval.stand_in.serve_options import ServeOptions
+    from llm_planner_eval.stand_in.served import ServedModel
     from llm_planner.methods.levy_karpas.openai_channels import OpenAIChannels
 
     offline = systems[0].backend

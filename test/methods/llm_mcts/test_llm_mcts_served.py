@@ -10,8 +10,8 @@ import time
 import pytest
 
 from llm_planner.execution import SymbolicWorld, run_episode
-from llm_planner.llm.offline.serve import ModelServer
-from llm_planner.llm.offline.serve_options import Latency, ServeOptions
+from llm_planner_eval.stand_in.serve import ModelServer
+from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
 from llm_planner.planners.base import Task, create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
@@ -29,7 +29,7 @@ def hh() -> Household:
 def served_model():
     """The offline backend as llm-planner serve answers with it (loaded once for the module)."""
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.offline.served import ServedModel
+    from llm_planner_eval.stand_in.served import ServedModel
 
     return ServedModel(make_backend(backend="offline", embeddings__warm_actions=False))
 

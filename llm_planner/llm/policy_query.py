@@ -1,0 +1,32 @@
+"""What the heuristic policy is asked at a history h (LLM-MCTS seed 000, §2.3, App. F listing 1):
+the question every backend answers with ``next_actions`` and ``candidate_actions``
+(:class:`llm_planner.llm.base.LanguageModel`), and the retrieval of K-shot examples for it
+(:mod:`llm_planner.llm.retrieval`) reads."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.llm.text import WorldInfo
+
+
+@dataclass(frozen=True)
+class PolicyQuery:
+    """What the heuristic policy is asked at a history h (LLM-MCTS §2.3, App. F listing 1).
+
+    ``past_observations`` are the observations received before the current one, oldest first
+    (optional, any number): the offline policy remembers from them which places it has already
+    looked into; the prompt shows the completed actions and the current observation, as the paper.
+    ``goal``, when given, spares the offline backend parsing ``instruction`` again.
+    ``from_initial``: ``observation`` is the initial o_0 and ``history`` a plan not yet executed
+    (SayCanPay's offline planning, seed 004 §4: o_t is empty for t > 0); the model must track the
+    state along the plan itself."""
+
+    world: WorldInfo
+    instruction: str
+    observation: Observation
+    history: tuple[Action, ...] = ()
+    admissible: tuple[Action, ...] = ()
+    goal: Goal | None = None
+    past_observations: tuple[Observation, ...] = ()
+    from_initial: bool = False

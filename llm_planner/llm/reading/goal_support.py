@@ -1,0 +1,196 @@
+"""Is a model's goal what the directive asks for? A goal translated by a language model (LLM-MCTS
+seed 000, §2.2 "Goal", App. F listing 3; the goal channel of Levy & Karpas, seed 001, Phase I) is
+checked against the directive's own words before anything runs. A small model copies sub-goals from
+the prompt's examples ("put one apple inside the fridge" came back as inside(apple, fridge) and
+on(apple, kitchen_table)); grounding alone cannot see that, because every name is a real name of the
+scene. The check refuses such a goal with a message naming the difference. Neither paper checks
+this: LLM-MCTS grounds the model's goal onto admissible names and trusts it; Levy & Karpas check
+goal and plan template for consistency with each other, not with the directive.
+
+Two readings of the directive decide (both made offline, by
+:mod:`llm_planner.llm.reading.directive_reading`, loaded by name as the factory loads backends):
+
+1. **The offline goal parser** (the offline backend's own reading: rules plus Sentence-BERT
+   grounding with margins). Where it reads the directive, the model's goal must be the same set of
+   atoms; a difference is refused in plain words: "the model added 'an apple on the kitchen table',
+   which the directive does not ask for", "the model dropped 'a plate on the kitchen table', which
+   the directive asks for", "the model said two apples, the directive says one", "the model put
+   the apple on the kitchen table, the directive says inside the fridge".
+2. **Lexical support**, where the parser refuses the directive (it reads less than a model may):
+   every atom's object type must be named in the directive (the scene's word, a synonym, a plural,
+   or a phrase grounded onto it as clearly as the parser grounds), its destination must be the
+   place the directive gives that object (said in its clause, a place its clause's verb implies such
+   as "chill" -> fridge, or a shared place said later), and its count what the words before the
+   object say ("one", "a", "the" = 1, "two", "both"; "all", "every" and "the <plural>" = every
+   instance in the apartment); every object the directive places must be in the goal. Questions
+   and directives in another language are not read, so no model goal for them is accepted.
+
+What the reader refuses for what the words say (a count that is no positive whole number, a
+negation or reversal, one object in two places: ``DirectiveRefused``) is refused here with the
+reader's own message, whatever the model answered.
+
+The offline backend's own answers are the parser's reading and are not checked again.
+
+    >>> check_model_goal("put one apple inside the fridge", model_goal, world, backend.resources)
+    UnsupportedGoal: refused the model's goal for 'put one apple inside the fridge': the model added
+    'an apple on the kitchen table', which the directive does not ask for (...)
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
+from llm_planner.errors import DirectiveRefused, GoalError
+from llm_planner.llm.reading.directive_reading import directive_reader
+from llm_planner.llm.reading.mentions import DirectiveReading
+from llm_planner.llm.text import WorldInfo, article, name_to_text, plural
+
+if TYPE_CHECKING:
+    from llm_planner.llm.resources import Resources
+
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+class UnsupportedGoal(GoalError):
+    """A model's goal the directive does not support. ``differences`` holds one plain sentence per
+    difference; ``goal`` is the refused goal; ``kind`` is ``parser`` (the offline parser read the
+    directive otherwise) or ``lexical`` (the directive's words do not support an atom)."""
+
+    def __init__(self, message: str, differences: tuple[str, ...], goal: Goal, kind: str,
+                 reading: DirectiveReading | None = None) -> None:
+        super().__init__(message)
+        self.differences = differences
+        self.goal = goal
+        self.kind = kind
+        self.reading = reading  # serves the check of further goals for the same directive
+
+
+def check_model_goal(directive: str | DirectiveReading, goal: Goal, world: WorldInfo, resources: Resources,
+                     complete: bool = True) -> DirectiveReading:
+    """UnsupportedGoal unless a model's ``goal`` is what ``directive`` asks for (module docstring);
+    returns the reading, which serves further goals for the same directive. ``complete`` false: an
+    object the directive names but the goal leaves out is no difference (a goal channel that also
+    reads step-by-step directives, Levy & Karpas, where "grab the apple" is a step, not a goal)."""
+    reading = directive_reader(resources, world).read(directive) if isinstance(directive, str) else directive
+    if reading.refused:  # a count that is no positive whole number, a negation: refused as on every path
+        raise DirectiveRefused(reading.refused)
+    if reading.parsed is not None:
+        differences = compare(goal, reading.parsed, complete)
+        if differences:
+            _refuse(reading, goal, differences, "parser", f"the directive reads as: {_goal_phrase(reading.parsed)}")
+        return reading
+    differences = lexical_differences(reading, goal, complete)
+    if differences:
+        _refuse(reading, goal, differences, "lexical",
+                f"the offline goal parser cannot read the directive either: {reading.parser_error}")
+    return reading
+
+
+def lexical_differences(reading: DirectiveReading, goal: Goal, complete: bool = True) -> list[str]:
+    """Plain sentences naming each atom of ``goal`` the directive's words do not support (and with
+    ``complete`` each object the directive places that the goal leaves out)."""
+    if reading.unread:
+        return [f"the directive cannot be checked: {reading.unread}"]
+    world = reading.world
+    out = []
+    for item in goal:
+        mentions = [m for m in reading.objects if m.name == item.obj_type]
+        if not mentions:
+            out.append(f"the model added '{item_phrase(item)}', which the directive does not ask for: it names "
+                       f"no {name_to_text(item.obj_type)}")
+            continue
+        placed = [m for m in mentions if item.destination in reading.places_for(m)]
+        if not placed:
+            said = sorted({p for m in mentions for p in reading.places_for(m)})
+            if any(i.obj_type == item.obj_type and i.destination in said for i in goal):  # said elsewhere too
+                out.append(f"the model added '{item_phrase(item)}', which the directive does not ask for")
+                continue
+            where = " or ".join(f"{_rel(world, p)} the {name_to_text(p)}" for p in said)
+            out.append(f"the model put the {name_to_text(item.obj_type)} {_rel(world, item.destination)} the "
+                       f"{name_to_text(item.destination)}, " +
+                       (f"the directive says {where}" if said else "and the directive names no place for it"))
+            continue
+        if any(m.count is None for m in placed):
+            vague = next(m for m in placed if m.count is None)
+            out.append(f"the directive does not say how many {plural(name_to_text(item.obj_type))} "
+                       f"('{vague.said}'), so the model's {item.count} is a guess")
+            continue
+        counts = {m.count for m in placed if m.count is not None}
+        if len(placed) > 1:  # "an apple and another apple in the fridge"
+            counts.add(sum(m.count or 0 for m in placed))
+        if item.count not in counts:
+            out.append(f"the model said {_count_phrase(item.count, item.obj_type, True)}, the directive says "
+                       f"{' or '.join(_NUMBER_WORDS.get(c, str(c)) for c in sorted(counts))} ('{placed[0].said}')")
+    if complete:
+        for m in reading.objects:
+            places = reading.places_for(m)
+            if places and not any(i.obj_type == m.name and i.destination in places for i in goal):
+                dropped = GoalItem(world.relation(places[0]), m.name, places[0], m.count or 1)
+                out.append(f"the model dropped '{item_phrase(dropped)}', which the directive asks for")
+    return out
+
+
+def compare(goal: Goal, reading: Goal, complete: bool = True) -> list[str]:
+    """Plain sentences naming each difference of a model's ``goal`` from the parser's ``reading``
+    (empty: the same goal); ``complete`` false: atoms the model left out are no difference."""
+    model = {(g.obj_type, g.destination): g for g in goal}
+    parsed = {(g.obj_type, g.destination): g for g in reading}
+    out = []
+    elsewhere = set()  # parser atoms said as "the model put X elsewhere"
+    for key, g in model.items():
+        if key in parsed:
+            if parsed[key].count != g.count:
+                out.append(f"the model said {_count_phrase(g.count, g.obj_type, True)}, the directive says "
+                           f"{_NUMBER_WORDS.get(parsed[key].count, str(parsed[key].count))}")
+            continue
+        moved = [p for p in reading if p.obj_type == g.obj_type and (p.obj_type, p.destination) not in model]
+        if len(moved) == 1:
+            p = moved[0]
+            elsewhere.add((p.obj_type, p.destination))
+            if p.count == g.count:
+                out.append(f"the model put {_the(g)} {g.rel} the {name_to_text(g.destination)}, the directive says "
+                           f"{p.rel} the {name_to_text(p.destination)}")
+            else:  # place and count both differ
+                out.append(f"the model put {_count_phrase(g.count, g.obj_type, True)} {g.rel} the "
+                           f"{name_to_text(g.destination)}, the directive says {item_phrase(p, number=True)}")
+        else:
+            out.append(f"the model added '{item_phrase(g)}', which the directive does not ask for")
+    if complete:
+        out += [f"the model dropped '{item_phrase(p)}', which the directive asks for"
+                for key, p in parsed.items() if key not in model and key not in elsewhere]
+    return out
+
+
+# ------------------------------------------------------------------------------ phrases
+def item_phrase(item: GoalItem, number: bool = False) -> str:
+    """'an apple on the kitchen table' ('one apple ...' with ``number``), 'two apples inside the fridge'."""
+    return f"{_count_phrase(item.count, item.obj_type, number)} {item.rel} the {name_to_text(item.destination)}"
+
+
+def _count_phrase(count: int, obj_type: str, number: bool = False) -> str:
+    """'an apple' ('one apple' with ``number``), 'two apples'."""
+    text = name_to_text(obj_type)
+    if count == 1:
+        return f"one {text}" if number else f"{article(text)} {text}"
+    return f"{_NUMBER_WORDS.get(count, str(count))} {plural(text)}"
+
+
+def _the(item: GoalItem) -> str:
+    text = name_to_text(item.obj_type)
+    return f"the {text}" if item.count == 1 else f"the {_NUMBER_WORDS.get(item.count, str(item.count))} {plural(text)}"
+
+
+def _goal_phrase(goal: Sequence[GoalItem]) -> str:
+    return "; ".join(item_phrase(g) for g in goal)
+
+
+def _rel(world: WorldInfo, furniture: str) -> str:
+    return "inside" if world.relation(furniture) == INSIDE else "on"
+
+
+def _refuse(reading: DirectiveReading, goal: Goal, differences: Sequence[str], kind: str, context: str) -> None:
+    message = (f"refused the model's goal for '{reading.directive.strip()}': " + "; ".join(differences) +
+               f" ({context}). Nothing was run: say the directive again more plainly, one object and one place "
+               "per clause (e.g. 'put one apple inside the fridge'), or use the offline backend")
+    raise UnsupportedGoal(message, tuple(differences), goal, kind, reading)

@@ -1,0 +1,104 @@
+"""``llm-planner plan "DIRECTIVE"``: plan with ``plan_task``, or execute with the
+``execute_directive`` action (stands in for ``ros2 service call`` / ``ros2 action send_goal``)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from llm_planner.task_states import CANCELED
+from llm_planner_ros import client_settings
+
+
+def add_graph_options(p: argparse.ArgumentParser) -> None:
+    """--namespace and --server-timeout, shared by the commands that talk to a running graph."""
+    p.add_argument("--namespace", default="", help="namespace of the robot's graph (launch argument namespace)")
+    default = client_settings().server_timeout_s
+    p.add_argument("--server-timeout", type=float, default=default, metavar="SECONDS",
+                   help=f"give up when the planner node has left the ROS graph this long (default {default:g}, "
+                        "config/client.yaml)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="plan a directive (plan_task), or execute it with --execute (execute_directive)",
+                       description="Plans a directive on a running system (start it with `llm-planner launch`). "
+                       "With --execute the robot carries it out through the execute_directive action: feedback "
+                       "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
+                       "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
+    p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
+    p.add_argument("--planner", default="",
+                   help="household graph: llm_mcts (baselines uct, l_policy, no_heuristic_policy, uniform_prior, "
+                        "fully_observable), pddl (Levy-Karpas), saycanpay, classical; G-TAMP graph (llm-planner "
+                        "launch gtamp): stalm, stalm_no_uct, stalm_no_occ, stalm_no_chal, stalm_no_occ_no_chal, uct, "
+                        "uct_hcount, saycan, iterative_replanning, llm_mcts (default: the configured one)")
+    p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
+    p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")
+    p.add_argument("--answer", action="append", default=None, metavar="TEXT",
+                   help="with --execute: the answer to the task's question (which table? how many? May I ...?), "
+                        "repeatable for several questions in order; without it a question is read from the terminal")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the planner node to appear")
+    add_graph_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from llm_planner_ros.client import PlannerClient, format_feedback
+
+    with PlannerClient("llm_planner_plan_cli", args.namespace, args.server_timeout) as client:
+        if args.execute:
+            show = None if args.json else lambda fields: print(format_feedback(fields), flush=True)
+            result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait,
+                                on_question=Answerer(args.answer, quiet=args.json))
+        else:
+            result = client.plan(args.directive, args.planner, args.timeout, wait_s=args.wait)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_result(result, executed=not args.execute)
+    if result.get("status") == CANCELED:
+        return 130
+    return 0 if result["success"] else 1
+
+
+class Answerer:
+    """Answers a task's questions: the ``--answer`` texts in order, then the terminal (stdin); None
+    (no answer: the task ends refused after clarify_timeout_s) when stdin is closed."""
+
+    def __init__(self, answers: list[str] | None, quiet: bool = False) -> None:
+        self.answers = list(answers or [])
+        self.quiet = quiet
+
+    def __call__(self, question: dict) -> str | None:
+        import sys
+
+        if self.answers:
+            text = self.answers.pop(0)
+            if not self.quiet:
+                print(f"question: {question['question']}\nanswer:   {text}", flush=True)
+            return text
+        options = " | ".join(question.get("options") or [])
+        try:
+            return input(f"{question['question']}\n" + (f"  ({options})\n" if options else "") + "> ").strip() or None
+        except EOFError:
+            print("(no answer: stdin is closed)", file=sys.stderr, flush=True)
+            return None
+
+
+def print_result(result: dict, executed: bool = True) -> None:
+    """The result; ``executed=False`` leaves out the executed steps (printed already as feedback)."""
+    print(f"success: {result['success']}" + (f" ({result['status']})" if "status" in result else ""))
+    print(f"message: {result['message']}")
+    if result.get("question"):
+        print(f"question: {result['question']} (answers: {' | '.join(result.get('options') or [])})")
+    if result.get("goal"):
+        print("goal:    " + ", ".join(f"({', '.join(str(x) for x in item)})" for item in result["goal"]))
+    if result.get("plan"):
+        print("plan:")
+        for i, step in enumerate(result["plan"], 1):
+            print(f"  {i:2d}. {step}")
+    if executed and result.get("executed"):
+        print("executed:")
+        for i, step in enumerate(result["executed"], 1):
+            print(f"  {i:2d}. {step}")
+    print(f"task {result['task_id']}: {result['llm_requests']} LLM request(s), "
+          f"{result['planning_time_s']:.2f} s planning")

@@ -1,0 +1,106 @@
+"""The planner node's link to the executor node: its ``execute_task`` action.
+
+:meth:`ExecutorLink.run` (on a worker thread) sends one task, relays its feedback, forwards a
+cancel request, and gives up with a message naming the executor when the executor leaves the ROS
+graph for ``node_timeout_s`` or overruns the task's time limit by more than that.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from llm_planner_interfaces.action import ExecuteTask
+from rclpy.action import ActionClient
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+
+from llm_planner.errors import LlmPlannerError
+from llm_planner_ros.graph import server_of
+from llm_planner_ros.node_utils import ACTION_QOS, wait_future
+
+#: How often a running task's wait checks for cancel, the executor's presence and the time limit.
+POLL_S = 0.05
+
+
+class ExecutorLink:
+    def __init__(self, node: Node, params: Mapping[str, Any]) -> None:
+        self.params = params
+        self.client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, "execute_task",
+                                                                callback_group=ReentrantCallbackGroup(),
+                                   **ACTION_QOS)
+        self.node = node
+        self.action = node.resolve_topic_name("execute_task")
+        self.owner: str | None = None  # the executor node, once seen
+        self.running: Any = None  # the goal handle of the task under way
+        self.relayed_step = 0  # the last step whose feedback was relayed (of the task under way)
+
+    def _executor(self) -> str:
+        return f"the executor node '{self.owner}'" if self.owner else f"the executor ({self.action})"
+
+    def run(self, goal: ExecuteTask.Goal, on_feedback: Callable[[Any], None],
+            should_cancel: Callable[[], bool]) -> tuple[int, ExecuteTask.Result]:
+        """Run one task on the executor: (final GoalStatus, result); LlmPlannerError when the
+        executor is absent, refuses to answer, or disappears during the task."""
+        wait_s = self.params["node_timeout_s"]
+        if not self.client.server_is_ready():
+            if not self.client.wait_for_server(timeout_sec=wait_s):
+                raise LlmPlannerError(f"the executor ({self.action}) is not available (waited {wait_s:g} s, "
+                                      "parameter node_timeout_s); is the executor node running?")
+            time.sleep(self.params["discovery_settle_s"])  # a response sent before the server knows this client is lost
+        self.relayed_step = 0
+
+        def relay(message: Any) -> None:
+            on_feedback(message.feedback)
+            self.relayed_step = max(self.relayed_step, message.feedback.step)
+
+        handle = wait_future(self.client.send_goal_async(goal, feedback_callback=relay), wait_s)
+        self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
+        if handle is None or not handle.accepted:
+            raise LlmPlannerError(f"{self._executor()} did not accept the task within {wait_s:g} s")
+        self.running = handle
+        try:
+            return self._follow(handle, goal, should_cancel, wait_s)
+        finally:
+            self.running = None
+
+    def cancel_running(self) -> None:
+        """Forward a cancel request to the executor at once (the loop also checks ``should_cancel``)."""
+        handle = self.running
+        if handle is not None:
+            handle.cancel_goal_async()
+
+    def _follow(self, handle: Any, goal: ExecuteTask.Goal, should_cancel: Callable[[], bool],
+                wait_s: float) -> tuple[int, ExecuteTask.Result]:
+        result = handle.get_result_async()
+        done = threading.Event()
+        result.add_done_callback(lambda _: done.set())
+        limit = goal.timeout_s if goal.timeout_s > 0 else self.params["plan_timeout_s"]
+        give_up = time.monotonic() + limit + 2 * wait_s
+        canceled, absent_since = False, None
+        while not done.wait(POLL_S) and not result.done():
+            if should_cancel() and not canceled:
+                handle.cancel_goal_async()
+                canceled = True
+            now = time.monotonic()
+            absent_since = None if self.client.server_is_ready() else absent_since or now
+            if absent_since is not None and now - absent_since > self.params["server_absent_s"]:
+                raise LlmPlannerError(f"{self._executor()} left the ROS graph during the task (it died or was "
+                                      "stopped); restart it and check the world")
+            if now > give_up:
+                handle.cancel_goal_async()
+                raise LlmPlannerError(f"{self._executor()} did not finish within the task's time limit of {limit:g} s "
+                                      f"plus {2 * wait_s:g} s; it was asked to cancel")
+        response = result.result()
+        self._drain_feedback(len(response.result.executed))
+        return response.status, response.result
+
+    def _drain_feedback(self, steps: int) -> None:
+        """The result and the feedback travel on different topics, and this node's threads may take
+        the result first: wait (``feedback_drain_s``) until the last step's feedback was relayed, so
+        the caller's feedback comes before its result."""
+        deadline = time.monotonic() + self.params["feedback_drain_s"]
+        while self.relayed_step < steps and time.monotonic() < deadline:
+            time.sleep(POLL_S / 5)
+

@@ -1,0 +1,175 @@
+"""End to end on G-TAMP: the same four node programs as the household graph, with the parameters of
+config/gtamp_nodes.yaml (launch/gtamp.launch.py, problem P2: STaLM solves it offline in about a
+second), called from this process; the goal must hold in the perceived state afterwards."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+GOAL = [["AtPosition", "salter", "on", "table2"], ["AtPosition", "salter", "right_of", "bottle1"]]
+
+
+@pytest.fixture(scope="module")
+def gtamp_system(launch_graph, tmp_path_factory):
+    with launch_graph(tmp_path_factory.mktemp("gtamp_graph"), launch="gtamp") as graph:
+        yield graph.client
+
+
+def _perceived_facts(client) -> set[tuple[str, ...]]:
+    from llm_planner_ros.node_utils import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import PerceivedState
+
+    got: list = []
+    sub = client.node.create_subscription(PerceivedState, "perception/state", got.append, GEOMETRY_QOS)
+    after = time.time_ns()
+    deadline = time.monotonic() + 20.0
+    while time.monotonic() < deadline and not any(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec >= after
+                                                  for m in got):
+        client.executor.spin_once(timeout_sec=0.1)
+    client.node.destroy_subscription(sub)
+    assert got, "no /perception/state message"
+    return {(p.name, *p.args) for p in got[-1].predicates}
+
+
+def test_bad_directives_get_clear_errors_and_the_node_keeps_serving(gtamp_system):
+    unknown = gtamp_system.plan_task("put the spoon on table 2", planner="stalm")
+    assert unknown["success"] is False and "unknown object 'spoon'" in unknown["message"]
+    assert "salter" in unknown["message"]                                  # says which objects exist
+    planner = gtamp_system.plan_task("solve the problem", planner="teleport")
+    assert planner["success"] is False and "unknown planner 'teleport' for the gtamp domain" in planner["message"]
+    grammar = gtamp_system.plan_task("make me a sandwich", planner="stalm")
+    assert grammar["success"] is False and "solve the problem" in grammar["message"]
+
+
+def test_preview_plans_on_the_perceived_state(gtamp_system):
+    result = gtamp_system.plan_task("put the salter on table 2 and right of bottle 1", planner="stalm")
+    assert result["success"] is True, result
+    assert result["goal"] == GOAL
+    assert result["plan"][-1] == "place(salter, right_of, bottle1)" and "not executed" in result["message"]
+    assert "executed" not in result
+
+
+def _skill(client, action: str, args: list[str]):
+    from llm_planner_interfaces.srv import RobotSkill
+
+    skill = client.node.create_client(RobotSkill, "robot/skill")
+    try:
+        assert skill.wait_for_service(timeout_sec=10.0)
+        client.spin_for(0.5)  # let discovery settle: a response sent before the server knows us is lost
+        future = skill.call_async(RobotSkill.Request(action=action, args=args))
+        assert client.spin_until(future, 30.0)
+        return future.result()
+    finally:
+        client.node.destroy_client(skill)
+
+
+def test_skill_service_refuses_bad_requests(gtamp_system):
+    assert "bad skill request: not JSON" in _skill(gtamp_system, "pick", ["{oops"]).reason
+    assert "unknown G-TAMP skill 'fly'" in _skill(gtamp_system, "fly", ["{}"]).reason
+    assert "unknown or missing __type__" in _skill(gtamp_system, "pick", ['{"__type__": "Popen"}']).reason
+
+
+def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_system):
+    from llm_planner.domains.gtamp.domain import TaskAction
+    from llm_planner.domains.gtamp.operators import GTampModel
+    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.codec import encode
+
+    statuses: list = []
+    gtamp_system.watch_status(statuses.append)
+    facts = _perceived_facts(gtamp_system)
+    assert ("PickOccludedBy", "salter", "bottle2") in facts and ("HandAvailable",) in facts
+    # someone else moves bottle3 away (a concrete action sampled in this process): the world is no
+    # longer the problem file's initial state, and STaLM must plan on what perception reports
+    model = GTampModel(load_problem("P2"), seed=1)
+    try:
+        state = model.problem.initial
+        for action in (TaskAction.of("pick", "bottle3"), TaskAction.of("place", "bottle3", "on", "counter1")):
+            ca = next(c for c in (model.sample(state, action) for _ in range(20)) if c.feasible)
+            assert _skill(gtamp_system, action.op, [encode(ca)]).success
+            state = model.apply(state, ca)
+    finally:
+        model.world.close()
+    assert ("AtPosition", "bottle3", "on", "counter1") in _perceived_facts(gtamp_system)
+    result = gtamp_system.plan_task("solve the problem", planner="stalm", execute=True, timeout_s=120.0)
+    assert result["success"] is True, result
+    assert "the goal of problem P2" in result["message"]
+    assert "pick(bottle3)" not in result["plan"], result["plan"]
+    assert result["plan"][-1].startswith("place(salter, ") and len(result["executed"]) == len(result["plan"])
+    facts = _perceived_facts(gtamp_system)
+    assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
+    again = gtamp_system.plan_task("solve the problem", planner="stalm")
+    assert again["success"] is True and "already holds" in again["message"]
+    gtamp_system.spin_for(1.0)
+    mine = [m for m in statuses if m.task_id == result["task_id"]]
+    assert [m.step for m in mine if m.action] == list(range(1, len(result["executed"]) + 1))
+    assert mine[-1].state == "succeeded", [m.state for m in mine]
+
+
+def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_step(gtamp_system, tmp_path):
+    from llm_planner.viz.report import write_report
+
+    feedback: list = []
+    result = gtamp_system.run("put the salter on table 2 and left of bottle 1", planner="stalm",
+                              on_feedback=feedback.append)
+    assert result["success"] and result["status"] == "succeeded", result
+    steps = [f for f in feedback if f["state"] == "executing"]
+    assert [f["step"] for f in steps] == list(range(1, len(result["executed"]) + 1))
+    assert [f["action"] for f in steps] == result["plan"] and steps[-1]["observation"].startswith("hand empty")
+    assert ("AtPosition", "salter", "left_of", "bottle1") in _perceived_facts(gtamp_system)
+    assert all(f["belief"] == () for f in steps)  # STaLM keeps no belief over object places
+    record = gtamp_system.task_record(result["task_id"])  # what the executor kept, drawn as for the household
+    assert record.domain == "gtamp" and [s.action for s in record.steps] == result["plan"]
+    assert any(len(s.path) > 1 for s in record.steps)  # the base paths driven
+    picks = [s for s in record.steps if s.action.startswith("pick(salter")]
+    assert picks and all(s.geometry.held_object == "salter" for s in picks)
+    assert record.steps[-1].geometry.held_object is None
+    written = write_report(record, tmp_path, gif=False)
+    assert sorted(p.name for p in written.values()) == ["after.png", "before.png", "report.md", "strip.png"]
+
+
+def test_voice_directive_is_executed_and_reported(gtamp_system):
+    text = "put the salter on table 2 and right of bottle 1"
+    statuses: list = []
+    gtamp_system.watch_status(statuses.append)
+    gtamp_system.say(text)
+    deadline = time.monotonic() + 120.0
+    while time.monotonic() < deadline and not any(m.directive == text and m.state in ("succeeded", "failed")
+                                                  for m in statuses):
+        gtamp_system.spin_for(0.2)
+    final = [m for m in statuses if m.directive == text and m.state in ("succeeded", "failed")]
+    assert final and final[-1].state == "succeeded", [(m.state, m.message) for m in statuses]
+    assert ("AtPosition", "salter", "right_of", "bottle1") in _perceived_facts(gtamp_system)
+
+
+def test_the_simulator_publishes_the_problem_as_rviz_markers(gtamp_system):
+    from visualization_msgs.msg import MarkerArray
+
+    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner_ros.conversions import geometry_from_msg, time_to_ns
+    from llm_planner_ros.node_utils import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import GeometrySnapshot
+
+    arrays: list = []
+    geometries: list = []  # the robot is idle: the world is the one the latched markers show
+    subs = [gtamp_system.node.create_subscription(MarkerArray, "markers", arrays.append, GEOMETRY_QOS),
+            gtamp_system.node.create_subscription(GeometrySnapshot, "sim/geometry", geometries.append, GEOMETRY_QOS)]
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline and not (arrays and geometries):
+        gtamp_system.spin_for(0.2)
+    for sub in subs:
+        gtamp_system.node.destroy_subscription(sub)
+    markers = arrays[-1].markers
+    geometry = geometry_from_msg(geometries[-1])
+    assert time_to_ns(markers[0].header.stamp) <= time_to_ns(geometries[-1].header.stamp)
+    problem = load_problem("P2")
+    labels = {m.text: m for m in markers if m.ns == "object_names"}
+    assert set(labels) == set(problem.object_names)
+    for body in geometry.bodies:
+        if body.name in labels:
+            assert abs(labels[body.name].pose.position.x - body.aabb_center[0]) < 1e-6
+            assert abs(labels[body.name].pose.position.y - body.aabb_center[1]) < 1e-6
+    assert {m.text for m in markers if m.ns == "furniture_names"} == {r.name for r in problem.layout.regions}
+    assert [m.text.split(" (")[0] for m in markers if m.ns == "door_names"] == list(problem.door_names)
