@@ -52,6 +52,7 @@ setup(
             "build_prior = llm_planner_eval.commands.build_prior",
             "dataset = llm_planner_eval.commands.dataset",
             "snapshot = llm_planner_ros.commands.snapshot",
+            "mcp = llm_planner_ros.commands.mcp",
             "scene = llm_planner.commands.scene",
             "plot = llm_planner_eval.commands.plot",
             "train = llm_planner.commands.train",

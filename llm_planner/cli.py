@@ -20,7 +20,7 @@ from llm_planner.errors import ConfigError, LlmPlannerError
 COMMAND_GROUP = "llm_planner.commands"
 #: The order --help lists the commands in, by entry-point name (others follow, by name).
 HELP_ORDER = ("launch", "plan", "cancel", "status", "say", "answer", "demo", "translate", "serve", "build_prior",
-              "dataset", "snapshot", "scene", "plot", "train", "bench")
+              "dataset", "snapshot", "mcp", "scene", "plot", "train", "bench")
 
 
 def command_modules() -> list[str]:

@@ -71,7 +71,9 @@ def problem_names() -> list[str]:
     return sorted((f.stem for f in gtamp_dir().glob("P*.yaml")), key=lambda s: (len(s), s))
 
 
-def _resolve(name_or_path: str) -> Path:
+def resolve_problem_path(name_or_path: str) -> Path:
+    """The YAML file of a G-TAMP problem or layout given by name (``P2``) or path; SceneError naming
+    the shipped problems when there is none."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") and path.exists():
         return path
@@ -131,7 +133,7 @@ def _pose(value: Any, where: str) -> Pose2D:
 
 def load_layout(name_or_path: str) -> LayoutSpec:
     """Parse a layout file (rooms, walls, regions, doors, robot overrides, roadmap waypoints)."""
-    path = _resolve(name_or_path)
+    path = resolve_problem_path(name_or_path)
     data = _read(path)
     w = str(path)
     _known_keys(data, LAYOUT_KEYS, w)
@@ -185,7 +187,7 @@ def load_problem(name_or_path: str, check: bool = True) -> ProblemSpec:
     ``check`` also runs the geometric checks of :mod:`llm_planner.domains.gtamp.check` (regions clear of
     walls and each other, objects apart, the robot's start free), so the simulator, the nodes
     and the benchmark refuse such a problem with the messages of ``llm-planner scene check``."""
-    path = _resolve(name_or_path)
+    path = resolve_problem_path(name_or_path)
     data = _read(path)
     w = str(path)
     _known_keys(data, PROBLEM_KEYS, w)

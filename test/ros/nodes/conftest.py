@@ -78,6 +78,20 @@ class Graph:
         assert got and time_to_ns(got[-1].header.stamp) >= after_ns, f"no fresh perception/{topic} message"
         return [(p.name, tuple(p.args)) for p in got[-1].predicates]
 
+    def set_parameter(self, name: str, value: Any, node: str = "planner") -> None:
+        """``ros2 param set /NODE name value`` through the node's parameter service; the node must take it."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+
+        client = self.client.node.create_client(SetParameters, f"{node}/set_parameters")
+        try:
+            assert client.wait_for_service(timeout_sec=30.0)
+            future = client.call_async(SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()]))
+            assert self.client.spin_until(future, 30.0)
+            assert future.result().results[0].successful, future.result().results[0].reason
+        finally:
+            self.client.node.destroy_client(client)
+
     def cli(self, *args: str, timeout: float = 300.0) -> subprocess.CompletedProcess:
         namespace = ["--namespace", self.namespace] if self.namespace and args[0] in ("plan", "say", "cancel", "snapshot") else []
         return subprocess.run([str(VENV_BIN / "llm-planner"), *args, *namespace], env=self.runner.env,

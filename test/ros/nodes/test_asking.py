@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-from rclpy.parameter import Parameter
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 CLARIFY_S = 300.0
@@ -26,18 +25,6 @@ def graph(launch_graph, tmp_path_factory):
         g.statuses = []
         g.client.watch_status(g.statuses.append)
         yield g
-
-
-def _set(graph, name: str, value) -> None:
-    """``ros2 param set /planner name value`` through the parameter service."""
-    from rcl_interfaces.srv import SetParameters
-
-    client = graph.client.node.create_client(SetParameters, "/planner/set_parameters")
-    assert client.wait_for_service(timeout_sec=30.0)
-    future = client.call_async(SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()]))
-    assert graph.client.spin_until(future, 30.0)
-    assert future.result().results[0].successful, future.result().results[0].reason
-    graph.client.node.destroy_client(client)
 
 
 def _wait_question(client, timeout_s: float = 180.0) -> dict:
@@ -114,7 +101,7 @@ def test_the_glass_is_asked_about_and_answer_task_settles_it(graph):
 
 
 def test_an_unanswered_question_ends_refused_after_clarify_timeout_with_the_question(graph):
-    _set(graph, "clarify_timeout_s", 6.0)
+    graph.set_parameter("clarify_timeout_s", 6.0)
     try:
         graph.client.execute("put the candle on the table", planner="classical")
         question = _wait_question(graph.client)
@@ -124,7 +111,7 @@ def test_an_unanswered_question_ends_refused_after_clarify_timeout_with_the_ques
         result = graph.client.result(timeout_s=60.0)
         waited = time.monotonic() - started
     finally:
-        _set(graph, "clarify_timeout_s", CLARIFY_S)
+        graph.set_parameter("clarify_timeout_s", CLARIFY_S)
     print(f"refused {waited:.1f} s after the unanswered second asking: {result['message']}")
     assert not result["success"] and result["status"] == "failed", result
     assert question["question"] in result["message"] and "no answer within 6 s (clarify_timeout_s)" in result["message"]
@@ -143,20 +130,20 @@ def test_a_garbled_name_is_proposed_no_refuses_at_once_and_clarify_timeout_0_nev
     result = graph.client.result(timeout_s=60.0)
     assert not result["success"] and "answered 'no'" in result["message"] and not result.get("executed"), result
     _wait_robot_free(graph)
-    _set(graph, "clarify_timeout_s", 0.0)
+    graph.set_parameter("clarify_timeout_s", 0.0)
     try:
         started = time.monotonic()
         result = graph.client.run("put the mug on the table", planner="classical")
         took = time.monotonic() - started
     finally:
-        _set(graph, "clarify_timeout_s", CLARIFY_S)
+        graph.set_parameter("clarify_timeout_s", CLARIFY_S)
     assert not result["success"] and "which table: kitchen table (kitchen) or coffee table" in result["message"]
     assert not any(f["state"] == "asking" for f in graph.client._feedback) and took < 30.0, result
     _wait_robot_free(graph)
 
 
 def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(graph):
-    _set(graph, "require_approval", "goal")
+    graph.set_parameter("require_approval", "goal")
     try:
         before = _placed(graph)
         graph.client.execute("put one apple on the sofa", planner="classical")
@@ -176,7 +163,7 @@ def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(gr
         assert any(p[0] == "ON" and p[1].startswith("apple") and p[2] == "sofa" for p in _placed(graph))
         _wait_robot_free(graph)
 
-        _set(graph, "require_approval", "plan")  # the goal and the plan a whole-plan planner made
+        graph.set_parameter("require_approval", "plan")  # the goal and the plan a whole-plan planner made
         graph.client.execute("put one plate on the sofa", planner="classical")
         question = _wait_question(graph.client)
         assert question["question"].startswith("May I put one plate on the sofa? The plan: walk(")
@@ -184,7 +171,7 @@ def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(gr
         assert graph.client.answer("nope")[0]
         assert "not approved" in graph.client.result(timeout_s=120.0)["message"]
     finally:
-        _set(graph, "require_approval", "none")
+        graph.set_parameter("require_approval", "none")
     _wait_robot_free(graph)
 
 

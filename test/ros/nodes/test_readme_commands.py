@@ -48,6 +48,7 @@ SKIPPED = (
     ("_error_profiles.png", "draws the results files of the two benchmark runs before it"),
     ("--list-tasks", ""),  # runs: it only lists the tasks
     (" bench ", "runs a benchmark for minutes (the bench tests run each with small sizes)"),
+    (" mcp", "serves MCP to a client until it leaves (test/ros/nodes/test_mcp.py drives it with the SDK's clients)"),
 )
 
 
