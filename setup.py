@@ -48,6 +48,7 @@ setup(
             "say = llm_planner_ros.commands.say",
             "answer = llm_planner_ros.commands.answer",
             "web = llm_planner_ros.commands.web",
+            "voice = llm_planner_ros.commands.voice",
             "demo = llm_planner_ros.commands.demo",
             "translate = llm_planner.commands.translate",
             "serve = llm_planner_eval.commands.serve",

@@ -1,4 +1,5 @@
-"""``llm-planner web``: a front end for people, a client of a running graph (llm_planner_ros/frontends/)."""
+"""``llm-planner web``: a web page for people, a client of a running graph (llm_planner_ros/frontends/web/;
+docs/guides/web-and-voice.md)."""
 from __future__ import annotations
 
 import argparse
@@ -35,4 +36,3 @@ def run_web(args: argparse.Namespace) -> int:
           "Ctrl-C stops)", flush=True)
     serve(bridge, args.host, args.port)
     return 0
-

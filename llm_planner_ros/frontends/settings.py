@@ -29,7 +29,8 @@ class WebSettings:
 class VoiceSettings:
     """``llm-planner voice``: the confidence floor, the audio rate, the waits (seconds), the robot's voice."""
 
-    confidence_floor: int
+    confidence_floor: float
+    confirm_below: float
     sample_rate_hz: int
     task_wait_s: float
     start_wait_s: float
@@ -40,7 +41,7 @@ class VoiceSettings:
 
 def _section(cls: type[T], data: Any, where: str) -> T:
     """``cls`` built from the mapping ``data``; ConfigError naming ``where`` and any unknown, missing
-    or ill-typed key. Numbers must be positive, except a negative ``confidence_floor``."""
+    or ill-typed key. Numbers must be positive, except the two confidence levels."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be a mapping of settings")
     known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
@@ -53,7 +54,7 @@ def _section(cls: type[T], data: Any, where: str) -> T:
         value = data[name]
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is not str else str):
             raise ConfigError(f"{where}: {name} = {value!r} must be a {'text' if kind is str else 'number'}")
-        if not isinstance(value, str) and value <= 0 and name != "confidence_floor":
+        if not isinstance(value, str) and value <= 0 and name not in ("confidence_floor", "confirm_below"):
             raise ConfigError(f"{where}: {name} = {value!r} must be > 0")
         values[name] = kind(value)
     return cls(**values)
