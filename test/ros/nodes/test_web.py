@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
+#: a task's time limit runs while it waits for an answer: a person slower than the 60 s default
+#: (a read-back, recognition on a busy machine) left Fast Downward no time ("put the mug on the table")
+PLAN_S = 300.0
 VENV_BIN = Path(sys.executable).parent
 SCREENSHOT = "LLM_PLANNER_WEB_SCREENSHOT"  # a PNG path: the page while the robot asks is saved there
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -36,7 +39,8 @@ def page(launch_graph, tmp_path_factory):
     from selenium.webdriver.chrome.service import Service
 
     tmp = tmp_path_factory.mktemp("web")
-    with launch_graph(tmp_path_factory.mktemp("web_graph"), clarify_timeout_s=300.0) as graph:
+    with launch_graph(tmp_path_factory.mktemp("web_graph"), clarify_timeout_s=300.0,
+                      plan_timeout_s=PLAN_S) as graph:
         port = _free_port()
         log = open(tmp / "web.log", "wb")  # noqa: SIM115 - closed below
         server = subprocess.Popen([str(VENV_BIN / "llm-planner"), "web", "--port", str(port), "--work-dir",
