@@ -13,7 +13,8 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/data/*.yaml", "llm/reading/data/*.yaml"]},
+    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/data/*.yaml", "llm/reading/data/*.yaml"],
+                  "llm_planner_ros.frontends.web": ["static/*.html"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
@@ -46,6 +47,8 @@ setup(
             "status = llm_planner_ros.commands.status",
             "say = llm_planner_ros.commands.say",
             "answer = llm_planner_ros.commands.answer",
+            "web = llm_planner_ros.commands.web",
+            "voice = llm_planner_ros.commands.voice",
             "demo = llm_planner_ros.commands.demo",
             "translate = llm_planner.commands.translate",
             "serve = llm_planner_eval.commands.serve",

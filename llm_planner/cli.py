@@ -19,8 +19,8 @@ from llm_planner.errors import ConfigError, LlmPlannerError
 #: (``name = module``); a module exposes ``register(subparsers)``.
 COMMAND_GROUP = "llm_planner.commands"
 #: The order --help lists the commands in, by entry-point name (others follow, by name).
-HELP_ORDER = ("launch", "plan", "cancel", "status", "say", "answer", "demo", "translate", "serve", "build_prior",
-              "dataset", "snapshot", "mcp", "scene", "plot", "train", "bench")
+HELP_ORDER = ("launch", "plan", "cancel", "status", "say", "answer", "web", "voice", "demo", "translate", "serve",
+              "build_prior", "dataset", "snapshot", "mcp", "scene", "plot", "train", "bench")
 
 
 def command_modules() -> list[str]:

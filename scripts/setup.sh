@@ -33,6 +33,26 @@ PIP=("$PY" -m pip install --quiet --disable-pip-version-check)
 # uv installs the same pins in about 15 s where pip takes about 170 s
 # (docs/guides/installing.md). uv does not read pip's configuration: pass the find-links
 # (where the CPU torch wheel lies) and the extra indexes explicitly. pip stays the fallback.
+# Debian programs of the front ends: eSpeak NG speaks (`llm-planner voice`), chromium and its driver
+# run the browser test of `llm-planner web` headless. apt-get only where they are missing, and only as root.
+missing=()
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+if (( ${#missing[@]} )); then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    log "apt-get is not available: install ${missing[*]} with your system's package manager" \
+        "(needed by llm-planner voice and the browser test of llm-planner web)"
+  elif [[ "$(id -u)" != 0 ]]; then
+    log "not root: run \`sudo apt-get install ${missing[*]}\` (needed by llm-planner voice and the browser" \
+        "test of llm-planner web)"
+  else
+    log "installing the Debian packages ${missing[*]}"
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"; } >/dev/null \
+      || log "apt-get could not install ${missing[*]}: llm-planner voice and the browser test need them"
+  fi
+fi
+
 log "installing torch (CPU build) and the pinned requirements"
 if [[ ! -x "$VENV/bin/uv" ]]; then "${PIP[@]}" uv || true; fi
 if [[ -x "$VENV/bin/uv" ]]; then
@@ -113,7 +133,7 @@ for f in "$ROOT"/launch/*.py; do ln -sfn "$f" "$VENV/share/llm_planner/launch/$(
 ln -sfn "$ROOT/config" "$VENV/share/llm_planner/config"
 ln -sf "$ROOT/package.xml" "$VENV/share/llm_planner/package.xml"
 
-"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning, fastapi, uvicorn, gguf; from llm_planner.domains.bullet import pybullet" \
+"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning, fastapi, uvicorn, gguf, pocketsphinx; from llm_planner.domains.bullet import pybullet" \
   || { log "set-up finished but the imports fail; delete .venv and run again"; exit 1; }
 echo "$STAMP" > "$VENV/.setup-stamp"
 log "done in $((SECONDS - started)) s"

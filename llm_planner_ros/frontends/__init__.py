@@ -1,1 +1,2 @@
-"""Frontends that let other programs direct the robot through the graph's task-level interfaces."""
+"""Front ends of a running node graph: for programs (an MCP server, mcp/) and for people (a web page,
+web/, and a spoken loop, voice/)."""

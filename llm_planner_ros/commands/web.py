@@ -1,0 +1,38 @@
+"""``llm-planner web``: a web page for people, a client of a running graph (llm_planner_ros/frontends/web/;
+docs/guides/web-and-voice.md)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from llm_planner_ros.commands.plan import add_graph_options
+
+WORK_DIR = Path("runs/web")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    web = sub.add_parser("web", help="serve a web page to direct, watch and answer the robot",
+                         description="One page: type a directive and execute or plan it, watch the steps live "
+                         "with their observation, belief and LLM requests, see the apartment redrawn after each step, "
+                         "answer the robot's questions (approval included), cancel, open the last tasks' reports. "
+                         "Every browser sees the same task. Settings: config/frontends.yaml (web).")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    web.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    web.add_argument("--work-dir", type=Path, default=WORK_DIR,
+                     help=f"where pictures and reports are written (default {WORK_DIR})")
+    add_graph_options(web)
+    web.set_defaults(func=run_web)
+
+
+def run_web(args: argparse.Namespace) -> int:
+    from llm_planner_ros.frontends.settings import load_settings
+    from llm_planner_ros.frontends.web.app import serve
+    from llm_planner_ros.frontends.web.bridge import GraphBridge
+
+    settings = load_settings()[0]
+    bridge = GraphBridge(args.namespace, settings, args.work_dir.resolve())
+    bridge.start(wait_s=args.server_timeout * 3)
+    print(f"llm-planner web: http://{args.host}:{args.port}/ (graph namespace '{args.namespace or '/'}'; "
+          "Ctrl-C stops)", flush=True)
+    serve(bridge, args.host, args.port)
+    return 0
