@@ -3,7 +3,7 @@
 build on (``planners``, ``llm``) name no method in code; importing a method module registers its
 planners (:func:`llm_planner.planners.base.register`) and question kinds
 (:func:`llm_planner.llm.questions.register`). A layer above the core loads its own groups the same
-way (the served stand-in: ``served_modules``).
+way (evaluation loads ``served_modules``).
 
     load_group("planner_modules", "household")   # the household domain's planners
     load_group("question_modules")               # every method's question kinds
