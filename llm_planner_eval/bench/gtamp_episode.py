@@ -40,7 +40,7 @@ class EpisodeResult:
     stop: str
     plan: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    llm_unanswered: int = 0     # STaLM questions given up unanswered (search.question_share)
+    llm_unanswered: int = 0     # STaLM questions given up (search.question_share) or open at the end
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,4 +79,5 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
 
 def _unanswered(planner: GTampPlanner) -> int:
     llm = planner.ctx.llm if planner.ctx else None
-    return llm.unanswered if llm is not None else 0
+    given_up = llm.unanswered if llm is not None else 0
+    return given_up + (planner.policy.questions_open() if planner.policy else 0)

@@ -96,6 +96,10 @@ class Policy(ABC):
     def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         """Steps to execute from ``s`` (empty: nothing feasible found)."""
 
+    def questions_open(self) -> int:
+        """Questions sent and not answered yet (policies that wait for their answers have none)."""
+        return 0
+
     def _tree_result(self, tree: HybridUCT, plans: list, errors: list[str]) -> PlanResult:
         if tree.solution is not None:
             return PlanResult(tree.solution, True, plans, errors, tree.simulations)
@@ -169,6 +173,9 @@ class StalmPolicy(Policy):
             self._pending = send(lambda: llm.task_plans(prompt, self.n_batch) if llm is not None else [],
                                  step, self.question_share * deadline.remaining())
         return self._pending
+
+    def questions_open(self) -> int:
+        return int(self._pending is not None and not self._pending.done())
 
     def _keep_or_give_up(self, question: PlanQuestion, errors: list[str]) -> None:
         if question.expired():
