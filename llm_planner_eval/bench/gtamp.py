@@ -184,7 +184,7 @@ def _run_all(jobs: list[tuple], workers: int) -> list[dict[str, Any]]:
         status = "success" if ep["success"] else f"fail ({ep['stop']})"
         print(f"[{len(out)}/{total}] {ep['problem']} {ep['method']} seed={ep['seed']}: {status}, "
               f"planning {ep['planning_time_s']:.1f}s, steps {ep['steps']}, llm {ep['llm_requests']}, "
-              f"mp {ep['mp_calls']}", flush=True)
+              f"unanswered {ep.get('llm_unanswered', 0)}, mp {ep['mp_calls']}", flush=True)
 
     if workers <= 1 and active_engine() is None:
         for job in jobs:
@@ -211,6 +211,7 @@ def build_report(episodes: list[dict[str, Any]], problems: Sequence[str], method
             grid = {k: eps[0][k] for k in ("method_base", "error_rate") if k in eps[0]}
             report.add_row(m, p, len(eps), sr, se, **grid, planning_time_s=t_mean, planning_time_stderr=t_se,
                            llm_requests=mean_stderr([e["llm_requests"] for e in eps])[0],
+                           llm_unanswered=mean_stderr([e.get("llm_unanswered", 0) for e in eps])[0],
                            mp_calls=mean_stderr([e["mp_calls"] for e in eps])[0],
                            steps=mean_stderr([e["steps"] for e in eps])[0],
                            errors=sum(1 for e in eps if str(e["stop"]).startswith("error")))
@@ -235,7 +236,9 @@ def render_tables(report: BenchReport) -> str:
              f"in {report.config.get('clock', 'wall')} seconds)")
     out = [format_table(["Method", "Metric"] + problems, body, title=title)
            + "\n(Time: mean planning time of the successful episodes; '-': no success, i.e. time-out or step limit)"]
-    for key, label in (("llm_requests", "LLM requests per episode"), ("mp_calls", "motion-planner calls per episode")):
+    for key, label in (("llm_requests", "LLM requests per episode"),
+                       ("llm_unanswered", "LLM questions per episode given up or open at its end"),
+                       ("mp_calls", "motion-planner calls per episode")):
         table = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
         out.append(format_table(["Method"] + problems, table, title=f"\n{label} (backend: {report.backend})"))
     return "\n".join(out)

@@ -40,6 +40,7 @@ class EpisodeResult:
     stop: str
     plan: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    llm_unanswered: int = 0     # STaLM questions given up (search.question_share) or open at the end
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,8 +69,15 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
             spec.name, method, seed, success, planner.stats.planning_time_s, budget, len(executed),
             planner.stats.llm_requests, planner.stats.llm_seconds, planner.mp_calls,
             planner.ctx.model.counters.samples if planner.ctx else 0, planner.stats.simulations,
-            planner.plans_asked, time.perf_counter() - started, stop, executed, planner.errors[-max_errors:])
+            planner.plans_asked, time.perf_counter() - started, stop, executed, planner.errors[-max_errors:],
+            _unanswered(planner))
     finally:
         sim.close()
         if planner.ctx is not None:
             planner.ctx.model.world.close()
+
+
+def _unanswered(planner: GTampPlanner) -> int:
+    llm = planner.ctx.llm if planner.ctx else None
+    given_up = llm.unanswered if llm is not None else 0
+    return given_up + (planner.policy.questions_open() if planner.policy else 0)

@@ -29,6 +29,15 @@ class SearchParams:
     reward_goal: float = 3.0
     reward_infeasible: float = -6.0
     rollout_depth: int = 3
+    question_share: float = 1.0      # (ours) STaLM's question is given up after this share of the budget left
+    question_patience_s: float = 2.0  # (ours) wait this long for the answer before searching beside it
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.question_share <= 1.0:
+            raise ConfigError(f"search.question_share must be in (0, 1], got {self.question_share} "
+                              "(the share of the time budget left that STaLM's question may take)")
+        if self.question_patience_s < 0.0:
+            raise ConfigError(f"search.question_patience_s must be at least 0, got {self.question_patience_s}")
 
 
 @dataclass(frozen=True)

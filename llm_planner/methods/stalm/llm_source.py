@@ -23,6 +23,7 @@ class PlanSource:
     requests: int = 0
     seconds: float = 0.0
     failures: int = 0
+    unanswered: int = 0     # questions given up unanswered by the policy that sent them
     errors: list[str] = field(default_factory=list)
 
     @property

@@ -49,6 +49,10 @@ class Deadline:
     def expired(self) -> bool:
         return self.at != math.inf and self.clock() > self.at
 
+    def remaining(self) -> float:
+        """Seconds left on the deadline's clock (0 when passed, ``inf`` without a deadline)."""
+        return math.inf if self.at == math.inf else max(0.0, self.at - self.clock())
+
 
 def as_deadline(deadline: float | Deadline) -> Deadline:
     """A :class:`Deadline`; a number is a ``time.perf_counter`` instant."""
@@ -173,8 +177,13 @@ class HybridUCT:
     def run(self, plans: Sequence[ConcretePlan], n_budget: int) -> HybridUCT:
         """WarmStartedUCT(Plans, s, h, N_budget)."""
         self.warm_up(plans)
+        return self.search(n_budget)
+
+    def search(self, n_budget: int, until: Callable[[], bool] | None = None) -> HybridUCT:
+        """Up to ``n_budget`` more simulations from the root, fewer once a solution is found, the
+        deadline passes or ``until()`` is true (STaLM stops when its plans arrive)."""
         for _ in range(n_budget):
-            if self.solution is not None or self.deadline.expired():
+            if self.solution is not None or self.deadline.expired() or (until is not None and until()):
                 break
             self.simulate(self.root, [])
             self.simulations += 1

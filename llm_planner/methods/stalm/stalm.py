@@ -22,10 +22,11 @@ from llm_planner.domains.gtamp.config import GTampConfig
 from llm_planner.domains.gtamp.domain import GState, ProblemSpec, TaskAction
 from llm_planner.domains.gtamp.operators import GTampModel
 from llm_planner.domains.gtamp.predicates import PredicateComputer
+from llm_planner.methods.stalm.asking import PlanQuestion, send
 from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.methods.stalm.plan_parser import ParsedPlan, Vocabulary, parse_plan
 from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt
-from llm_planner.methods.stalm.search import Deadline, HybridUCT, Step, concretize
+from llm_planner.methods.stalm.search import Deadline, HybridUCT, Step, as_deadline, concretize
 
 
 @dataclass
@@ -59,9 +60,13 @@ class Context:
         return plans, errors
 
     def ask(self, prompt: str, n: int) -> tuple[list[tuple[TaskAction, ...]], list[str]]:
+        """Ask for ``n`` plans and read them (:meth:`read`), waiting for the answer."""
+        return self.read(self.llm.task_plans(prompt, n) if self.llm is not None else [])
+
+    def read(self, texts: Sequence[str]) -> tuple[list[tuple[TaskAction, ...]], list[str]]:
+        """The task plans of an answer's texts and the parse errors; no texts: why there are none."""
         if self.llm is None:
             return [], ["no language model configured"]
-        texts = self.llm.task_plans(prompt, n)
         if not texts:
             return [], [f"the language model gave no answer ({'; '.join(self.llm.errors[-1:])})"]
         return self.parse(texts)
@@ -91,6 +96,10 @@ class Policy(ABC):
     def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
         """Steps to execute from ``s`` (empty: nothing feasible found)."""
 
+    def questions_open(self) -> int:
+        """Questions sent and not answered yet (policies that wait for their answers have none)."""
+        return 0
+
     def _tree_result(self, tree: HybridUCT, plans: list, errors: list[str]) -> PlanResult:
         if tree.solution is not None:
             return PlanResult(tree.solution, True, plans, errors, tree.simulations)
@@ -100,7 +109,21 @@ class Policy(ABC):
 
 class StalmPolicy(Policy):
     """Algorithm 1 (with ``n_budget=0``: STaLM without UCT, seed Table 3; with ``options``: the
-    prompt ablations of Table 4)."""
+    prompt ablations of Table 4), with its question running beside the search.
+
+    The question is sent in the background (:mod:`.asking`). An answer that comes within
+    ``search.question_patience_s`` (offline, cached, a fast server) is used as Algorithm 1 uses it:
+    Concretize, then WarmStartedUCT with N_budget simulations. Otherwise the decision searches
+    without plans, which is the no-LLM hybrid UCT of seed §4.2, and when the answer arrives it
+    concretizes the plans and warms the tree up with them (Algorithm 4) before the rest of the
+    N_budget simulations. A decision whose simulations are done returns the tree's best root
+    action and leaves the question running for the next decision; only a tree with no feasible
+    root action (``n_budget=0``) waits for it. The answer to a question sent at an earlier state
+    is read from the current one: a plan that starts with the actions executed since has them
+    removed, and Concretize checks every step in the model either way. A question unanswered
+    after ``search.question_share`` of the time budget left when it was sent is given up
+    (counted in ``PlanSource.unanswered``) and the next decision asks again.
+    """
 
     name = "stalm"
 
@@ -111,14 +134,65 @@ class StalmPolicy(Policy):
         self.n_budget = search.n_budget if n_budget is None else int(n_budget)
         self.n_batch = n_batch or search.n_batch
         self.options = options or PromptOptions(ctx.config.prompt.occlusion_info, ctx.config.prompt.ask_challenges)
+        self.question_share = search.question_share
+        self.patience_s = search.question_patience_s
+        self._pending: PlanQuestion | None = None
 
-    def plan(self, s: GState, h: int, deadline: Deadline, history: Sequence[TaskAction]) -> PlanResult:
+    def plan(self, s: GState, h: int, deadline: float | Deadline, history: Sequence[TaskAction]) -> PlanResult:
         ctx = self.ctx
-        prompt = create_prompt(ctx.problem, ctx.predicates.literals(s), self.options)
-        task_plans, errors = ctx.ask(prompt, self.n_batch)
+        deadline = as_deadline(deadline)
+        errors: list[str] = []
+        question = self._question(s, len(history), deadline, errors)
+        tree = HybridUCT(ctx.model, s, h, rng=ctx.rng, deadline=deadline)
+        texts = question.wait(min(self.patience_s, deadline.remaining()))
+        if texts is None:  # search beside the question until it answers or N_budget is spent
+            tree.search(self.n_budget, until=question.done)
+            if tree.solution is None and (question.done() or tree.best() is None):
+                texts = question.wait(min(question.time_left(), deadline.remaining()))
+        if texts is None:
+            self._keep_or_give_up(question, errors)
+            return self._tree_result(tree, [], errors)
+        self._pending = None
+        task_plans, read_errors = ctx.read(texts)
+        task_plans = [_unexecuted(p, history[question.step:]) for p in task_plans]
+        errors += read_errors
         success, plans = concretize(task_plans, s, h, ctx.model, deadline)
         if success:
-            return PlanResult(plans[-1].steps, True, task_plans, errors)
+            return PlanResult(plans[-1].steps, True, task_plans, errors, tree.simulations)
         errors += [f"plan {k}: {p.failure}" for k, p in enumerate(plans, 1)]
-        tree = HybridUCT(ctx.model, s, h, rng=ctx.rng, deadline=deadline).run(plans, self.n_budget)
+        tree.run(plans, self.n_budget - tree.simulations)
         return self._tree_result(tree, task_plans, errors)
+
+    def _question(self, s: GState, step: int, deadline: Deadline, errors: list[str]) -> PlanQuestion:
+        """The question in flight, or a new one for ``s``, bounded by the share of the budget left."""
+        if self._pending is not None and self._pending.expired():
+            self._give_up(self._pending, errors)
+        if self._pending is None:
+            prompt = create_prompt(self.ctx.problem, self.ctx.predicates.literals(s), self.options)
+            llm = self.ctx.llm
+            self._pending = send(lambda: llm.task_plans(prompt, self.n_batch) if llm is not None else [],
+                                 step, self.question_share * deadline.remaining())
+        return self._pending
+
+    def questions_open(self) -> int:
+        return int(self._pending is not None and not self._pending.done())
+
+    def _keep_or_give_up(self, question: PlanQuestion, errors: list[str]) -> None:
+        if question.expired():
+            self._give_up(question, errors)
+        else:
+            errors.append(f"the plan question has run {question.elapsed():.0f} s; the search went on "
+                          "without its plans, which a later decision uses when they arrive")
+
+    def _give_up(self, question: PlanQuestion, errors: list[str]) -> None:
+        self._pending = None
+        if self.ctx.llm is not None:
+            self.ctx.llm.unanswered += 1
+        errors.append(f"the plan question got no answer within {question.bound_s:.0f} s (search.question_share "
+                      f"{self.question_share:g} of the time budget left when it was sent); given up")
+
+
+def _unexecuted(plan: tuple[TaskAction, ...], executed: Sequence[TaskAction]) -> tuple[TaskAction, ...]:
+    """``plan`` without the actions executed since it was asked for, when it starts with them."""
+    k = len(executed)
+    return plan[k:] if k and plan[:k] == tuple(executed) else plan

@@ -1,10 +1,16 @@
-"""STaLM, Algorithm 1: one query for N plans, Concretize, then warm-started UCT."""
+"""STaLM, Algorithm 1: one query for N plans, Concretize, then warm-started UCT; a slow query runs
+beside the search (the served stand-in with a latency)."""
 from __future__ import annotations
 
 import math
+import time
+
+import pytest
 
 from llm_planner.domains.gtamp.config import with_search
+from llm_planner.errors import ConfigError
 from llm_planner.methods.stalm.llm_source import make_plan_source
+from llm_planner.methods.stalm.search import Deadline
 from llm_planner.methods.stalm.stalm import Context, StalmPolicy
 
 
@@ -45,3 +51,65 @@ def test_deadline_stops_planning(p2, config, scripted):
         assert result.simulations == 0 and not result.solved
     finally:
         ctx.model.world.close()
+
+
+# ------------------------------------------------------------------ a slow model, at the HTTP boundary
+@pytest.fixture(scope="module")
+def slow_server():
+    """``llm-planner serve`` (in this process) answering after ``LATENCY_S`` seconds per request."""
+    from llm_planner.llm.factory import make_backend
+    from llm_planner_eval.stand_in.serve import ModelServer
+    from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
+    from llm_planner_eval.stand_in.served import ServedModel
+
+    server = ModelServer(ServeOptions(latency=Latency.fixed(LATENCY_S), warm_up=False),
+                         ServedModel(make_backend(backend="offline"))).start()
+    yield server
+    server.stop()
+
+
+LATENCY_S = 2.0
+
+
+def _served_source(server):
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.methods.stalm.llm_source import PlanSource
+
+    return PlanSource(make_backend(backend="openai", openai__base_url=server.base_url, openai__model="served",
+                                   cache__enabled=False, openai__probe__enabled=False, openai__timeout_s=30.0))
+
+
+def test_search_runs_beside_a_slow_question_and_uses_its_plans_when_they_arrive(p2, config, slow_server):
+    cfg = with_search(config, n_budget=100_000, question_patience_s=0.1)
+    ctx = Context.build(p2, cfg, _served_source(slow_server), seed=0)
+    try:
+        started = time.monotonic()
+        result = StalmPolicy(ctx).plan(p2.initial, 0, Deadline.after(60.0), ())
+        took = time.monotonic() - started
+        assert result.simulations > 0 and ctx.llm.requests == 1      # searched while the question ran
+        assert result.solved and len(result.task_plans) == 5           # then the plans solved P2
+        assert LATENCY_S <= took < 30.0 and ctx.llm.unanswered == 0
+    finally:
+        ctx.model.world.close()
+
+
+def test_a_question_past_its_bound_is_given_up_and_asked_again(p2, config, slow_server):
+    cfg = with_search(config, n_budget=0, question_patience_s=0.1, question_share=0.25)
+    ctx = Context.build(p2, cfg, _served_source(slow_server), seed=0)
+    policy = StalmPolicy(ctx)                                         # STaLM without UCT: nothing to act on
+    try:
+        result = policy.plan(p2.initial, 0, Deadline.after(2.0), ())    # bound: 0.25 x 2 s
+        assert ctx.llm.seconds == 0.0                                  # returned before the answer came
+        assert not result.steps and not result.solved and ctx.llm.unanswered == 1
+        assert any("got no answer within" in e and "question_share" in e for e in result.errors)
+        result = policy.plan(p2.initial, 0, Deadline.after(30.0), ())   # a new question, answered in time
+        assert result.solved and ctx.llm.unanswered == 1 and ctx.llm.requests == 2
+    finally:
+        ctx.model.world.close()
+
+
+def test_question_bounds_are_checked(config):
+    with pytest.raises(ConfigError, match="question_share"):
+        with_search(config, question_share=0.0)
+    with pytest.raises(ConfigError, match="question_patience_s"):
+        with_search(config, question_patience_s=-1.0)
