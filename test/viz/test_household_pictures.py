@@ -135,7 +135,7 @@ def test_markers_match_the_simulators_geometry(seen_sim):
     assert len({(m.ns, m.id) for m in markers}) == len(markers)  # ids are unique per namespace
 
 
-# ------------------------------------------------------------------ issue 27: pictures of a 40 m flat
+# ------------------------------------------------------------------ pictures of a 40 m flat
 def test_a_long_flat_is_cropped_to_the_rooms_used_and_names_do_not_overlap():
     """A plan of config/scenes/examples/long_flat.yaml (40 x 7 m) keeps one inch per metre, and a
     view of an episode that stayed in the lounge is cropped to the lounge; the names drawn overlap

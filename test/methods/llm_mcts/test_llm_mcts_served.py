@@ -161,7 +161,7 @@ def test_equal_situations_make_equal_prompts(hh, serve, tmp_path):
 def test_a_dead_server_at_start_names_the_server_not_the_data_set(hh, serve, tmp_path):
     """The prior (asked at start) fails on a server that answers HTTP 500 to everything: the failure
     names the server and the setting to change; the remedy for missing data (`llm-planner dataset`,
-    `build-prior`) is not offered, since nothing is wrong with the planner's data (issue 21)."""
+    `build-prior`) is not offered, since nothing is wrong with the planner's data."""
     server = serve(fault_rate=1.0, faults=("500",))
     planner = create("llm_mcts", backend="openai", seed=0,
                      llm_config=openai_config(server, tmp_path / "dead", question_timeout_s=5.0))

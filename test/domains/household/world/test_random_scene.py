@@ -1,4 +1,4 @@
-"""Random apartments (issue 27, "any home, not just ours"): the generator's layouts pass the scene
+"""Random apartments ("any home, not just ours"): the generator's layouts pass the scene
 check the simulator runs, their own task suites exist, a benchmark episode runs on them, and no
 household planner moves an object its goal does not name."""
 from __future__ import annotations
