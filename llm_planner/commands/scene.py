@@ -164,7 +164,7 @@ def prior_notes(scene: Scene) -> list[str]:
 
 # ----------------------------------------------------------------------------------- G-TAMP
 def _check_gtamp(path: Path, out: Path) -> int:
-    from llm_planner.domains.gtamp.check import check_problem_file
+    from llm_planner.domains.gtamp.problems import check_problem_file
     from llm_planner.viz.gtamp import problem_view
     from llm_planner.viz.topdown import save_png
 
