@@ -69,14 +69,13 @@ from llm_planner.llm.config import merge_overrides
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner_eval.bench.error_rates import add_error_rate_arguments, for_method, served_models
 from llm_planner_eval.bench.household_tables import fill_rows, format_latency_table, format_report
+from llm_planner_eval.bench.method_spec import LLM_PREFIX, MethodSpec
 from llm_planner_eval.bench.serving import error_profile, serve_for_bench, stop_served_models
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.execution import World
 
-#: A method variant's key for config/llm.yaml instead of the planner's configuration.
-LLM_PREFIX = "llm."
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
 #: Relative cost of a method, to start the slow episodes first (better load balance).
@@ -127,48 +126,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run the episodes in this process under cProfile and print where the time goes "
                         "(FILE: also write the statistics)")
     p.set_defaults(func=run)
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """A planner name and configuration overrides (``llm_mcts:final_action=visits``), and the
-    latency of the served model it runs against (``--latencies``; None: the configured backend), or
-    its rate of wrong answers (``--error-rates``)."""
-
-    planner: str
-    overrides: tuple[tuple[str, Any], ...] = ()
-    latency: float | None = None
-    error_rate: float | None = None
-
-    @property
-    def planner_overrides(self) -> dict[str, Any]:
-        """The keys of config/llm_mcts.yaml (or the planner's own configuration) the variant sets."""
-        return {k: v for k, v in self.overrides if not k.startswith(LLM_PREFIX)}
-
-    @property
-    def llm_overrides(self) -> dict[str, Any]:
-        """The keys of config/llm.yaml the variant sets (``llm.policy.inadmissible=drop``), nested; their
-        values are kept as written and read by :func:`~llm_planner.llm.config.parse_dotted` here."""
-        from llm_planner.llm.config import parse_dotted
-
-        return parse_dotted([f"{k.removeprefix(LLM_PREFIX)}={v}" for k, v in self.overrides
-                             if k.startswith(LLM_PREFIX)])
-
-    @property
-    def served_key(self) -> Any:
-        """Which served model of the run this method runs against (a key of ``settings["served"]``)."""
-        return self.latency if self.error_rate is None else ("error_rate", self.error_rate)
-
-    @property
-    def base_label(self) -> str:
-        if not self.overrides:
-            return self.planner
-        return f"{self.planner}[{','.join(f'{k}={v}' for k, v in self.overrides)}]"
-
-    @property
-    def label(self) -> str:
-        label = self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
-        return label if self.error_rate is None else f"{label} P={self.error_rate:g}"
 
 
 def planner_figures(planner: Any) -> dict[str, Any]:
