@@ -30,8 +30,9 @@ data set D of the offline policy loaded or built by the LLM layer. Parameters::
 With a model behind a server most of a decision's time is waiting for answers. The search asks up to
 ``max_in_flight`` policy questions at once (so does the prior, one object type per question),
 expands a node after ``expand_after`` visits, waits for at most ``max_waves`` rounds of questions,
-and keeps the subtree of the real step for the next decision (``reuse_tree``); see
-``llm_planner.methods.llm_mcts.mcts`` for what each changes in Algorithm 1 and why.
+and keeps the subtree of the real step for the next decision (``reuse_tree``): the scheduler of
+``llm_planner.methods.llm_mcts.scheduler``; docs/design.md says what each changes in Algorithm 1
+and why.
 
 Bad input ends the episode at once with a Decision saying why (never 30 steps of wandering): a
 goal the apartment cannot satisfy, a belief that has no place left for a goal object, a zero

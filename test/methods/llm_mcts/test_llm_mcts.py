@@ -698,10 +698,12 @@ def test_a_late_question_that_fails_leaves_the_uniform_pi(hh):
     m, result = _search(hh, failing, decision_time_s=0.1, expand_after=2, anytime=True, reuse_tree=True)
     assert result.stats.provisional > 0 and result.stats.late_questions > 0
     deadline = time.monotonic() + 10
-    while m._late is not None and m._late._pending and time.monotonic() < deadline:
+    late = m.scheduler.late
+    assert late is not None
+    while late._pending and time.monotonic() < deadline:
         time.sleep(0.05)
-        m._late.harvest()
-    assert m._late is not None and m._late.counts.failed > 0 and m._late.counts.answered == 0
+        late.harvest()
+    assert late.counts.failed > 0 and late.counts.answered == 0
     assert all(node.provisional for node in _walk(result.root) if node.pi and node is not result.root
                and node.pi == [1 / len(node.actions)] * len(node.actions))
     m.close()
