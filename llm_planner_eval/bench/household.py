@@ -75,6 +75,8 @@ from llm_planner_eval.bench.serving import error_profile, serve_for_bench, stop_
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.execution import World
+    from llm_planner.methods.llm_mcts.planner import LLMMCTSStats
+    from llm_planner.planners.base import Planner
 
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
@@ -128,14 +130,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def planner_figures(planner: Any) -> dict[str, Any]:
-    """An episode's cost figures: LLM-MCTS's own (``figures()``), else the :class:`PlannerStats`
+def planner_figures(planner: Planner) -> dict[str, Any]:
+    """An episode's cost figures, from the planner's :meth:`~llm_planner.planners.base.Planner.episode_stats`:
+    LLM-MCTS's searches and decisions (:func:`llm_mcts_figures`), else the :class:`PlannerStats`
     every planner keeps."""
-    if hasattr(planner, "figures"):
-        return dict(planner.figures())
-    s = planner.stats
+    from llm_planner.methods.llm_mcts.planner import LLMMCTSStats
+
+    s = planner.episode_stats()
+    if isinstance(s, LLMMCTSStats):
+        return llm_mcts_figures(s)
     return {"decisions": s.decisions, "simulations": s.simulations, "llm_requests": s.llm_requests,
             "llm_requests_total": s.llm_requests, "planning_time_s": s.planning_time_s}
+
+
+def llm_mcts_figures(stats: LLMMCTSStats) -> dict[str, Any]:
+    """The columns of an LLM-MCTS episode's record: decisions, the searches' figures (summed, or the
+    largest for depths and questions in flight), the decisions' model requests, time and tokens, and
+    the reliability of the policy's and the world model's answers."""
+    s, u, p = stats.search, stats.decision_usage, stats.policy_samples
+    return {"decisions": stats.decisions, "simulations": s.simulations,
+            "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,
+            "llm_requests": stats.decision_llm_requests, "llm_requests_total": stats.llm_requests,
+            "planning_time_s": stats.planning_time_s, "search_seconds": s.seconds,
+            "policy_seconds": stats.policy_seconds, "decide_seconds": stats.decide_seconds,
+            "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
+            "unusable_answers": stats.unusable_answers,
+            "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
+            "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits,
+            "out_of_time": s.out_of_time, "decision_seconds": [round(x, 3) for x in stats.decision_seconds],
+            "provisional_nodes": s.provisional, "late_questions": s.late_questions,
+            "late_answers": s.late_answers, "late_failures": s.late_failures,
+            "world_model_reliability": stats.world_model_reliability,
+            "policy_samples": p.samples, "policy_samples_read": p.read, "policy_samples_mapped": p.mapped,
+            "mapped_similarity_sum": round(p.mapped_similarity, 4),
+            "policy_reliability": None if stats.policy_reliability is None else round(stats.policy_reliability, 4),
+            "http_requests": u.requests if u else 0, "prompt_tokens": u.prompt_tokens if u else 0,
+            "completion_tokens": u.completion_tokens if u else 0}
 
 
 def parse_methods(text: str) -> list[MethodSpec]:

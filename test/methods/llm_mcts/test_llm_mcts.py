@@ -477,11 +477,11 @@ def test_llm_mcts_solves_a_simple_task_with_the_offline_backend(hh):
     result = run_episode(planner, Task(task.instruction, task.goal, hh), world)
     assert result.success, result.message
     assert hh.satisfied(world.state, task.goal)
-    f = planner.figures()
-    assert f["simulations"] == 100 * f["decisions"]
+    stats = planner.episode_stats()
+    assert stats.search.simulations == stats.simulations == 100 * stats.decisions
     # pi is kept per node: far fewer questions than line-28 visits
-    assert 0 < f["policy_queries"] < f["policy_visits"] / 2
-    assert f["llm_requests"] <= f["policy_queries"]
+    assert 0 < stats.search.policy_queries < stats.search.policy_visits / 2
+    assert stats.decision_llm_requests <= stats.search.policy_queries
 
 
 def test_bench_household_runs_and_writes_the_design_json(tmp_path, capsys):
