@@ -64,8 +64,9 @@ def run_check(args: argparse.Namespace) -> int:
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1
-    from llm_planner.domains.household.sim.check import ERROR, check_in_pybullet, check_layout
+    from llm_planner.domains.household.sim.check import ERROR, check_layout
     from llm_planner.domains.household.sim.config import load_sim_config
+    from llm_planner.domains.household.sim.world import check_in_pybullet
     from llm_planner.viz.household import layout_view
     from llm_planner.viz.topdown import save_png
 

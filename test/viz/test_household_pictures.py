@@ -111,12 +111,12 @@ def test_markers_match_the_simulators_geometry(seen_sim):
 
     scene = seen_sim.scene
     seen_sim.reset(scene.sample_placement(0), seed=0)
-    seen_sim._set_door("fridge", seen_sim.layouts["fridge"].door.travel)
+    seen_sim.host.set_door("fridge", seen_sim.layouts["fridge"].door.travel)
     try:
         geometry = seen_sim.geometry()
         markers = markers_from_geometry(geometry, scene)
     finally:
-        seen_sim._set_door("fridge", 0.0)
+        seen_sim.host.set_door("fridge", 0.0)
     cubes = {m.id: m for m in markers if m.ns == "furniture"}
     names = [m for m in markers if m.ns == "furniture_names"]
     assert len(cubes) == len(names) == len(scene.furniture)

@@ -9,7 +9,8 @@ import time
 import pytest
 import yaml
 
-from llm_planner.domains.household.sim.check import check_in_pybullet, check_layout
+from llm_planner.domains.household.sim.check import check_layout
+from llm_planner.domains.household.sim.world import check_in_pybullet
 from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.household.world.random_scene import load_vocabulary, random_scene, write_random_scene
 from llm_planner.domains.household.world.scene import load_scene, parse_scene
