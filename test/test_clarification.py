@@ -1,4 +1,4 @@
-"""Ask back (issue 23): the goal reader asks where one answer settles a directive, each option's
+"""Ask back: the goal reader asks where one answer settles a directive, each option's
 directive reads to a goal, and answers are read as people say them. Offline backend, no ROS."""
 from __future__ import annotations
 

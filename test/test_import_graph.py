@@ -6,20 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
-
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
-
-#: Circles between files that another branch breaks (HouseholdSim's mixins, the G-TAMP problem check,
-#: the household benchmark and its tables); the lead deletes this list when it has landed.
-PENDING_CIRCLES = [
-    ["llm_planner.domains.gtamp.check", "llm_planner.domains.gtamp.problems"],
-    ["llm_planner.domains.household.sim.check", "llm_planner.domains.household.sim.doors",
-     "llm_planner.domains.household.sim.driving", "llm_planner.domains.household.sim.host",
-     "llm_planner.domains.household.sim.manipulation", "llm_planner.domains.household.sim.render",
-     "llm_planner.domains.household.sim.sensing", "llm_planner.domains.household.sim.world"],
-    ["llm_planner_eval.bench.household", "llm_planner_eval.bench.household_tables"],
-]
 
 
 def _graph_module():
@@ -29,15 +16,10 @@ def _graph_module():
     return module
 
 
-def test_no_circle_between_files_but_the_pending_ones():
+def test_no_circle_between_files():
     graph_module = _graph_module()
     assert len(graph_module.modules()) > 200 and "llm_planner_ros.nodes.planner_node" in graph_module.modules()
-    assert [c for c in graph_module.file_cycles() if c not in PENDING_CIRCLES] == []
-
-
-@pytest.mark.xfail(strict=True, reason="circles 1-3 (PENDING_CIRCLES) are broken on another branch")
-def test_no_circle_between_files():
-    assert _graph_module().file_cycles() == []
+    assert graph_module.file_cycles() == []
 
 
 def test_no_import_across_the_layers():

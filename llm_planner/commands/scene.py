@@ -64,8 +64,9 @@ def run_check(args: argparse.Namespace) -> int:
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1
-    from llm_planner.domains.household.sim.check import ERROR, check_in_pybullet, check_layout
+    from llm_planner.domains.household.sim.check import ERROR, check_layout
     from llm_planner.domains.household.sim.config import load_sim_config
+    from llm_planner.domains.household.sim.world import check_in_pybullet
     from llm_planner.viz.household import layout_view
     from llm_planner.viz.topdown import save_png
 
@@ -164,7 +165,7 @@ def prior_notes(scene: Scene) -> list[str]:
 
 # ----------------------------------------------------------------------------------- G-TAMP
 def _check_gtamp(path: Path, out: Path) -> int:
-    from llm_planner.domains.gtamp.check import check_problem_file
+    from llm_planner.domains.gtamp.problems import check_problem_file
     from llm_planner.viz.gtamp import problem_view
     from llm_planner.viz.topdown import save_png
 

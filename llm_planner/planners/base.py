@@ -156,6 +156,11 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
         robot whose belief changed is exploring). None for a planner that keeps no belief."""
         return None
 
+    def episode_stats(self) -> PlannerStats:
+        """The cost figures of this planner's episodes so far, as plain data (a method may return a
+        :class:`PlannerStats` subclass with figures of its own); the benchmarks read them."""
+        return self.stats
+
     def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
         """Where the planner believes the goal's objects are after its last observation: the ``k``
         most likely places of each (see :func:`goal_object_beliefs`). Empty for a planner that

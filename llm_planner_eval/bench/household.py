@@ -69,14 +69,15 @@ from llm_planner.llm.config import merge_overrides
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner_eval.bench.error_rates import add_error_rate_arguments, for_method, served_models
 from llm_planner_eval.bench.household_tables import fill_rows, format_latency_table, format_report
+from llm_planner_eval.bench.method_spec import LLM_PREFIX, MethodSpec
 from llm_planner_eval.bench.serving import error_profile, serve_for_bench, stop_served_models
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.execution import World
+    from llm_planner.methods.llm_mcts.planner import LLMMCTSStats
+    from llm_planner.planners.base import Planner
 
-#: A method variant's key for config/llm.yaml instead of the planner's configuration.
-LLM_PREFIX = "llm."
 METHODS = ("llm_mcts", "uct", "l_policy", "no_heuristic_policy", "uniform_prior", "fully_observable")
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
 #: Relative cost of a method, to start the slow episodes first (better load balance).
@@ -129,56 +130,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """A planner name and configuration overrides (``llm_mcts:final_action=visits``), and the
-    latency of the served model it runs against (``--latencies``; None: the configured backend), or
-    its rate of wrong answers (``--error-rates``)."""
-
-    planner: str
-    overrides: tuple[tuple[str, Any], ...] = ()
-    latency: float | None = None
-    error_rate: float | None = None
-
-    @property
-    def planner_overrides(self) -> dict[str, Any]:
-        """The keys of config/llm_mcts.yaml (or the planner's own configuration) the variant sets."""
-        return {k: v for k, v in self.overrides if not k.startswith(LLM_PREFIX)}
-
-    @property
-    def llm_overrides(self) -> dict[str, Any]:
-        """The keys of config/llm.yaml the variant sets (``llm.policy.inadmissible=drop``), nested; their
-        values are kept as written and read by :func:`~llm_planner.llm.config.parse_dotted` here."""
-        from llm_planner.llm.config import parse_dotted
-
-        return parse_dotted([f"{k.removeprefix(LLM_PREFIX)}={v}" for k, v in self.overrides
-                             if k.startswith(LLM_PREFIX)])
-
-    @property
-    def served_key(self) -> Any:
-        """Which served model of the run this method runs against (a key of ``settings["served"]``)."""
-        return self.latency if self.error_rate is None else ("error_rate", self.error_rate)
-
-    @property
-    def base_label(self) -> str:
-        if not self.overrides:
-            return self.planner
-        return f"{self.planner}[{','.join(f'{k}={v}' for k, v in self.overrides)}]"
-
-    @property
-    def label(self) -> str:
-        label = self.base_label if self.latency is None else f"{self.base_label} @{self.latency:g}s"
-        return label if self.error_rate is None else f"{label} P={self.error_rate:g}"
-
-
-def planner_figures(planner: Any) -> dict[str, Any]:
-    """An episode's cost figures: LLM-MCTS's own (``figures()``), else the :class:`PlannerStats`
+def planner_figures(planner: Planner) -> dict[str, Any]:
+    """An episode's cost figures, from the planner's :meth:`~llm_planner.planners.base.Planner.episode_stats`:
+    LLM-MCTS's searches and decisions (:func:`llm_mcts_figures`), else the :class:`PlannerStats`
     every planner keeps."""
-    if hasattr(planner, "figures"):
-        return dict(planner.figures())
-    s = planner.stats
+    from llm_planner.methods.llm_mcts.planner import LLMMCTSStats
+
+    s = planner.episode_stats()
+    if isinstance(s, LLMMCTSStats):
+        return llm_mcts_figures(s)
     return {"decisions": s.decisions, "simulations": s.simulations, "llm_requests": s.llm_requests,
             "llm_requests_total": s.llm_requests, "planning_time_s": s.planning_time_s}
+
+
+def llm_mcts_figures(stats: LLMMCTSStats) -> dict[str, Any]:
+    """The columns of an LLM-MCTS episode's record: decisions, the searches' figures (summed, or the
+    largest for depths and questions in flight), the decisions' model requests, time and tokens, and
+    the reliability of the policy's and the world model's answers."""
+    s, u, p = stats.search, stats.decision_usage, stats.policy_samples
+    return {"decisions": stats.decisions, "simulations": s.simulations,
+            "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,
+            "llm_requests": stats.decision_llm_requests, "llm_requests_total": stats.llm_requests,
+            "planning_time_s": stats.planning_time_s, "search_seconds": s.seconds,
+            "policy_seconds": stats.policy_seconds, "decide_seconds": stats.decide_seconds,
+            "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
+            "unusable_answers": stats.unusable_answers,
+            "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
+            "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits,
+            "out_of_time": s.out_of_time, "decision_seconds": [round(x, 3) for x in stats.decision_seconds],
+            "provisional_nodes": s.provisional, "late_questions": s.late_questions,
+            "late_answers": s.late_answers, "late_failures": s.late_failures,
+            "world_model_reliability": stats.world_model_reliability,
+            "policy_samples": p.samples, "policy_samples_read": p.read, "policy_samples_mapped": p.mapped,
+            "mapped_similarity_sum": round(p.mapped_similarity, 4),
+            "policy_reliability": None if stats.policy_reliability is None else round(stats.policy_reliability, 4),
+            "http_requests": u.requests if u else 0, "prompt_tokens": u.prompt_tokens if u else 0,
+            "completion_tokens": u.completion_tokens if u else 0}
 
 
 def parse_methods(text: str) -> list[MethodSpec]:

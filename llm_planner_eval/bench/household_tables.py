@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from llm_planner_eval.bench.error_rates import Curves
-    from llm_planner_eval.bench.household import MethodSpec
+    from llm_planner_eval.bench.method_spec import MethodSpec
     from llm_planner_eval.bench.report import BenchReport
 
 #: Labels of the seed's tables for the methods (Tables 1 and 2).

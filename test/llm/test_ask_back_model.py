@@ -1,4 +1,4 @@
-"""Issue 23 on the model path: a directive the offline reader would ask about is asked about, not
+"""Asking back on the model path: a directive the offline reader would ask about is asked about, not
 left to the model's guess (an OpenAI-compatible test server answers at the HTTP boundary)."""
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ def test_malformed_file_names_the_entry(tmp_path):
         load_commonsense(str(bad))
 
 
-# ------------------------------------------------------------------ issue 27: a prior for every receptacle
+# ------------------------------------------------------------------ a prior for every receptacle
 LONG_FLAT = "scenes/examples/long_flat.yaml"
 
 

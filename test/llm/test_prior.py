@@ -69,7 +69,7 @@ def test_a_type_the_model_names_no_place_for_keeps_a_uniform_belief(openai_backe
     """A small real model sometimes answers a world-model question with nothing of the scene (SmolLM2:
     "The possible positions of toilet bowl are inside kitchen"): after its retries that type's belief
     is uniform (the floor everywhere, as with no samples) and the prior of the other types is built
-    (issue 21: one such type ended the whole benchmark)."""
+    (one such type must not end a whole benchmark)."""
     fake_openai.answer = "I like turtles."
     lm = openai_backend()
     prior = build_prior(lm, seen_world, obj_types=["apple"], m=2)

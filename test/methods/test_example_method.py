@@ -1,7 +1,7 @@
 """A fifth method touches one package: this module alone registers a small example method (its
 question kind, its offline answerer and its planner, for the household world) and it runs through
 ``/plan_task`` (the ROS node graph, every node its own process) and ``llm-planner bench household``,
-with no file of the package edited (issue 25).
+with no file of the package edited.
 
 The launched processes find it the way any method outside the package is found: its module named
 in ``$LLM_PLANNER_METHODS`` and its folder on ``PYTHONPATH`` (``config/methods.yaml`` names the

@@ -1,4 +1,4 @@
-"""``ros2 launch llm_planner llm_planner.launch.py`` finds the file (issue 28): ros2launch looks a
+"""``ros2 launch llm_planner llm_planner.launch.py`` finds the file: ros2launch looks a
 launch file up by walking the package's share folder with ``os.walk`` (which does not follow folder
 links), so the set-up installs share/llm_planner/launch as a real folder of the launch files."""
 from __future__ import annotations

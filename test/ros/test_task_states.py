@@ -1,4 +1,4 @@
-"""One vocabulary of task states (issue 25): llm_planner.task_states spells them, the TaskStatus
+"""One vocabulary of task states: llm_planner.task_states spells them, the TaskStatus
 message declares the same constants, and the launcher's monitor ends a task on every final state."""
 from __future__ import annotations
 

@@ -8,8 +8,7 @@ import pytest
 import yaml
 
 from llm_planner.cli import main
-from llm_planner.domains.gtamp.check import check_problem_file
-from llm_planner.domains.gtamp.problems import gtamp_dir, load_problem
+from llm_planner.domains.gtamp.problems import check_problem_file, gtamp_dir, load_problem
 from llm_planner.viz.gtamp import problem_view
 from llm_planner.viz.topdown import GOAL_COLOR, PROBLEM_COLOR, save_png
 from test.viz.conftest import colour_near, read_rgb

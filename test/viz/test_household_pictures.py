@@ -111,12 +111,12 @@ def test_markers_match_the_simulators_geometry(seen_sim):
 
     scene = seen_sim.scene
     seen_sim.reset(scene.sample_placement(0), seed=0)
-    seen_sim._set_door("fridge", seen_sim.layouts["fridge"].door.travel)
+    seen_sim.host.set_door("fridge", seen_sim.layouts["fridge"].door.travel)
     try:
         geometry = seen_sim.geometry()
         markers = markers_from_geometry(geometry, scene)
     finally:
-        seen_sim._set_door("fridge", 0.0)
+        seen_sim.host.set_door("fridge", 0.0)
     cubes = {m.id: m for m in markers if m.ns == "furniture"}
     names = [m for m in markers if m.ns == "furniture_names"]
     assert len(cubes) == len(names) == len(scene.furniture)
@@ -135,7 +135,7 @@ def test_markers_match_the_simulators_geometry(seen_sim):
     assert len({(m.ns, m.id) for m in markers}) == len(markers)  # ids are unique per namespace
 
 
-# ------------------------------------------------------------------ issue 27: pictures of a 40 m flat
+# ------------------------------------------------------------------ pictures of a 40 m flat
 def test_a_long_flat_is_cropped_to_the_rooms_used_and_names_do_not_overlap():
     """A plan of config/scenes/examples/long_flat.yaml (40 x 7 m) keeps one inch per metre, and a
     view of an episode that stayed in the lounge is cropped to the lounge; the names drawn overlap

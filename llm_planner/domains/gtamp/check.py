@@ -1,18 +1,16 @@
-"""Checks of a G-TAMP problem file beyond its schema (which :func:`~llm_planner.domains.gtamp.problems.load_problem`
-checks): regions inside their rooms and clear of walls and each other, the robot's base pose at
-each region free, objects on their regions and apart, the robot's start free. Each error names
-the key of its culprit and where it stands; ``llm-planner scene check P2.yaml`` prints them and
-draws them (:mod:`llm_planner.viz.gtamp`)."""
+"""Checks of a G-TAMP problem beyond its file's schema (which
+:func:`~llm_planner.domains.gtamp.problems.load_problem` checks before it runs these): regions
+inside their rooms and clear of walls and each other, the robot's base pose at each region free,
+objects on their regions and apart, the robot's start free. Each error names the key of its
+culprit and where it stands; ``llm-planner scene check P2.yaml`` prints them and draws them
+(:mod:`llm_planner.viz.gtamp`)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from llm_planner.domains.gtamp.domain import ProblemSpec, Shape, object_rect, region_rect
-from llm_planner.domains.gtamp.problems import load_problem
 from llm_planner.domains.shapes import Problem, Rect, corners, point_rect_distance, rects_overlap
-from llm_planner.errors import GoalError, SceneError
 
 #: Overlaps shallower than this (metres) are touching, not overlapping.
 TOUCH = 1e-3
@@ -27,16 +25,6 @@ class ProblemCheck:
     def add(self, message: str, rects: tuple[Rect, ...] = (), points: tuple[tuple[float, float], ...] = ()) -> None:
         self.errors.append(message)
         self.marks.append(Problem(str(len(self.errors)), rects, points))
-
-
-def check_problem_file(path: str | Path) -> ProblemCheck:
-    """Load ``path`` (schema and names, raising nothing) and check its geometry."""
-    try:
-        problem = load_problem(str(path), check=False)
-    except (SceneError, GoalError) as exc:
-        lines = getattr(exc, "problems", ()) or (str(exc),)
-        return ProblemCheck(None, list(lines))
-    return check_problem(problem)
 
 
 def check_problem(problem: ProblemSpec) -> ProblemCheck:

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import yaml
 
+from llm_planner.domains.gtamp.check import ProblemCheck, check_problem
 from llm_planner.domains.gtamp.domain import (
     DIRECTIONS,
     DoorSide,
@@ -215,13 +216,22 @@ def load_problem(name_or_path: str, check: bool = True) -> ProblemSpec:
     goal = parse_goal(problem, data.get("goal") or [], where=w)
     problem = problem.with_goal(goal)
     if check:
-        from llm_planner.domains.gtamp.check import check_problem
-
         errors = check_problem(problem).errors
         if errors:
             lines = tuple(f"{w}: {e}" for e in errors)
             raise SceneError("\n".join(lines), problems=lines)
     return problem
+
+
+def check_problem_file(path: str | Path) -> ProblemCheck:
+    """Load ``path`` (schema and names, raising nothing) and check its geometry: the report of
+    ``llm-planner scene check``, with ``problem`` None when the file does not load."""
+    try:
+        problem = load_problem(str(path), check=False)
+    except (SceneError, GoalError) as exc:
+        lines = getattr(exc, "problems", ()) or (str(exc),)
+        return ProblemCheck(None, list(lines))
+    return check_problem(problem)
 
 
 def _override_regions(layout: LayoutSpec, overrides: Mapping[str, Any], where: str) -> LayoutSpec:

@@ -5,7 +5,10 @@
   sampling).
 * :mod:`.policy`: the heuristic policy pi(a|h) of §2.3.
 * :mod:`.tree`: the search tree (nodes, the line-29 scores, statistics).
-* :mod:`.mcts`: Algorithm 1 (SEARCH, SIMULATE, ROLLOUT) with PUCT.
+* :mod:`.mcts`: Algorithm 1 (SEARCH, SIMULATE with selection by PUCT, expansion, ROLLOUT, backup).
+* :mod:`.scheduler`: how SEARCH runs its simulations and asks pi(a|h): waves of concurrent
+  questions with virtual loss, the bounds per decision; :mod:`.late_questions`: the questions that
+  run past their decision (``anytime``).
 * :mod:`.config`: the hyper-parameters (``config/llm_mcts.yaml``).
 * :mod:`.runtime`: what the planners of one process share (language model, policy, prior).
 * :mod:`.planner`: the registered planners ``llm_mcts``, ``uct``, ``l_policy``,

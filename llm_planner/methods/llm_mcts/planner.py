@@ -30,8 +30,9 @@ data set D of the offline policy loaded or built by the LLM layer. Parameters::
 With a model behind a server most of a decision's time is waiting for answers. The search asks up to
 ``max_in_flight`` policy questions at once (so does the prior, one object type per question),
 expands a node after ``expand_after`` visits, waits for at most ``max_waves`` rounds of questions,
-and keeps the subtree of the real step for the next decision (``reuse_tree``); see
-``llm_planner.methods.llm_mcts.mcts`` for what each changes in Algorithm 1 and why.
+and keeps the subtree of the real step for the next decision (``reuse_tree``): the scheduler of
+``llm_planner.methods.llm_mcts.scheduler``; docs/design.md says what each changes in Algorithm 1
+and why. What the episodes cost comes as plain data: :meth:`LLMMCTSPlanner.episode_stats`.
 
 Bad input ends the episode at once with a Decision saying why (never 30 steps of wandering): a
 goal the apartment cannot satisfy, a belief that has no place left for a goal object, a zero
@@ -47,6 +48,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -57,6 +59,7 @@ from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
+from llm_planner.methods.llm_mcts.policy import PolicyStats
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.tree import SearchResult, SearchStats, argmax_ties
 from llm_planner.planners.base import (
@@ -64,12 +67,14 @@ from llm_planner.planners.base import (
     Decision,
     HouseholdPlanner,
     ObjectBelief,
+    PlannerStats,
     Task,
     goal_object_beliefs,
     register,
 )
 
 if TYPE_CHECKING:
+    from llm_planner.llm.base import Usage
     from llm_planner.llm.text import WorldInfo
 
 
@@ -82,6 +87,24 @@ def observed_state(household: Household, observation: Observation, opened: set[s
         if i is not None:
             placement[i] = place
     return State(observation.room, observation.near, observation.holding, tuple(placement), frozenset(opened))
+
+
+@dataclass
+class LLMMCTSStats(PlannerStats):
+    """The figures of an LLM-MCTS planner's episodes beyond every planner's: what its searches did
+    and what its decisions cost (the cost columns of ``llm-planner bench household``, App. E)."""
+
+    search: SearchStats = field(default_factory=SearchStats)  # summed over the decisions' searches
+    decision_llm_requests: int = 0   # model questions asked during decide (not the prior)
+    decide_seconds: float = 0.0      # time spent in decide (planning_time_s also counts start: prior, warm-up)
+    decision_seconds: list[float] = field(default_factory=list)  # wall time of each decision
+    policy_seconds: float = 0.0      # time inside pi(a|h) (answering, grounding), summed over the questions
+                                     # (concurrent questions overlap: see search.wait_seconds)
+    unusable_answers: int = 0        # policy questions the model answered with nothing usable (pi uniform)
+    decision_usage: Usage | None = None  # the backend's Usage spent inside decide: HTTP requests and tokens
+    world_model_reliability: float | None = None  # of the prior's answers (None: no prior)
+    policy_samples: PolicyStats = field(default_factory=PolicyStats)  # the policy's samples in these episodes
+    policy_reliability: float | None = None  # the policy's reliability over the process's run (None: no samples)
 
 
 # ------------------------------------------------------------------------------- planners
@@ -98,6 +121,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
     label = "GPT3.5-MCTS (Ours) with the configured backend"
     #: settings a method keeps from the paper whatever config/llm_mcts.yaml says (a parameter overrides)
     paper_defaults: ClassVar[dict[str, Any]] = {}
+    stats: LLMMCTSStats
 
     def __init__(self, backend: Any = None, config: Mapping[str, Any] | str | Path | None = None,
                  llm_config: Mapping[str, Any] | None = None, prior: Any = None, seed: int | None = None,
@@ -113,19 +137,11 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.llm_config = copy.deepcopy(dict(llm_config or {}))
         self.prior_param = prior
         self.runtime: LLMRuntime | None = None
-        self.search_stats = SearchStats()
-        self.decision_llm_requests = 0   # model questions asked during decide (not the prior)
-        self.policy_seconds = 0.0        # time spent inside pi(a|h) (answering, grounding), summed over the
-                                         # questions (concurrent questions overlap: see search_stats.wait_seconds)
+        self.stats = LLMMCTSStats()
         self._figures_lock = threading.Lock()
-        self.unusable_answers = 0        # policy questions the model answered with nothing usable (pi uniform)
-        self.decide_seconds = 0.0        # time spent in decide (planning_time_s also counts start: prior, warm-up)
-        self.decision_seconds: list[float] = []  # wall time of each decision (the results pages give the median)
-        self.decision_usage: Any = None  # the backend's Usage spent inside decide: HTTP requests and tokens
         self.last_result: SearchResult | None = None
-        self.world_model_reliability: float | None = None  # of the prior's answers (None: no prior)
         self.mcts: LLMMCTS | None = None
-        self._policy_counts_before: tuple[int, int, int, float] | None = None
+        self._policy_counts_before: PolicyStats | None = None  # the runtime policy's counts at the first start
         self._reset_episode()
 
     def _reset_episode(self) -> None:
@@ -166,7 +182,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
             share = f"{self.runtime.policy.stats.reliability():.2f}" if self.runtime else "not measured yet"
             kinds.append(f"policy {share}")
         if self.uses_prior:
-            wm = self.world_model_reliability
+            wm = self.stats.world_model_reliability
             kinds.append(f"world model {'not measured yet' if wm is None else f'{wm:.2f}'}")
         text = f"{trust} the model's reliability (share of samples that read): {', '.join(kinds)}"
         if self.uses_policy and self.runtime is not None:
@@ -245,8 +261,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         trust = self.runtime.policy.stats.reliability if policy and self.runtime and self.cfg.get("reliability_mix") \
             else None
         if self.runtime is not None and self._policy_counts_before is None:
-            s = self.runtime.policy.stats
-            self._policy_counts_before = (s.samples, s.read, s.mapped, s.mapped_similarity)
+            self._policy_counts_before = dataclasses.replace(self.runtime.policy.stats)
         self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]), trust=trust)
 
     def _scope(self) -> str:
@@ -265,7 +280,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
                               max_in_flight=self.search_cfg.max_in_flight)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
         named = {t: [p for p, n in prior.counts.get(t, {}).items() if n > 0] for t in table}
-        self.world_model_reliability = prior.reliability()
+        self.stats.world_model_reliability = prior.reliability()
         trust = {t: prior.reliability(t) for t in table} if self.cfg.get("reliability_mix") else None
         return Belief.from_prior(household, table, floor=float(prior.floor), named=named,
                                  room_floor_weight=float(self.cfg["room_floor_weight"]), trust=trust)
@@ -288,11 +303,11 @@ class LLMMCTSPlanner(HouseholdPlanner):
             return self.runtime.policy(query)
         except UnusableAnswer:
             with self._figures_lock:
-                self.unusable_answers += 1
+                self.stats.unusable_answers += 1
             return [1.0 / len(actions)] * len(actions)
         finally:
             with self._figures_lock:  # called from the search's question threads
-                self.policy_seconds += time.perf_counter() - started
+                self.stats.policy_seconds += time.perf_counter() - started
 
     def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
         self.stats.decisions += 1
@@ -319,31 +334,31 @@ class LLMMCTSPlanner(HouseholdPlanner):
             return Decision(None, self.failure)
         finally:
             elapsed = time.perf_counter() - started
-            self.decide_seconds += elapsed
-            self.decision_seconds.append(elapsed)
+            self.stats.decide_seconds += elapsed
+            self.stats.decision_seconds.append(elapsed)
             if before is not None and self.runtime is not None:
                 spent_usage = self.runtime.backend.usage - before
-                if self.decision_usage is None:
-                    self.decision_usage = spent_usage
+                if self.stats.decision_usage is None:
+                    self.stats.decision_usage = spent_usage
                 else:
-                    self.decision_usage.add(spent_usage)
+                    self.stats.decision_usage.add(spent_usage)
             spent = self._requests_since(before)
             self.stats.llm_requests += spent
-            self.decision_llm_requests += spent
+            self.stats.decision_llm_requests += spent
         return decision
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.mcts is not None and self.belief is not None
-        unusable_before = self.unusable_answers
+        unusable_before = self.stats.unusable_answers
         result = self.mcts.search(self.history, observation, self.belief, past=tuple(self.observations[:-1]))
         self.last_result = result
-        self.search_stats.add(result.stats)
+        self.stats.search.add(result.stats)
         self.stats.simulations += result.stats.simulations
         if result.action is None:
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         best = result.q_table()[:3]
         summary = ", ".join(f"{a} Q={q:.2f} N={n} pi={p:.2f}" for a, q, n, p in best)
-        unusable = self.unusable_answers - unusable_before
+        unusable = self.stats.unusable_answers - unusable_before
         note = f"; {unusable} policy answer(s) named no admissible action (pi uniform there)" if unusable else ""
         return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}{note}")
 
@@ -369,43 +384,16 @@ class LLMMCTSPlanner(HouseholdPlanner):
         spent = self.runtime.backend.usage - before
         return int(spent.questions - spent.cache_hits)
 
-    def figures(self) -> dict[str, Any]:
-        """Per-episode cost figures for the benchmarks."""
-        s = self.search_stats
-        return {"decisions": self.stats.decisions, "simulations": s.simulations,
-                "policy_visits": s.policy_visits, "policy_queries": s.policy_queries,
-                "llm_requests": self.decision_llm_requests, "llm_requests_total": self.stats.llm_requests,
-                "planning_time_s": self.stats.planning_time_s, "search_seconds": s.seconds,
-                "policy_seconds": self.policy_seconds, "decide_seconds": self.decide_seconds,
-                "wait_seconds": s.wait_seconds, "waves": s.waves, "peak_in_flight": s.peak_in_flight,
-                "unusable_answers": self.unusable_answers,
-                "reused_nodes": s.reused_nodes, "rollout_visits": s.rollout_visits,
-                "tree_nodes": s.nodes, "max_tree_depth": s.max_depth, "goal_hits": s.goal_hits,
-                "out_of_time": s.out_of_time, "decision_seconds": [round(x, 3) for x in self.decision_seconds],
-                "provisional_nodes": s.provisional, "late_questions": s.late_questions,
-                "late_answers": s.late_answers, "late_failures": s.late_failures,
-                **self._reliability_figures(), **self._decision_usage_figures()}
-
-    def _reliability_figures(self) -> dict[str, Any]:
-        """The policy's samples in this planner's episodes (asked, read, read as their nearest admissible
-        action and the sum of those cosines), the policy's reliability over the run so far, and the
-        world model's (the prior's) reliability."""
-        out: dict[str, Any] = {"world_model_reliability": self.world_model_reliability}
-        if self.runtime is None or self._policy_counts_before is None:
-            return {**out, "policy_samples": 0, "policy_samples_read": 0, "policy_samples_mapped": 0,
-                    "mapped_similarity_sum": 0.0, "policy_reliability": None}
-        s = self.runtime.policy.stats
-        samples0, read0, mapped0, sim0 = self._policy_counts_before
-        return {**out, "policy_samples": s.samples - samples0, "policy_samples_read": s.read - read0,
-                "policy_samples_mapped": s.mapped - mapped0,
-                "mapped_similarity_sum": round(s.mapped_similarity - sim0, 4),
-                "policy_reliability": round(s.reliability(), 4) if s.samples else None}
-
-    def _decision_usage_figures(self) -> dict[str, int]:
-        """HTTP requests (retries included) and tokens the decisions spent (the prior not counted)."""
-        u = self.decision_usage
-        return {"http_requests": u.requests if u else 0, "prompt_tokens": u.prompt_tokens if u else 0,
-                "completion_tokens": u.completion_tokens if u else 0}
+    def episode_stats(self) -> LLMMCTSStats:
+        """The figures of this planner's episodes so far, with the policy's samples counted up to now
+        (its questions may be answered from a cache the planners of one scope share)."""
+        if self.runtime is not None and self._policy_counts_before is not None:
+            s, before = self.runtime.policy.stats, self._policy_counts_before
+            self.stats.policy_samples = PolicyStats(samples=s.samples - before.samples, read=s.read - before.read,
+                                                    mapped=s.mapped - before.mapped,
+                                                    mapped_similarity=s.mapped_similarity - before.mapped_similarity)
+            self.stats.policy_reliability = s.reliability() if s.samples else None
+        return self.stats
 
 
 @register("uct")
@@ -480,7 +468,7 @@ class LPolicyPlanner(LLMMCTSPlanner):
         if not actions:
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         probs = list(self._policy_fn(tuple(self.history), tuple(self.observations[:-1]), observation, actions))
-        self.search_stats.policy_visits += 1
-        self.search_stats.policy_queries += 1
+        self.stats.search.policy_visits += 1
+        self.stats.search.policy_queries += 1
         best = argmax_ties(probs, probs, [0] * len(probs), self.mcts.rng)
         return Decision(actions[best], f"step {self.step}: pi={probs[best]:.2f} for {actions[best]}")

@@ -1,4 +1,4 @@
-"""``bench household --error-rates`` and ``--serve-error-rate`` (issue 22): the grid is checked before
+"""``bench household --error-rates`` and ``--serve-error-rate``: the grid is checked before
 anything starts, each method runs against a served model per rate, the table and the PNG show
 success against the rate, and the JSON rows carry ``error_rate``."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from llm_planner_eval.bench.error_rates import error_rates_of
-from llm_planner_eval.bench.household import MethodSpec
 from llm_planner_eval.bench.household_tables import format_error_rate_table, plot_error_rates
+from llm_planner_eval.bench.method_spec import MethodSpec
 from llm_planner_eval.bench.report import BenchReport
 from llm_planner.errors import ConfigError
 

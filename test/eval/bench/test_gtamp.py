@@ -53,7 +53,7 @@ def test_bad_options_are_refused(capsys: pytest.CaptureFixture) -> None:
 @pytest.mark.slow
 def test_error_rate_grid_asks_a_served_model_per_rate_and_matches_offline_at_rate_0(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """``--error-rates 0,1`` (issue 22): a served model per rate, asked over HTTP for the plans; the
+    """``--error-rates 0,1``: a served model per rate, asked over HTTP for the plans; the
     rows carry error_rate; the PNG is written; at rate 0 the episode succeeds as the offline one, with
     as many plans asked (the served stand-in may word a place differently: table2 for side_table), at
     rate 1 every plan is wrong and STaLM without UCT cannot repair them on P2."""

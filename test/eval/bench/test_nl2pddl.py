@@ -1,4 +1,4 @@
-"""``bench nl2pddl --error-rates`` and ``--serve-style`` (issue 22): Phase I asked of a served model
+"""``bench nl2pddl --error-rates`` and ``--serve-style``: Phase I asked of a served model
 per rate over HTTP, the rows carrying ``error_rate``, the PNG with top-1 against validation, and the
 grid's rate 0 the run against a served model without wrong answers."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 24: the benchmarks' episodes as Ray tasks on a two-node Ray cluster on this machine.
+"""The benchmarks' episodes as Ray tasks on a two-node Ray cluster on this machine.
 
 One cluster (``ray.cluster_utils.Cluster``: a head and a second node, one CPU each, every address
 127.0.0.1) serves every test of the module. ``bench household`` and ``bench gtamp`` with ``--ray

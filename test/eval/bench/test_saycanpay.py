@@ -1,4 +1,4 @@
-"""``bench saycanpay --error-rates`` (issue 22): Say asked of a served model per rate over HTTP, the
+"""``bench saycanpay --error-rates``: Say asked of a served model per rate over HTTP, the
 rows carrying ``error_rate``, the PNG, and the plans at rate 0 those of the offline Say."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 27 item 5: the prior belief (LLM-MCTS App. C.2) is built once per apartment and backend and
+"""The prior belief (LLM-MCTS App. C.2) is built once per apartment and backend and
 reused from the disk cache by later processes, which say so."""
 from __future__ import annotations
 

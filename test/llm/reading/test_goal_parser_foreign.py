@@ -1,4 +1,4 @@
-"""Issue 27 item 4: grounding in an apartment with other names (config/scenes/examples/long_flat.yaml)
+"""Grounding in an apartment with other names (config/scenes/examples/long_flat.yaml)
 never swaps one kind of thing for another, and asks which one when the flat has several."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A model's goal is checked against the directive (llm/reading/goal_support.py, issue 21): a sub-goal the
+"""A model's goal is checked against the directive (llm/reading/goal_support.py): a sub-goal the
 directive does not ask for, a dropped one, a wrong count, a swapped object or place is refused with a
 message naming it; a right answer is accepted, whether the offline parser reads the directive or
 only the directive's words support it."""

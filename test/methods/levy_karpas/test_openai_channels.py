@@ -69,7 +69,7 @@ def test_answers_in_other_styles_are_read(channels):
 
 
 def test_a_goal_the_directive_does_not_ask_for_is_dropped_and_said(channels):
-    """A sub-goal copied from the prompt's examples (issue 21) never reaches the consistency check."""
+    """A sub-goal copied from the prompt's examples never reaches the consistency check."""
     ch, household = channels
     ch.asker = ScriptedAsk(["Goal: (INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)\nTemplate: none"] * 3)
     out = ch.predict("go to the kitchen and put one apple inside the fridge", "", None)

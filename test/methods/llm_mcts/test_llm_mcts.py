@@ -184,10 +184,9 @@ def _walk(node):
 
 
 def test_sequential_search_matches_the_recursive_reference(hh):
-    """One question at a time the iterative SIMULATE is Algorithm 1 as the recursive implementation
-    computed it. The figures were that implementation's (before the search could wait for answers)
-    and were pinned again (on another goal) when issue 27 left only the goal's objects to walk to
-    and grab and conditioned the root samples on the unfinished goal."""
+    """One question at a time the iterative SIMULATE gives the figures of Algorithm 1's recursive
+    SIMULATE (pinned from a recursive implementation of the same search: it walks to and grabs only
+    the goal's objects and draws its root samples conditioned on the unfinished goal)."""
     for config in ({}, {"max_in_flight": 1}):
         _, result = _search(hh, **config)
         assert result.action == Action("walk", ("coffee_table",))
@@ -366,7 +365,7 @@ def test_update_sets_observed_relations_to_one_and_seen_places_to_zero(hh):
 
 
 def test_room_floor_keeps_the_answers_and_searches_their_rooms_first(hh):
-    """room_floor_weight (config/llm_mcts.yaml, issue 27): the places the answers named keep App.
+    """room_floor_weight (config/llm_mcts.yaml): the places the answers named keep App.
     C.2's probabilities, the floor keeps its total, and once the named places are seen empty the
     object is looked for in their room before the rest of the apartment."""
     table = {"apple": {"fridge": 0.5, "kitchen_table": 0.5}}
@@ -409,7 +408,7 @@ def test_held_object_and_lost_support(hh):
 def test_config_defaults_and_unknown_keys():
     cfg = load_config()
     assert (cfg["simulations"], cfg["c"], cfg["gamma"], cfg["max_depth"]) == (100, 6.0, 0.95, 20)
-    assert (cfg["final_action"], cfg["rollout_greed"]) == ("visits", 0.8)  # issue 27 (config/llm_mcts.yaml)
+    assert (cfg["final_action"], cfg["rollout_greed"]) == ("visits", 0.8)  # config/llm_mcts.yaml departs from the paper here
     with pytest.raises(ConfigError, match="unknown LLM-MCTS configuration key 'simulation'"):
         load_config({"simulation": 5})
     with pytest.raises(ConfigError, match="gamma"):
@@ -478,11 +477,11 @@ def test_llm_mcts_solves_a_simple_task_with_the_offline_backend(hh):
     result = run_episode(planner, Task(task.instruction, task.goal, hh), world)
     assert result.success, result.message
     assert hh.satisfied(world.state, task.goal)
-    f = planner.figures()
-    assert f["simulations"] == 100 * f["decisions"]
+    stats = planner.episode_stats()
+    assert stats.search.simulations == stats.simulations == 100 * stats.decisions
     # pi is kept per node: far fewer questions than line-28 visits
-    assert 0 < f["policy_queries"] < f["policy_visits"] / 2
-    assert f["llm_requests"] <= f["policy_queries"]
+    assert 0 < stats.search.policy_queries < stats.search.policy_visits / 2
+    assert stats.decision_llm_requests <= stats.search.policy_queries
 
 
 def test_bench_household_runs_and_writes_the_design_json(tmp_path, capsys):
@@ -556,7 +555,7 @@ def test_bench_household_latencies_are_checked_before_anything_starts(capsys):
 
 
 def test_root_samples_are_worlds_where_the_goal_does_not_hold_yet(hh):
-    """Issue 27: a prior that puts the object where the task wants it (its usual place) makes most
+    """A prior that puts the object where the task wants it (its usual place) makes most
     raw samples finished worlds, in which any put 'reaches the goal'. The root samples are
     conditioned on the unfinished goal, and the search never sees such a world."""
     goal = (GoalItem("inside", "milk", "fridge", 1),)
@@ -699,10 +698,12 @@ def test_a_late_question_that_fails_leaves_the_uniform_pi(hh):
     m, result = _search(hh, failing, decision_time_s=0.1, expand_after=2, anytime=True, reuse_tree=True)
     assert result.stats.provisional > 0 and result.stats.late_questions > 0
     deadline = time.monotonic() + 10
-    while m._late is not None and m._late._pending and time.monotonic() < deadline:
+    late = m.scheduler.late
+    assert late is not None
+    while late._pending and time.monotonic() < deadline:
         time.sleep(0.05)
-        m._late.harvest()
-    assert m._late is not None and m._late.counts.failed > 0 and m._late.counts.answered == 0
+        late.harvest()
+    assert late.counts.failed > 0 and late.counts.answered == 0
     assert all(node.provisional for node in _walk(result.root) if node.pi and node is not result.root
                and node.pi == [1 / len(node.actions)] * len(node.actions))
     m.close()

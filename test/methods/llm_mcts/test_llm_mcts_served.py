@@ -79,8 +79,8 @@ def test_questions_in_flight_stay_within_the_bound(hh, serve, tmp_path):
     stats = server.stats()
     assert stats["by_kind"].get("policy", 0) >= 4
     assert 2 <= stats["max_in_flight"] <= 3  # measured at the server: concurrent, and never more than 3
-    assert planner.figures()["peak_in_flight"] == stats["max_in_flight"]
-    assert planner.figures()["waves"] >= 1
+    assert planner.episode_stats().search.peak_in_flight == stats["max_in_flight"]
+    assert planner.episode_stats().search.waves >= 1
 
 
 def test_decisions_do_not_depend_on_when_answers_arrive(hh, serve, tmp_path):
@@ -121,7 +121,7 @@ def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
     planner.start(Task(task.instruction, task.goal, hh), hh.observe(hh.sample_initial_state(task.placement_seed)))
     decision = planner.decide(planner.observations[-1])
     assert decision.action is not None and "named no admissible action (pi uniform there)" in decision.message
-    assert planner.figures()["unusable_answers"] >= 1
+    assert planner.episode_stats().unusable_answers >= 1
 
     flaky = serve(fault_rate=0.2, faults=("500", "429"), retry_after_s=0.01)
     planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,
@@ -161,7 +161,7 @@ def test_equal_situations_make_equal_prompts(hh, serve, tmp_path):
 def test_a_dead_server_at_start_names_the_server_not_the_data_set(hh, serve, tmp_path):
     """The prior (asked at start) fails on a server that answers HTTP 500 to everything: the failure
     names the server and the setting to change; the remedy for missing data (`llm-planner dataset`,
-    `build-prior`) is not offered, since nothing is wrong with the planner's data (issue 21)."""
+    `build-prior`) is not offered, since nothing is wrong with the planner's data."""
     server = serve(fault_rate=1.0, faults=("500",))
     planner = create("llm_mcts", backend="openai", seed=0,
                      llm_config=openai_config(server, tmp_path / "dead", question_timeout_s=5.0))
@@ -183,11 +183,11 @@ def test_a_slow_model_costs_the_tree_nothing_and_its_reliability_is_measured(hh,
                          llm_config=openai_config(server, tmp_path / str(anytime)),
                          max_in_flight=2, max_waves=0, decision_time_s=0.2, anytime=anytime)
         first_decisions(hh, planner, steps=1)
-        figures = planner.figures()
-        depths[anytime] = figures["max_tree_depth"]
-        assert figures["out_of_time"] == 1 and figures["policy_reliability"] == 1.0
-        assert figures["policy_samples"] == figures["policy_samples_read"] > 0
-        assert (figures["provisional_nodes"] > 0) == anytime
+        stats = planner.episode_stats()
+        depths[anytime] = stats.search.max_depth
+        assert stats.search.out_of_time == 1 and stats.policy_reliability == 1.0
+        assert stats.policy_samples.samples == stats.policy_samples.read > 0
+        assert (stats.search.provisional > 0) == anytime
         assert "reliability (share of samples that read): policy 1.00" in planner.describe()
         planner.mcts.close()
     assert depths[False] == 1 and depths[True] > 1
@@ -201,7 +201,8 @@ def test_a_model_with_smollm2s_errors_is_trusted_as_far_as_its_answers_read(hh, 
     planner = create("uniform_prior", backend="openai", seed=0, llm_config=openai_config(server, tmp_path),
                      max_in_flight=2, max_waves=1)
     first_decisions(hh, planner, steps=2)
-    figures = planner.figures()
-    assert figures["policy_samples"] > 0 and figures["policy_reliability"] < 0.5
-    assert figures["policy_samples_read"] == round(figures["policy_reliability"] * figures["policy_samples"])
-    assert f"policy {figures['policy_reliability']:.2f}" in planner.describe()
+    stats = planner.episode_stats()
+    samples, reliability = stats.policy_samples, stats.policy_reliability
+    assert samples.samples > 0 and reliability is not None and reliability < 0.5
+    assert samples.read == round(reliability * samples.samples)
+    assert f"policy {reliability:.2f}" in planner.describe()

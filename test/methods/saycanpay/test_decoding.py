@@ -47,7 +47,7 @@ def test_saycan_with_the_oracle_can_reaches_the_goal_greedily(seen):
         "walk(bookshelf)", "grab(book_1)", "walk(sofa)", "puton(book_1, sofa)"]
     assert result.trace[0][0].can == 1.0 and result.trace[0][-1].can == 1e-6  # the infeasible grab, vetoed
     query = decoder.backend.queries[0]
-    # Say maps onto the whole action space of the goal's objects (issue 27: nothing else is moved)
+    # Say maps onto the whole action space of the goal's objects (nothing else is moved)
     assert query.admissible == action_space(seen, GOAL) and len(action_space(seen)) > 500 > len(query.admissible) > 50
     assert {seen.object_type[a.args[0]] for a in query.admissible if a.verb in ("grab", "putin", "puton")} == {"book"}
 

@@ -1,4 +1,4 @@
-"""A robot that asks before it guesses, and waits for a yes when told to (issue 23), end to end: the
+"""A robot that asks before it guesses, and waits for a yes when told to, end to end: the
 four node programs in their own processes, answers from this process (directive topic,
 answer_task), from plan_burst.py processes and from the CLI.
 

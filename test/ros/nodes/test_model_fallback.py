@@ -1,4 +1,4 @@
-"""The model server killed mid-task (issue 28, ``llm_fallback``): the task finishes on the embedded
+"""The model server killed mid-task (``llm_fallback``): the task finishes on the embedded
 provider, the switch said in its feedback and its result; /diagnostics shows the server as ERROR
 within 5 s; with ``llm_fallback: none`` (changed at run time) a request ends with a message naming
 the server; once a server answers again at the same address, the graph asks it again. First, as

@@ -1,4 +1,4 @@
-"""The graph across hosts (issue 24, part 4): one robot's graph split over two launches, simulator and
+"""The graph across hosts: one robot's graph split over two launches, simulator and
 perception (launch/robot_sim_host.launch.py) and executor, planner and the lifecycle manager
 (launch/robot_planner_host.launch.py), each with config/fastdds_multihost.xml, its two host addresses
 set to 127.0.0.1 (no test sends to another address; the profile has no multicast). The manager on the

@@ -1,4 +1,4 @@
-"""No orphans under any launcher (issue 28): the real node graph, its launcher killed with SIGKILL
+"""No orphans under any launcher: the real node graph, its launcher killed with SIGKILL
 while a task runs, leaves no node running 5 s later. Two launchers: ours (``llm-planner launch``,
 whose nodes get a parent-death signal) and a stand-in for ``ros2 launch`` that starts the same
 command lines with nothing of the kind (each node notices the death of the process that started it,

@@ -1,4 +1,4 @@
-"""A real language model in the loop (issue 21, first "Done when"): the node graph with
+"""A real language model in the loop: the node graph with
 ``llm_backend: openai`` against SmolLM2-135M-Instruct served by ``transformers serve`` (the
 ``smollm2_server`` fixture of test/conftest.py: ``llm-planner serve --local-model smollm2`` as a
 Python class), no fallback to the offline stand-in. A one-object directive is executed to its end

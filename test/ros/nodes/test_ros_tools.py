@@ -1,4 +1,4 @@
-"""The graph as ROS 2 tools see it (issue 28), through the ROS interfaces from a separate process
+"""The graph as ROS 2 tools see it, through the ROS interfaces from a separate process
 (``ros2 param``, ``ros2 lifecycle`` and a robot monitor call these same services and topics):
 parameters described and checked, changes used or refused as read-only, every node active after
 launch, deactivate refusing new tasks with a clear message and activate serving again, and

@@ -427,33 +427,3 @@ def _unreachable_reason(scene: Scene, room: str, start_room: str, impassable: Ma
                    else "; the rooms behind its other doorways are not reachable either"))
     return (f"cannot be reached from the robot's start ({start_room}): its doorways are open, but furniture closes "
             f"off the way to them")
-
-
-# --------------------------------------------------------------------------------- PyBullet
-def check_in_pybullet(scene: Scene, seeds: Sequence[int] = (0, 1, 2), config: SimConfig | None = None) -> list[Finding]:
-    """Build the scene in PyBullet and place its objects for each placement seed; every refusal
-    becomes an error (objects that do not fit on their furniture, furniture the robot cannot reach
-    from the rest of the apartment along a collision-checked path)."""
-    from llm_planner.domains.household.sim.world import HouseholdSim
-
-    findings: list[Finding] = []
-    try:
-        sim = HouseholdSim(scene, scene.sample_placement(seeds[0]), seed=seeds[0], config=config)
-    except SceneError as exc:
-        return [_finding_of(line, f"placement seed {seeds[0]}") for line in (exc.problems or (str(exc),))]
-    try:
-        for seed in seeds[1:]:
-            try:
-                sim.reset(scene.sample_placement(seed), seed=seed)
-            except SceneError as exc:
-                findings += [_finding_of(line, f"placement seed {seed}") for line in (exc.problems or (str(exc),))]
-    finally:
-        sim.close()
-    return findings
-
-
-def _finding_of(line: str, context: str) -> Finding:
-    where, _, message = line.partition(": ")
-    if not message or " " in where:
-        return Finding(ERROR, "pybullet", f"{line} ({context})")
-    return Finding(ERROR, where, f"{message} ({context})")

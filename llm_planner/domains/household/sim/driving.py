@@ -3,43 +3,45 @@ grid cell), grid paths through doorways, every pose checked against walls and fu
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 
-import numpy as np
-
-from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.household.sim.host import SimHost
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, wrap_angle
+from llm_planner.domains.household.sim.manipulation import Manipulation
 from llm_planner.domains.household.sim.skills import DriveGoal, Point, SkillFailed
 from llm_planner.errors import SceneError
 
 
-class DrivingMixin(SimHost):
+class Driving:
     """Base motion of :class:`~llm_planner.domains.household.sim.world.HouseholdSim` (the ``walk`` skill)."""
 
-    def _make_goals(self) -> dict[str, DriveGoal]:
+    def __init__(self, host: SimHost, arm: Manipulation) -> None:
+        self.host = host
+        self.arm = arm
+
+    def make_goals(self) -> dict[str, DriveGoal]:
         """A free spot per room (found by the layout check) and the approach pose of every furniture,
         each with a reachable staging cell."""
-        goals = {room: DriveGoal(Frame2D(q[0], q[1], 0.0), q) for room, q in self.layout_check.room_spots.items()}
-        anchor = goals[self.scene.robot_room].staging
-        for name, layout in self.layouts.items():
+        goals = {room: DriveGoal(Frame2D(q[0], q[1], 0.0), q) for room, q in self.host.layout_check.room_spots.items()}
+        anchor = goals[self.host.scene.robot_room].staging
+        for name, layout in self.host.layouts.items():
             goals[name] = self._approach_goal(name, layout, anchor)
         return goals
 
     def _approach_goal(self, name: str, layout: FurnitureLayout, anchor: Point) -> DriveGoal:
         pose = layout.approach
-        self.robot.set_base(pose)
-        self.robot.set_arm(self._travel_arm())
-        hit = self._collision(self._robot_parts(), radius=self._drive_radius)
+        self.host.robot.set_base(pose)
+        self.host.robot.set_arm(self.arm.travel_arm())
+        hit = self.host.collision(self.host.robot_parts(), radius=self.host.drive_radius)
         if hit is not None:
             raise SceneError(f"furniture.{name}: where the robot works at it ([{pose.x:.2f}, {pose.y:.2f}]) it would "
                              f"touch {hit}; leave more room in front of it")
         blockers = []
-        for q in self.planner.free_cells_near((pose.x, pose.y), self.cfg.motion.staging_search):
-            if not self.planner.reachable(q, anchor):
+        for q in self.host.planner.free_cells_near((pose.x, pose.y), self.host.cfg.motion.staging_search):
+            if not self.host.planner.reachable(q, anchor):
                 continue
-            blocked = self._first_blocked(self._segment((q[0], q[1]), (pose.x, pose.y), pose.yaw))
+            blocked = self.first_blocked(self._segment((q[0], q[1]), (pose.x, pose.y), pose.yaw))
             if blocked is None:
                 return DriveGoal(pose, q)
             blockers.append(blocked)
@@ -47,66 +49,36 @@ class DrivingMixin(SimHost):
         raise SceneError(f"furniture.{name}: the robot cannot drive to where it works at it "
                          f"([{pose.x:.2f}, {pose.y:.2f}]) from the rest of the apartment{why}")
 
-    # ================================================================ collisions
-    def _robot_parts(self) -> list[int]:
-        parts = [self.robot.body]
-        if self._held is not None:
-            parts.append(self.bodies.objects[self._held.name])
-        return parts
-
-    def _collision(self, parts: Sequence[int], radius: float, ignore: Iterable[int] = ()) -> str | None:
-        """Name of a wall or furniture that a robot part penetrates, else None."""
-        base = self.robot.base_pose()
-        b = self._static_boxes
-        near = np.nonzero((b[:, 0] <= base.x + radius) & (b[:, 2] >= base.x - radius)
-                          & (b[:, 1] <= base.y + radius) & (b[:, 3] >= base.y - radius))[0]
-        skip = set(ignore)
-        tol = -self.cfg.motion.collision_tolerance
-        for k in near:
-            name, body = self._static[k]
-            if body in skip:
-                continue
-            for part in parts:
-                for pt in p.getClosestPoints(part, body, 0.0, physicsClientId=self.client):
-                    if pt[8] < tol:
-                        return name
-        if self._held is not None:
-            held = self.bodies.objects[self._held.name]
-            for pt in p.getClosestPoints(held, self.robot.body, 0.0, linkIndexB=-1, physicsClientId=self.client):
-                if pt[8] < tol:
-                    return "the robot's own base"
-        return None
-
     # ================================================================ base motion
-    def _drive(self, goal: DriveGoal, target: str) -> None:
-        start = self.robot.base_pose()
+    def drive(self, goal: DriveGoal, target: str) -> None:
+        start = self.host.robot.base_pose()
         if math.hypot(start.x - goal.pose.x, start.y - goal.pose.y) < 1e-6 and \
                 abs(wrap_angle(start.yaw - goal.pose.yaw)) < 1e-6:
             return
-        poses = self._plan_drive(start, goal, target)
-        blocked = self._first_blocked(poses)
+        poses = self.plan_drive(start, goal, target)
+        blocked = self.first_blocked(poses)
         self._place_robot(start)
         if blocked is not None:
             raise SkillFailed(f"the way to {target} is blocked by {blocked}")
         self._place_robot(goal.pose)
-        self.last_path = [(q.x, q.y) for q in poses]
+        self.host.last_path = [(q.x, q.y) for q in poses]
 
-    def _plan_drive(self, start: Frame2D, goal: DriveGoal, target: str) -> list[Frame2D]:
+    def plan_drive(self, start: Frame2D, goal: DriveGoal, target: str) -> list[Frame2D]:
         exit_ = self._exit_point(start)
-        middle = self.planner.path(exit_, goal.staging)
+        middle = self.host.planner.path(exit_, goal.staging)
         if middle is None:
             raise SkillFailed(f"no path to {target}")
         poses = self._segment((start.x, start.y), exit_, start.yaw)
         total = sum(math.dist(a, b) for a, b in pairwise(middle))
         turn = wrap_angle(goal.pose.yaw - start.yaw)
         if total < 1e-9:
-            n = max(1, int(math.ceil(abs(turn) / self.cfg.motion.yaw_step)))
+            n = max(1, int(math.ceil(abs(turn) / self.host.cfg.motion.yaw_step)))
             poses += [Frame2D(exit_[0], exit_[1], start.yaw + turn * k / n) for k in range(n + 1)]
         done = 0.0
         segments = list(pairwise(middle)) if total >= 1e-9 else []  # else: turned in place above
         for a, b in segments:
             seg = math.dist(a, b)
-            n = max(1, int(math.ceil(seg / self.cfg.motion.path_step)))
+            n = max(1, int(math.ceil(seg / self.host.cfg.motion.path_step)))
             for k in range(1, n + 1):
                 t = k / n
                 yaw = start.yaw + turn * (done + t * seg) / total
@@ -117,26 +89,26 @@ class DrivingMixin(SimHost):
 
     def _exit_point(self, start: Frame2D) -> Point:
         """The free grid cell the robot leaves its current pose through."""
-        for goal in self._goals.values():
+        for goal in self.host.goals.values():
             if math.hypot(goal.pose.x - start.x, goal.pose.y - start.y) < 1e-4:
                 return goal.staging
-        for q in self.planner.free_cells_near((start.x, start.y), self.cfg.motion.staging_search):
-            if self._first_blocked(self._segment((start.x, start.y), q, start.yaw)) is None:
+        for q in self.host.planner.free_cells_near((start.x, start.y), self.host.cfg.motion.staging_search):
+            if self.first_blocked(self._segment((start.x, start.y), q, start.yaw)) is None:
                 return q
         raise SkillFailed("the robot is stuck: no free space around it")
 
     def _segment(self, a: Point, b: Point, yaw: float) -> list[Frame2D]:
-        n = max(1, int(math.ceil(math.dist(a, b) / self.cfg.motion.path_step)))
+        n = max(1, int(math.ceil(math.dist(a, b) / self.host.cfg.motion.path_step)))
         return [Frame2D(a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n, yaw) for k in range(n + 1)]
 
-    def _first_blocked(self, poses: Sequence[Frame2D]) -> str | None:
+    def first_blocked(self, poses: Sequence[Frame2D]) -> str | None:
         """Drive through the poses (kinematically) and return what the robot would hit first."""
-        radius = self._drive_radius
-        saved = self.robot.base_pose()
+        radius = self.host.drive_radius
+        saved = self.host.robot.base_pose()
         try:
             for pose in poses:
                 self._place_robot(pose)
-                hit = self._collision(self._robot_parts(), radius)
+                hit = self.host.collision(self.host.robot_parts(), radius)
                 if hit is not None:
                     return hit
             return None
@@ -144,5 +116,5 @@ class DrivingMixin(SimHost):
             self._place_robot(saved)
 
     def _place_robot(self, pose: Frame2D) -> None:
-        self.robot.set_base(pose)
-        self._sync_held()
+        self.host.robot.set_base(pose)
+        self.host.sync_held()

@@ -10,20 +10,32 @@ import math
 import struct
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from llm_planner.domains.bullet import pybullet as p
-
-if TYPE_CHECKING:
-    from llm_planner.domains.household.sim.world import HouseholdSim
+from llm_planner.domains.household.sim.config import SimConfig
+from llm_planner.domains.household.world.scene import Scene
 
 VIEWS = ("top", "perspective")
 _CAMERA_HEIGHT = 80.0  # metres: a distant, narrow camera gives a near-orthographic plan view
 
 
-def render_rgb(sim: HouseholdSim, width: int = 640, height: int = 480, view: str = "top") -> np.ndarray:
+class Drawable(Protocol):
+    """A built apartment in a PyBullet client (a ``HouseholdSim``)."""
+
+    @property
+    def scene(self) -> Scene: ...
+
+    @property
+    def cfg(self) -> SimConfig: ...
+
+    @property
+    def client(self) -> int: ...
+
+
+def render_rgb(sim: Drawable, width: int = 640, height: int = 480, view: str = "top") -> np.ndarray:
     """The current scene as an (height, width, 3) uint8 array."""
     if view not in VIEWS:
         raise ValueError(f"unknown view '{view}' (views: {', '.join(VIEWS)})")
@@ -46,7 +58,7 @@ def render_rgb(sim: HouseholdSim, width: int = 640, height: int = 480, view: str
     return np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)[:, :, :3]
 
 
-def render_png(sim: HouseholdSim, path: Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
+def render_png(sim: Drawable, path: Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_png(path, render_rgb(sim, width, height, view))
@@ -76,7 +88,7 @@ def read_png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def _extent(sim: HouseholdSim) -> tuple[float, float, float, float]:
+def _extent(sim: Drawable) -> tuple[float, float, float, float]:
     rects = [r.rect for r in sim.scene.rooms.values()]
     m = sim.cfg.render_margin
     return (min(r[0] for r in rects) - m, min(r[1] for r in rects) - m,

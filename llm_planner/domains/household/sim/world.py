@@ -13,10 +13,12 @@ executes the symbolic model's actions as real robot motions:
             object there, release, and a few physics steps to let it settle;
 ``open`` / ``close``  the arm reaches the door handle and the door joint moves.
 
-The class is assembled from one part per job: :mod:`.driving` (the base, ``walk``),
-:mod:`.manipulation` (the arm, ``grab``, ``puton``, ``putin``), :mod:`.doors` (``open``,
-``close``) and :mod:`.sensing` (what the robot reads back from the geometry); this module builds
-the world, dispatches the skills and undoes a failed one.
+The simulator owns one part per job, each given the shared :class:`~.host.SimHost` (the built
+world) in its constructor: ``sensing`` (:mod:`.sensing`: what the robot reads back from the
+geometry), ``manipulation`` (:mod:`.manipulation`: the arm, ``grab``, ``puton``, ``putin``, and the
+undoing of a failed skill), ``driving`` (:mod:`.driving`: the base, ``walk``) and ``doors``
+(:mod:`.doors`: ``open``, ``close``). This module builds the world, checks each skill's
+preconditions and dispatches it to its part.
 
 Preconditions are read from the geometry (with :mod:`llm_planner.domains.household.sim.perception`), not from any
 bookkeeping, and follow the symbolic model's rules. A skill that cannot be done returns
@@ -47,114 +49,145 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
-
 from llm_planner.domains.bullet import pybullet as p
 from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
 from llm_planner.domains.household.sim import perception
-from llm_planner.domains.household.sim.builder import DOOR_LINK, WorldBodies, build_world
-from llm_planner.domains.household.sim.check import check_layout
+from llm_planner.domains.household.sim.builder import WorldBodies, build_world
+from llm_planner.domains.household.sim.check import ERROR, Finding, LayoutCheck, check_layout
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
-from llm_planner.domains.household.sim.doors import DoorsMixin
-from llm_planner.domains.household.sim.driving import DrivingMixin
-from llm_planner.domains.household.sim.layout import FurnitureLayout, scene_layout, wall_layout
-from llm_planner.domains.household.sim.manipulation import ManipulationMixin
+from llm_planner.domains.household.sim.doors import Doors
+from llm_planner.domains.household.sim.driving import Driving
+from llm_planner.domains.household.sim.host import SimHost
+from llm_planner.domains.household.sim.layout import FurnitureLayout, Wall, scene_layout, wall_layout
+from llm_planner.domains.household.sim.manipulation import Manipulation
 from llm_planner.domains.household.sim.navigation import BasePlanner
+from llm_planner.domains.household.sim.render import render_png
 from llm_planner.domains.household.sim.robot import Robot
-from llm_planner.domains.household.sim.sensing import SensingMixin
-from llm_planner.domains.household.sim.skills import Held, Point, SkillFailed, SkillResult
+from llm_planner.domains.household.sim.sensing import Sensing
+from llm_planner.domains.household.sim.skills import Point, SkillFailed, SkillResult
 from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, VERB_ARITY, Action
 from llm_planner.errors import SceneError
 
 
-class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
+class HouseholdSim:
     """One apartment in its own PyBullet client (DIRECT unless ``gui``).
 
     >>> # with HouseholdSim(load_scene("apartment_seen"), scene.sample_placement(0)) as sim:
     >>> #     sim.execute(Action("walk", ("kitchen",)))
-    """
+
+    Raises SceneError (PlacementError) when the scene fails the layout check or its objects do
+    not fit where ``placement`` puts them."""
 
     def __init__(self, scene: Scene, placement: Mapping[str, str], *, gui: bool = False, seed: int = 0,
                  config: SimConfig | None = None) -> None:
         self.scene = scene
         self.cfg = config or load_sim_config()
-        self._rng = random.Random(seed)
         self.client = p.connect(p.GUI if gui else p.DIRECT)
         self.timings: dict[str, list[float]] = defaultdict(list)
-        self._held: Held | None = None
         try:
-            self._build()
+            self.host = self._build(random.Random(seed))
+            self.sensing = Sensing(self.host)
+            self.manipulation = Manipulation(self.host, self.sensing)
+            self.driving = Driving(self.host, self.manipulation)
+            self.doors = Doors(self.host, self.sensing, self.manipulation)
+            self.host.goals = self.driving.make_goals()
             self.reset(placement)
         except BaseException:
             p.disconnect(self.client)
             raise
 
     # ================================================================ construction
-    def _build(self) -> None:
+    def _build(self, rng: random.Random) -> SimHost:
         cfg, scene = self.cfg, self.scene
         p.setGravity(0, 0, cfg.gravity, physicsClientId=self.client)
         p.setTimeStep(cfg.time_step, physicsClientId=self.client)
         p.setPhysicsEngineParameter(numSolverIterations=cfg.solver_iterations, physicsClientId=self.client)
         # The same checks as `llm-planner scene check`: a bad scene is refused here, naming the culprits.
-        self.layout_check = check_layout(scene, cfg)
-        self.layout_check.raise_errors()
-        self.layouts: dict[str, FurnitureLayout] = scene_layout(scene, cfg)
-        self.walls = wall_layout(scene, cfg)
-        self._check_furniture_rooms()
-        self.bodies: WorldBodies = build_world(self.client, scene, self.layouts, self.walls, cfg)
-        self.robot = Robot(self.client, cfg.robot)
-        for body in self.bodies.objects.values():  # resting objects may sleep (cheap physics steps)
+        layout_check = check_layout(scene, cfg)
+        layout_check.raise_errors()
+        layouts = scene_layout(scene, cfg)
+        walls = wall_layout(scene, cfg)
+        self._check_furniture_rooms(layouts)
+        bodies = build_world(self.client, scene, layouts, walls, cfg)
+        robot = Robot(self.client, cfg.robot)
+        for body in bodies.objects.values():  # resting objects may sleep (cheap physics steps)
             p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=self.client)
-        self._names = {v: k for k, v in {**self.bodies.static, **self.bodies.objects}.items()}
-        self._static = list(self.bodies.static.items())
-        self._static_ids = set(self.bodies.static.values())
-        self._static_boxes = np.array([self._aabb2d(b) for _, b in self._static])
-        self._drive_radius = self.layout_check.drive_radius
-        self.planner = BasePlanner(self.layout_check.grid)
-        self.last_path: list[Point] = []  # the base path of the last walk (for pictures)
-        self._goals = self._make_goals()
+        return SimHost(scene, cfg, self.client, rng, layouts, walls, layout_check, bodies, robot)
 
-    def _check_furniture_rooms(self) -> None:
-        for name, layout in self.layouts.items():
+    def _check_furniture_rooms(self, layouts: Mapping[str, FurnitureLayout]) -> None:
+        for name, layout in layouts.items():
             room = perception.room_at(self.scene, layout.frame.x, layout.frame.y)
             if room != layout.room:
                 raise SceneError(f"furniture.{name}: its position lies in room '{room}', not '{layout.room}'")
             if perception.room_at(self.scene, layout.approach.x, layout.approach.y) != layout.room:
                 raise SceneError(f"furniture.{name}: the robot would work at it from outside room '{layout.room}'")
 
+    # ================================================================ the built world
+    @property
+    def robot(self) -> Robot:
+        return self.host.robot
+
+    @property
+    def bodies(self) -> WorldBodies:
+        return self.host.bodies
+
+    @property
+    def layouts(self) -> dict[str, FurnitureLayout]:
+        return self.host.layouts
+
+    @property
+    def walls(self) -> list[Wall]:
+        return self.host.walls
+
+    @property
+    def layout_check(self) -> LayoutCheck:
+        return self.host.layout_check
+
+    @property
+    def planner(self) -> BasePlanner:
+        """The base's grid planner (paths through doorways)."""
+        return self.host.planner
+
+    @property
+    def last_path(self) -> list[Point]:
+        """The base path of the last walk (for pictures)."""
+        return self.host.last_path
+
     # ================================================================ public API
     def reset(self, placement: Mapping[str, str], room: str | None = None, seed: int | None = None) -> None:
         """Doors closed, hand empty, robot in ``room`` (default: the scene's start room), every
         object on a sampled free spot of its furniture. Reuses the bodies (no rebuilding).
 
-        Raises PlacementError when the objects given to one furniture do not fit there."""
+        Raises ValueError for a placement or room the scene does not have, PlacementError when
+        the objects given to one furniture do not fit there."""
         self._check_placement(placement)
         room = room or self.scene.robot_room
         if room not in self.scene.rooms:
             raise ValueError(f"unknown room '{room}' (rooms: {', '.join(self.scene.rooms)})")
-        rng = random.Random(seed) if seed is not None else self._rng
-        self._release()
+        host = self.host
+        rng = random.Random(seed) if seed is not None else host.rng
+        self.manipulation.release()
         for name, layout in self.layouts.items():
             if layout.is_container:
-                self._set_door(name, 0.0)
+                host.set_door(name, 0.0)
         for k, body in enumerate(self.bodies.objects.values()):  # park everything out of the way
             p.resetBasePositionAndOrientation(body, [k * 1.0, -50.0, 5.0], [0, 0, 0, 1], physicsClientId=self.client)
         by_furniture: dict[str, list[str]] = defaultdict(list)
         for obj in self.scene.object_names:
             by_furniture[placement[obj]].append(obj)
         for furniture, objects in by_furniture.items():
-            self._place_initial(furniture, objects, rng)
+            self.manipulation.place_initial(furniture, objects, rng)
         for body in self.bodies.objects.values():  # at rest: asleep until something touches them
             p.changeDynamics(body, -1, activationState=p.ACTIVATION_STATE_SLEEP, physicsClientId=self.client)
-        self.robot.set_base(self._goals[room].pose)
-        self.robot.set_arm(self._travel_arm())
+        self.robot.set_base(host.goals[room].pose)
+        self.robot.set_arm(self.manipulation.travel_arm())
 
     def execute(self, action: Action) -> SkillResult:
         """Run one skill; on failure nothing changes and the reason says why."""
         start = time.perf_counter()
         verb, args = action
-        self.last_path = []
+        self.host.last_path = []
         try:
             if VERB_ARITY.get(verb) != len(args):
                 raise SkillFailed(f"unknown action {action}")
@@ -168,23 +201,21 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
 
     def geometry(self) -> GeometrySnapshot:
         """What the sensors report: poses, AABBs, door joints and the gripper's attachment."""
-        c = self.client
+        sense = self.sensing
         bodies = []
         for name, body in self.bodies.furniture.items():
-            bodies.append(self._body_geometry(name, self.layouts[name].kind, body))
+            bodies.append(sense.body_geometry(name, self.layouts[name].kind, body))
         for name, body in self.bodies.walls.items():
-            bodies.append(self._body_geometry(name, WALL, body))
+            bodies.append(sense.body_geometry(name, WALL, body))
         for name, body in self.bodies.objects.items():
-            bodies.append(self._body_geometry(name, self.scene.type_of(name), body))
-        bodies.append(self._body_geometry(ROBOT, ROBOT, self.robot.body))
-        joints = self._joints()
-        pos, orn = p.getBasePositionAndOrientation(self.robot.body, physicsClientId=c)
-        return GeometrySnapshot(self.scene.name, tuple(pos), tuple(orn), self._attached_object(), bodies, joints)
+            bodies.append(sense.body_geometry(name, self.scene.type_of(name), body))
+        bodies.append(sense.body_geometry(ROBOT, ROBOT, self.robot.body))
+        joints = sense.joints()
+        pos, orn = p.getBasePositionAndOrientation(self.robot.body, physicsClientId=self.client)
+        return GeometrySnapshot(self.scene.name, tuple(pos), tuple(orn), sense.attached_object(), bodies, joints)
 
     def render_png(self, path: str | Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
         """A headless image (TinyRenderer) of the apartment: ``view`` is ``top`` or ``perspective``."""
-        from llm_planner.domains.household.sim.render import render_png
-
         return render_png(self, Path(path), width, height, view)
 
     def skill_timings(self) -> dict[str, dict[str, float]]:
@@ -205,46 +236,48 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
 
     # ================================================================ skills
     def _skill_walk(self, target: str) -> None:
-        view = self._view()
+        view = self.sensing.view()
+        goals = self.host.goals
         if target in self.scene.rooms:
-            goal = self._goals[target]
+            goal = goals[target]
         elif target in self.layouts:
             if self.layouts[target].room != view.room:
                 raise SkillFailed(f"{target} is not visible")
-            goal = self._goals[target]
+            goal = goals[target]
         elif target in self.bodies.objects:
             if target == view.holding:
                 raise SkillFailed(f"already holding {target}")
-            place = self._visible_place(target, view)
-            goal = self._goals[place]
+            place = self.sensing.visible_place(target, view)
+            goal = goals[place]
         else:
             raise SkillFailed(f"unknown target '{target}'")
-        self._drive(goal, target)
+        self.driving.drive(goal, target)
 
     def _skill_grab(self, obj: str) -> None:
         if obj not in self.bodies.objects:
             raise SkillFailed(f"{obj} is not a movable object")
-        view = self._view()
+        view = self.sensing.view()
         if view.holding is not None:
             raise SkillFailed(f"hand is full (holding {view.holding})")
-        place = self._visible_place(obj, view)
+        place = self.sensing.visible_place(obj, view)
         if place != view.near:
             raise SkillFailed(f"not close to {obj}")
-        neighbours = [o for o, (_, f) in self._supports().items() if f == place and o != obj]
-        above = self._resting_on(obj, neighbours)
-        with self._undo_on_failure(neighbours + [obj]):
-            approach, retract, held = self._plan_grab(obj)
-            self._run(approach)
-            self._attach(held)
-            self._run(retract)
+        arm = self.manipulation
+        neighbours = [o for o, (_, f) in self.sensing.supports().items() if f == place and o != obj]
+        above = arm.resting_on(obj, neighbours)
+        with arm.undo_on_failure(neighbours + [obj]):
+            approach, retract, held = arm.plan_grab(obj)
+            arm.run(approach)
+            arm.attach(held)
+            arm.run(retract)
             if above:
-                self._let_fall(neighbours, place)
+                arm.let_fall(neighbours, place)
 
     def _skill_open(self, furniture: str) -> None:
-        self._door_skill(furniture, opening=True)
+        self.doors.door_skill(furniture, opening=True)
 
     def _skill_close(self, furniture: str) -> None:
-        self._door_skill(furniture, opening=False)
+        self.doors.door_skill(furniture, opening=False)
 
     def _skill_putin(self, obj: str, furniture: str) -> None:
         self._put(obj, furniture, INSIDE)
@@ -255,7 +288,7 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
     def _put(self, obj: str, furniture: str, rel: str) -> None:
         if furniture not in self.layouts:
             raise SkillFailed(f"unknown furniture '{furniture}'")
-        view = self._view()
+        view = self.sensing.view()
         if view.near != furniture:
             raise SkillFailed(f"not close to {furniture}")
         if view.holding != obj:
@@ -267,18 +300,19 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             raise SkillFailed(f"{furniture} is a container; use putin")
         if rel == INSIDE and furniture not in view.opened:
             raise SkillFailed(f"{furniture} is closed")
-        with self._undo_on_failure([obj]):
+        arm = self.manipulation
+        with arm.undo_on_failure([obj]):
             failure = None
-            for attempt, (_spot, approach, lowered, retract) in enumerate(self._put_plans(obj, layout)):
+            for attempt, (_spot, approach, lowered, retract) in enumerate(arm.put_plans(obj, layout)):
                 if attempt >= self.cfg.placement.put_attempts:
                     break
-                checkpoint = self._Undo(self, [obj])
+                checkpoint = arm.undo_on_failure([obj])
                 try:
-                    self._run(approach)
-                    self._run([lowered])
-                    self._release()
-                    self._run(retract)
-                    self._settle(obj, furniture)
+                    arm.run(approach)
+                    arm.run([lowered])
+                    arm.release()
+                    arm.run(retract)
+                    arm.settle(obj, furniture)
                     return
                 except SkillFailed as exc:  # it would not stay there: put it elsewhere
                     checkpoint.restore()
@@ -298,42 +332,29 @@ class HouseholdSim(SensingMixin, DrivingMixin, ManipulationMixin, DoorsMixin):
             o, f = next(iter(bad.items()))
             raise ValueError(f"placement puts {o} on unknown furniture '{f}'")
 
-    class _Undo:
-        def __init__(self, sim: HouseholdSim, objects: Sequence[str]) -> None:
-            self.sim = sim
-            c = sim.client
-            self.base = sim.robot.base_pose()
-            self.arm = sim.robot.arm_pose()
-            self.held = sim._held
-            self.objects = {o: p.getBasePositionAndOrientation(sim.bodies.objects[o], physicsClientId=c)
-                            for o in objects}
-            self.doors = {n: p.getJointState(b, DOOR_LINK, physicsClientId=c)[0]
-                          for n, b in sim.bodies.furniture.items() if sim.layouts[n].is_container}
 
-        def __enter__(self) -> None:
-            return None
-
-        def __exit__(self, exc_type: type | None, *rest: object) -> None:
-            if exc_type is not None:
-                self.restore()
-
-        def restore(self) -> None:
-            sim, c = self.sim, self.sim.client
-            if sim._held is not None and (self.held is None or sim._held.constraint != self.held.constraint):
-                p.removeConstraint(sim._held.constraint, physicsClientId=c)
-                sim._held = None
-            if self.held is not None and sim._held is None:
-                sim._attach(self.held)
-            for o, (pos, orn) in self.objects.items():
-                p.resetBasePositionAndOrientation(sim.bodies.objects[o], pos, orn, physicsClientId=c)
-                p.resetBaseVelocity(sim.bodies.objects[o], [0, 0, 0], [0, 0, 0], physicsClientId=c)
-            for n, q in self.doors.items():
-                sim._set_door(n, q)
-            sim.robot.set_base(self.base)
-            sim.robot.set_arm(self.arm)
-            sim._sync_held()
-
-    def _undo_on_failure(self, objects: Sequence[str]) -> _Undo:
-        return self._Undo(self, objects)
+def check_in_pybullet(scene: Scene, seeds: Sequence[int] = (0, 1, 2), config: SimConfig | None = None) -> list[Finding]:
+    """Build the scene in PyBullet and place its objects for each placement seed; every refusal
+    becomes an error (objects that do not fit on their furniture, furniture the robot cannot reach
+    from the rest of the apartment along a collision-checked path)."""
+    findings: list[Finding] = []
+    try:
+        sim = HouseholdSim(scene, scene.sample_placement(seeds[0]), seed=seeds[0], config=config)
+    except SceneError as exc:
+        return [_finding_of(line, f"placement seed {seeds[0]}") for line in (exc.problems or (str(exc),))]
+    try:
+        for seed in seeds[1:]:
+            try:
+                sim.reset(scene.sample_placement(seed), seed=seed)
+            except SceneError as exc:
+                findings += [_finding_of(line, f"placement seed {seed}") for line in (exc.problems or (str(exc),))]
+    finally:
+        sim.close()
+    return findings
 
 
+def _finding_of(line: str, context: str) -> Finding:
+    where, _, message = line.partition(": ")
+    if not message or " " in where:
+        return Finding(ERROR, "pybullet", f"{line} ({context})")
+    return Finding(ERROR, where, f"{message} ({context})")

@@ -177,7 +177,7 @@ def test_new_apartment_passes_with_notes_on_unknown_types_and_runs_a_pybullet_ep
 
 
 def test_foreign_apartment_passes_and_says_where_each_receptacles_weight_comes_from(tmp_path, capsys):
-    """Issue 27: config/scenes/examples/long_flat.yaml shares no furniture name with the shipped
+    """config/scenes/examples/long_flat.yaml shares no furniture name with the shipped
     apartments; every receptacle of a kind the commonsense file knows under another name or number
     gets that kind's weight, and the check says where each receptacle's weight comes from."""
     flat = SCENES_DIR / "examples" / "long_flat.yaml"

@@ -222,9 +222,9 @@ def test_closed_door_blocks_the_opening(worlds):
         middle = layout.frame.to_world(0.0, 0.0)
         hit = p.rayTest([*outside, z], [*middle, z], physicsClientId=sim.client)[0]
         assert hit[0] == body and hit[1] == 0, f"{name}: the closed door must be hit first"
-        sim._set_door(name, layout.door.travel)
+        sim.host.set_door(name, layout.door.travel)
         hit = p.rayTest([*outside, z], [*middle, z], physicsClientId=sim.client)[0]
-        sim._set_door(name, 0.0)
+        sim.host.set_door(name, 0.0)
         assert not (hit[0] == body and hit[1] == 0), f"{name}: the open door must not block"
 
 
@@ -236,9 +236,9 @@ def test_walking_between_rooms_passes_doorways_without_touching_anything(worlds,
     last = next(n for n, l in sim.layouts.items() if l.room == rooms[0])  # furniture in the final room
     for target in rooms[1:] + rooms[:1] + [last]:
         start = sim.robot.base_pose()
-        goal = sim._goals[target]
-        poses = sim._plan_drive(start, goal, target)
-        assert sim._first_blocked(poses) is None
+        goal = sim.host.goals[target]
+        poses = sim.driving.plan_drive(start, goal, target)
+        assert sim.driving.first_blocked(poses) is None
         for a, b in zip(poses, poses[1:]):
             assert math.dist((a.x, a.y), (b.x, b.y)) <= sim.cfg.motion.path_step + 1e-9
         for a, b in zip(poses, poses[1:]):  # a room change happens only in a doorway

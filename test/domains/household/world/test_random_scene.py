@@ -1,4 +1,4 @@
-"""Random apartments (issue 27, "any home, not just ours"): the generator's layouts pass the scene
+"""Random apartments ("any home, not just ours"): the generator's layouts pass the scene
 check the simulator runs, their own task suites exist, a benchmark episode runs on them, and no
 household planner moves an object its goal does not name."""
 from __future__ import annotations
@@ -9,7 +9,8 @@ import time
 import pytest
 import yaml
 
-from llm_planner.domains.household.sim.check import check_in_pybullet, check_layout
+from llm_planner.domains.household.sim.check import check_layout
+from llm_planner.domains.household.sim.world import check_in_pybullet
 from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.household.world.random_scene import load_vocabulary, random_scene, write_random_scene
 from llm_planner.domains.household.world.scene import load_scene, parse_scene

@@ -108,7 +108,7 @@ def test_render_instruction_example(config):
 
 
 def test_nouns_counted_in_pairs_and_plural_names_read_as_english(config):
-    """No "a scissors", "one headphones" or "one biscuits" (issue 27, the foreign apartment)."""
+    """No "a scissors", "one headphones" or "one biscuits" (the foreign apartment)."""
     p = config.phrasing
     assert tasks.noun("scissors", 1, p) == "pair of scissors"
     assert tasks.noun("nail_clippers", 2, p) == "pairs of nail clippers"

@@ -1,0 +1,271 @@
+"""How LLM-MCTS's SEARCH runs its simulations and when it asks pi(a|h): the concurrent scheduler.
+
+Algorithm 1 (seed 000, §2.4; :mod:`~llm_planner.methods.llm_mcts.mcts`) runs its N simulations one
+after the other and asks QUERYLLMPOLICY(h) (line 28) where a simulation needs it. The scheduler
+keeps those semantics with ``max_in_flight=1`` and no bounds, and otherwise adds (each with a key
+of ``config/llm_mcts.yaml``; docs/design.md, "What differs from a literal reading of Algorithm 1"):
+
+- waves: up to ``max_in_flight`` simulations run until each waits for a node's question; the
+  search waits for every question of that wave, then resumes the simulations in start order;
+- virtual loss: an edge on the path of a waiting simulation counts in line 29 as one more visit
+  with return 0 until the simulation is backed up;
+- a bound per decision: after ``max_waves`` waves, or when the next question would end past
+  ``decision_time_s``, a node below the root without pi is evaluated by ROLLOUT (lines 23-26);
+- anytime: past ``decision_time_s`` such a node gets a provisional uniform pi and its question
+  runs on (:mod:`~llm_planner.methods.llm_mcts.late_questions`).
+
+It knows nothing of the search's states and histories beyond what a question needs.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from enum import Enum
+from typing import TypeVar
+
+from llm_planner.domains.household.world.symbolic import Action, Observation
+from llm_planner.methods.llm_mcts.late_questions import LateQuestions
+from llm_planner.methods.llm_mcts.tree import Node, PolicyFn, SearchConfig, SearchStats, uniform
+
+#: A paused simulation (the scheduler only keeps it and hands it back).
+SimT = TypeVar("SimT")
+
+
+class Deferral(Enum):
+    """What a simulation does at a node whose pi(a|h) it cannot have now."""
+
+    WAIT = "wait"        # the node's question is in flight: the simulation waits for its wave
+    ROLLOUT = "rollout"  # no question this decision: the node is evaluated by ROLLOUT (lines 23-26)
+
+
+class Scheduler:
+    """The order of one episode's simulations and the questions to the policy (line 28).
+
+    ``policy`` None means pi uniform over the admissible actions. The policy is called from
+    ``config.max_in_flight`` threads at once when that is above 1 (and from the late questions'
+    threads with ``config.anytime``), so it must be safe to call concurrently. What it does is
+    counted in the :class:`SearchStats` given to :meth:`begin`."""
+
+    def __init__(self, config: SearchConfig, policy: PolicyFn | None) -> None:
+        self.config = config
+        self.policy = policy
+        self.stats = SearchStats()
+        #: questions of provisional nodes running past their decision (``anytime`` only)
+        self.late = LateQuestions(config.late_questions) if config.anytime and policy is not None else None
+        self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
+        self._pool: ThreadPoolExecutor | None = None  # questions in flight (concurrent search only)
+        self._pending: dict[int, tuple[Node, Future]] = {}
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ one SEARCH
+    def begin(self, stats: SearchStats) -> None:
+        """A SEARCH starts now (its time budget too); what it does is counted in ``stats``."""
+        self.stats = stats
+        self._started = time.perf_counter()
+
+    def settle_root(self, root: Node) -> None:
+        """A kept root whose pi is provisional gets its answer before the search (line 28 at the root
+        is always answered): its late question is waited for, or, if none is running, asked anew."""
+        if self.late is None:
+            return
+        self.late.harvest()
+        if root.provisional:
+            self.late.wait_for(root)
+        if root.provisional:
+            root.pi, root.provisional = None, False
+
+    def end(self) -> None:
+        """The SEARCH is over: the late questions' counts since the last one go to its figures."""
+        if self.late is None:
+            return
+        counts = self.late.take_counts()
+        self.stats.late_questions += counts.sent
+        self.stats.late_answers += counts.answered
+        self.stats.late_failures += counts.failed
+
+    def close(self) -> None:
+        """The episode is over: questions still running are left to end within their timeouts."""
+        if self.late is not None:
+            self.late.close()
+
+    # ------------------------------------------------------------------ waves
+    def run(self, simulations: Iterable[SimT], simulate: Callable[[SimT], bool]) -> None:
+        """``simulate`` each simulation, up to ``max_in_flight`` at once; ``simulate`` returns False
+        when the simulation waits for a question (it is called again with it after the wave).
+
+        One at a time, each simulation runs to its end before the next starts (Algorithm 1). Else
+        simulations start until ``max_in_flight`` of them wait for a question; then the search waits
+        for every question of that wave and resumes the waiting simulations in start order."""
+        concurrent = self.config.max_in_flight > 1 and self.policy is not None
+        width = self.config.max_in_flight if concurrent else 1
+        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llm-mcts-pi") if concurrent else None
+        self._pool, self._pending = pool, {}
+        try:
+            waiting: list[SimT] = []
+            upcoming = iter(simulations)
+            more = True
+            while True:
+                while more and len(waiting) < width:
+                    sim = next(upcoming, None)
+                    if sim is None:
+                        more = False
+                        break
+                    if self.late is not None:
+                        self.late.harvest()  # answers that came while the search ran
+                    if not simulate(sim):
+                        waiting.append(sim)
+                if not waiting:
+                    return
+                self._answer_wave()
+                waiting = [sim for sim in waiting if not simulate(sim)]
+        finally:
+            self._pool, self._pending = None, {}
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def _answer_wave(self) -> None:
+        """Wait for every question in flight (each is bounded by the backend's timeouts) and give
+        the nodes their pi; the first error is raised once all have ended (no thread is left behind)."""
+        started = time.perf_counter()
+        pending, self._pending = list(self._pending.values()), {}
+        wait([f for _, f in pending])
+        self.stats.waves += 1
+        self.stats.wait_seconds += time.perf_counter() - started
+        self.stats.answered += len(pending)
+        for node, future in pending:
+            error = future.exception()
+            if error is not None:
+                raise error
+            node.pi = future.result()
+
+    # ------------------------------------------------------------------ virtual loss
+    def enter(self, node: Node, i: int) -> None:
+        """A simulation took edge (h, a_i): while simulations run at once, a visit with return 0
+        there until :meth:`leave` (its virtual loss)."""
+        if self._pool is None:
+            return
+        if node.loss is None:
+            node.loss = [0] * len(node.actions)
+        node.loss[i] += 1
+        node.loss_n += 1
+
+    def leave(self, node: Node, i: int) -> None:
+        """The simulation through edge (h, a_i) is backed up: its virtual loss ends."""
+        if self._pool is None:
+            return
+        assert node.loss is not None  # enter made it
+        node.loss[i] -= 1
+        node.loss_n -= 1
+
+    # ------------------------------------------------------------------ pi(a|h)
+    def policy_at(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...],
+                  below_root: bool) -> list[float] | Deferral:
+        """pi(a|h) of line 28 at ``node`` (asked once per node and kept in it), or why the simulation
+        cannot have it now. ``below_root``: the node is not the search's root, whose question is
+        always answered."""
+        bound = self._question_bound() if node.pi is None and below_root else ""
+        if bound == "time" and self.late is not None:  # anytime: uniform pi now, the answer later
+            return self._provisional(node, history, past)
+        if bound:  # not expanded in this decision
+            return Deferral.ROLLOUT
+        if node.provisional and self.late is not None:  # sent again if there was no room before
+            self.late.send(node, self._late_question(node, history, past))
+        if node.pi is not None:
+            return node.pi
+        pi = self._policy_of(node, history, past)
+        return Deferral.WAIT if pi is None else pi
+
+    def _policy_of(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float] | None:
+        """pi(a|h) of a node without one: uniform without a policy; asked at once in a sequential
+        search; in a concurrent one sent (once per node) and None returned: the caller waits."""
+        if self.policy is None or not node.actions or node.obs is None:
+            node.pi = uniform(len(node.actions))
+            return node.pi
+        if self._pool is None:
+            node.pi = self._query_policy(history, past, node.obs, node.actions)
+            return node.pi
+        if id(node) not in self._pending:
+            self.stats.policy_queries += 1
+            future = self._pool.submit(self._ask, history, past, node.obs, tuple(node.actions))
+            self._pending[id(node)] = (node, future)
+        return None
+
+    def _question_bound(self) -> str:
+        """Why nothing more is asked and waited for this decision ('' when a question may be): "waves"
+        when a concurrent search has waited ``max_waves`` times, "time" when the next question (a
+        wave, or one question in a sequential search) would, at the mean time the questions of this
+        decision took, end after ``decision_time_s``."""
+        stats = self.stats
+        if self._pool is not None and 0 < self.config.max_waves <= stats.waves:
+            return "waves"
+        budget = self.config.decision_time_s
+        if budget <= 0 or not stats.answered:
+            return ""
+        rounds = stats.waves if self._pool is not None else stats.answered
+        if time.perf_counter() - self._started + stats.wait_seconds / max(1, rounds) <= budget:
+            return ""
+        stats.out_of_time = 1
+        return "time"
+
+    def _provisional(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float]:
+        """The uniform pi for a node the decision's time cannot wait for, marked provisional; its
+        question is sent to run on (``anytime``)."""
+        assert self.late is not None
+        node.pi = uniform(len(node.actions))
+        node.provisional = True
+        self.stats.provisional += 1
+        if node.actions and node.obs is not None:
+            self.late.send(node, self._late_question(node, history, past))
+        return node.pi
+
+    def _late_question(self, node: Node, history: tuple[Action, ...],
+                       past: tuple[Observation, ...]) -> Callable[[], list[float]]:
+        obs, actions = node.obs, tuple(node.actions)
+        assert obs is not None
+
+        def ask() -> list[float]:
+            return self._ask(history, past, obs, actions)
+        return ask
+
+    def _query_policy(self, history: tuple[Action, ...], past: tuple[Observation, ...],
+                      observation: Observation, actions: Sequence[Action]) -> list[float]:
+        """QUERYLLMPOLICY(h) of line 28 asked inline (a sequential search), its wait counted."""
+        self.stats.policy_queries += 1
+        started = time.perf_counter()
+        try:
+            answer = self._ask(history, past, observation, actions)
+        finally:
+            self.stats.wait_seconds += time.perf_counter() - started
+        self.stats.answered += 1
+        return answer
+
+    def _ask(self, history: tuple[Action, ...], past: tuple[Observation, ...], observation: Observation,
+             actions: Sequence[Action]) -> list[float]:
+        """One question to the policy (from any thread), counted while in flight.
+
+        Raises ValueError when the policy's answer does not give one probability per action."""
+        with self._in_flight_lock:
+            self._in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self._in_flight)
+        try:
+            assert self.policy is not None  # asked only with a policy (_policy_of)
+            probs = [float(p) for p in self.policy(history, past, observation, actions)]
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+        if len(probs) != len(actions):
+            raise ValueError(f"the policy returned {len(probs)} probabilities for {len(actions)} actions")
+        return probs
+
+
+def with_virtual_loss(node: Node) -> tuple[int, Sequence[float], Sequence[int]]:
+    """N(h), Q(h, .) and N(h, .) as line 29 reads them: each simulation in flight below the node
+    counts as a visit with return 0 (its virtual loss); without any, the node's own figures."""
+    if not node.loss_n or node.loss is None:
+        return node.n, node.q, node.na
+    na = [n + v for n, v in zip(node.na, node.loss, strict=True)]
+    q = [qj * nj / vj if vj else qj for qj, nj, vj in zip(node.q, node.na, na, strict=True)]
+    return node.n + node.loss_n, q, na
