@@ -102,6 +102,7 @@ def model_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "world_model_reliability": sum(world) / len(world) if world else None,
         "max_tree_depth": int(max((r.get("max_tree_depth", 0) or 0 for r in records), default=0)),
         "provisional_nodes_per_decision": total("provisional_nodes") / max(total("decisions"), 1.0),
+        "provisional_root_share": total("root_provisional") / max(total("decisions"), 1.0),
         "late_answers": int(total("late_answers")),
     }
 
@@ -121,11 +122,13 @@ def reliability_table(report: BenchReport, methods: Sequence[MethodSpec]) -> str
             continue
         body.append([spec.label, f["policy_samples"], share(f["policy_reliability"]), share(f["mapped_share"]),
                      share(f["mapped_similarity"]), share(f["world_model_reliability"]), f["max_tree_depth"],
-                     f"{f['provisional_nodes_per_decision']:.1f}", f["late_answers"]])
+                     f"{f['provisional_nodes_per_decision']:.1f}", f"{f['provisional_root_share']:.2f}",
+                     f["late_answers"]])
     if not body:
         return ""
     header = ["method", "policy samples", "read (reliability)", "read as nearest", "cosine of nearest",
-              "world model reliability", "deepest node", "provisional nodes/dec", "late answers"]
+              "world model reliability", "deepest node", "provisional nodes/dec", "provisional roots (share)",
+              "late answers"]
     return format_table(header, body, title="How the model's answers read (share of samples) and how the tree grew")
 
 

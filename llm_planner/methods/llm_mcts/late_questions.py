@@ -16,7 +16,7 @@ it holds futures per node and hands answers back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from llm_planner.errors import LLMError
@@ -61,6 +61,12 @@ class LateQuestions:
         self.counts.sent += 1
         return True
 
+    def adopt(self, node: Node, future: Future) -> None:
+        """Keep ``node``'s question, already running outside this pool (the root's, which the search
+        waited for as long as its budget allowed), as a late one; it counts towards ``width``."""
+        self._pending[id(node)] = (node, future)
+        self.counts.sent += 1
+
     def harvest(self) -> None:
         """Give every node whose question has ended its answer (a failed one keeps the uniform pi)."""
         done = [key for key, (_node, future) in self._pending.items() if future.done()]
@@ -68,12 +74,19 @@ class LateQuestions:
             node, future = self._pending.pop(key)
             self._apply(node, future)
 
-    def wait_for(self, node: Node) -> None:
-        """Wait for ``node``'s question (bounded by the backend's timeouts) and apply its answer."""
-        entry = self._pending.pop(id(node), None)
-        if entry is not None:
-            entry[1].exception()  # waits for the end; the outcome is read by _apply
-            self._apply(*entry)
+    def wait_for(self, node: Node, timeout: float | None = None) -> bool:
+        """Wait for ``node``'s question at most ``timeout`` seconds (None: until it ends, bounded by
+        the backend's timeouts) and apply its answer if it ended; True when it did (a failed one
+        counts as ended). A question still running stays pending."""
+        entry = self._pending.get(id(node))
+        if entry is None:
+            return False
+        done, _ = wait([entry[1]], timeout=timeout)
+        if not done:
+            return False
+        del self._pending[id(node)]
+        self._apply(*entry)
+        return True
 
     def _apply(self, node: Node, future: Future) -> None:
         if future.cancelled() or future.exception() is not None:

@@ -193,6 +193,9 @@ class LLMMCTSPlanner(HouseholdPlanner):
         if self.searches and self.search_cfg.decision_time_s > 0:
             text += (f"; past {self.search_cfg.decision_time_s:g} s a node gets "
                      + ("a provisional uniform pi (anytime)" if self.search_cfg.anytime else "a rollout"))
+            if self.search_cfg.anytime:
+                text += (f", the root too once its question is unanswered after "
+                         f"{self.search_cfg.root_wait_share * self.search_cfg.decision_time_s:g} s")
         return text
 
     def backend_name(self) -> str:

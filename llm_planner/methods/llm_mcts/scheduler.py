@@ -12,7 +12,11 @@ of ``config/llm_mcts.yaml``; docs/design.md, "What differs from a literal readin
 - a bound per decision: after ``max_waves`` waves, or when the next question would end past
   ``decision_time_s``, a node below the root without pi is evaluated by ROLLOUT (lines 23-26);
 - anytime: past ``decision_time_s`` such a node gets a provisional uniform pi and its question
-  runs on (:mod:`~llm_planner.methods.llm_mcts.late_questions`).
+  runs on (:mod:`~llm_planner.methods.llm_mcts.late_questions`);
+- the root under anytime and ``decision_time_s``: its question (line 28 at h) is waited for at most
+  ``root_wait_share`` of the budget; unanswered by then, the root gets the provisional uniform pi,
+  the search runs on it as UCT would, and the question runs on as a late one. Without anytime or a
+  budget the root's question is always waited for, as in Algorithm 1.
 
 It knows nothing of the search's states and histories beyond what a question needs.
 """
@@ -55,6 +59,9 @@ class Scheduler:
         #: questions of provisional nodes running past their decision (``anytime`` only)
         self.late = LateQuestions(config.late_questions) if config.anytime and policy is not None else None
         self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
+        #: seconds this SEARCH waited for its root's question in vain: a question takes at least that
+        self._root_waited: float | None = None
+        self._root_pool: ThreadPoolExecutor | None = None  # root questions (anytime with a budget)
         self._pool: ThreadPoolExecutor | None = None  # questions in flight (concurrent search only)
         self._pending: dict[int, tuple[Node, Future]] = {}
         self._in_flight = 0
@@ -65,17 +72,22 @@ class Scheduler:
         """A SEARCH starts now (its time budget too); what it does is counted in ``stats``."""
         self.stats = stats
         self._started = time.perf_counter()
+        self._root_waited = None
 
     def settle_root(self, root: Node) -> None:
-        """A kept root whose pi is provisional gets its answer before the search (line 28 at the root
-        is always answered): its late question is waited for, or, if none is running, asked anew."""
+        """A kept root whose pi is provisional gets its answer before the search if it comes in time:
+        its late question is waited for up to the root's bound (:meth:`_root_wait`; without one, until
+        it ends), or, if none is running, asked anew (by :meth:`policy_at`). A root whose question is
+        still running after the bound keeps the provisional uniform pi for this search."""
         if self.late is None:
             return
         self.late.harvest()
         if root.provisional:
-            self.late.wait_for(root)
-        if root.provisional:
+            self.late.wait_for(root, self._root_wait())
+        if root.provisional and self.late.pending(root) is None:
             root.pi, root.provisional = None, False
+        elif root.provisional:
+            self._root_ran_provisional()
 
     def end(self) -> None:
         """The SEARCH is over: the late questions' counts since the last one go to its figures."""
@@ -90,6 +102,9 @@ class Scheduler:
         """The episode is over: questions still running are left to end within their timeouts."""
         if self.late is not None:
             self.late.close()
+        pool, self._root_pool = self._root_pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ waves
     def run(self, simulations: Iterable[SimT], simulate: Callable[[SimT], bool]) -> None:
@@ -165,7 +180,11 @@ class Scheduler:
                   below_root: bool) -> list[float] | Deferral:
         """pi(a|h) of line 28 at ``node`` (asked once per node and kept in it), or why the simulation
         cannot have it now. ``below_root``: the node is not the search's root, whose question is
-        always answered."""
+        waited for up to :meth:`_root_wait` (LLM-MCTS §2.4, Algorithm 1 line 28 at h; see
+        :meth:`_root_policy`), or until it is answered when there is no such bound."""
+        if not below_root and node.pi is None and self._root_wait() is not None and node.actions \
+                and node.obs is not None:
+            return self._root_policy(node, history, past)
         bound = self._question_bound() if node.pi is None and below_root else ""
         if bound == "time" and self.late is not None:  # anytime: uniform pi now, the answer later
             return self._provisional(node, history, past)
@@ -202,13 +221,69 @@ class Scheduler:
         if self._pool is not None and 0 < self.config.max_waves <= stats.waves:
             return "waves"
         budget = self.config.decision_time_s
-        if budget <= 0 or not stats.answered:
+        if budget <= 0:
             return ""
-        rounds = stats.waves if self._pool is not None else stats.answered
-        if time.perf_counter() - self._started + stats.wait_seconds / max(1, rounds) <= budget:
+        if stats.answered:
+            rounds = stats.waves if self._pool is not None else stats.answered
+            estimate = stats.wait_seconds / max(1, rounds)
+        elif self._root_waited is not None:  # no answer yet, but the root's question took longer than this
+            estimate = self._root_waited
+        else:
+            return ""
+        if time.perf_counter() - self._started + estimate <= budget:
             return ""
         stats.out_of_time = 1
         return "time"
+
+    def _root_wait(self) -> float | None:
+        """Seconds the root's question may still be waited for in this SEARCH: ``root_wait_share`` of
+        ``decision_time_s`` from its start (never below 0); None (no bound: the root's question is
+        always answered, Algorithm 1) without ``anytime``, a policy or a budget."""
+        budget = self.config.decision_time_s
+        if self.late is None or budget <= 0:
+            return None
+        return max(0.0, self.config.root_wait_share * budget - (time.perf_counter() - self._started))
+
+    def _root_policy(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float]:
+        """pi(a|h) at the root under a time bound (LLM-MCTS §2.4, Algorithm 1 line 28 at h).
+
+        The question is sent and waited for up to :meth:`_root_wait`. Answered in time, its pi is
+        the root's, counted as a question answered inline (sequential) or as a wave of one
+        (concurrent: the root's question is alone in the search's first wave), so the search is the
+        one without the bound. Unanswered, the root gets the uniform pi, marked provisional, the
+        search runs on it as UCT would, and the question is kept as a late one: its answer replaces
+        the uniform pi when it arrives, in this decision or a later one. A failed question raises
+        (as a wave's does)."""
+        assert self.late is not None  # _root_wait is None without it
+        if self._root_pool is None:  # room for the late root questions besides this one
+            self._root_pool = ThreadPoolExecutor(max_workers=self.config.late_questions + 1,
+                                                 thread_name_prefix="llm-mcts-root")
+        obs, actions = node.obs, tuple(node.actions)
+        assert obs is not None
+        started = time.perf_counter()
+        self.stats.policy_queries += 1
+        future = self._root_pool.submit(self._ask, history, past, obs, actions)
+        done, _ = wait([future], timeout=self._root_wait())
+        waited = time.perf_counter() - started
+        self.stats.wait_seconds += waited
+        if done:
+            node.pi = future.result()
+            self.stats.answered += 1
+            if self._pool is not None:
+                self.stats.waves += 1
+            return node.pi
+        self.late.adopt(node, future)
+        node.pi = uniform(len(node.actions))
+        node.provisional = True
+        self._root_ran_provisional()
+        return node.pi
+
+    def _root_ran_provisional(self) -> None:
+        """This SEARCH's root runs on the provisional uniform pi: counted, and the time waited for
+        its question so far is what a question takes at least (:meth:`_question_bound`)."""
+        self.stats.root_provisional += 1
+        self.stats.out_of_time = 1
+        self._root_waited = time.perf_counter() - self._started
 
     def _provisional(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float]:
         """The uniform pi for a node the decision's time cannot wait for, marked provisional; its

@@ -42,6 +42,7 @@ class SearchConfig:
     decision_time_s: float = 0.0  # questions of one decision stop when the next would end past this (0: none)
     anytime: bool = False  # past decision_time_s a node gets a provisional uniform pi and its question runs on
     late_questions: int = 1  # anytime: questions of provisional nodes running (or waiting) at once
+    root_wait_share: float = 0.5  # anytime with decision_time_s: share of the budget the root's question is waited for
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -73,6 +74,9 @@ class SearchConfig:
         if not self.decision_time_s >= 0.0:
             raise ConfigError(f"llm_mcts 'decision_time_s' must be a number of seconds >= 0 (0: no bound), "
                               f"got {self.decision_time_s!r}")
+        if not 0.0 <= self.root_wait_share <= 1.0:
+            raise ConfigError(f"llm_mcts 'root_wait_share' must lie in [0, 1] (a share of decision_time_s), "
+                              f"got {self.root_wait_share!r}")
         if not 0.0 <= self.rollout_greed <= 1.0:
             raise ConfigError(f"llm_mcts 'rollout_greed' must lie in [0, 1], got {self.rollout_greed!r}")
         for name in ("reuse_tree", "anytime"):
@@ -206,6 +210,7 @@ class SearchStats:
     answered: int = 0           # questions whose answers came back in this search (inline or in waves)
     out_of_time: int = 0        # searches that stopped asking because of decision_time_s
     provisional: int = 0        # nodes given a provisional uniform pi past decision_time_s (anytime)
+    root_provisional: int = 0   # searches whose root ran on a provisional uniform pi (root_wait_share)
     late_questions: int = 0     # questions of provisional nodes sent to run past their decision
     late_answers: int = 0       # answers that replaced a provisional pi (in this decision or a later one)
     late_failures: int = 0      # late questions that failed (their nodes keep the uniform pi)

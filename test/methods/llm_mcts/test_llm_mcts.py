@@ -655,8 +655,9 @@ def _slow(policy, seconds):
 @pytest.mark.parametrize("in_flight", [1, 4])
 def test_anytime_grows_the_tree_past_the_time_budget_and_takes_late_answers(hh, in_flight):
     """Past decision_time_s the rollout bound leaves a one-level tree; anytime gives the nodes a
-    provisional uniform pi, so the tree grows as deep as the search without a model, and the answers
-    that come later replace the provisional pi (here at the next decision, on the kept subtree)."""
+    provisional uniform pi, the root too (its question takes longer than root_wait_share of the
+    budget), so the tree grows as deep as the search without a model, and the answers that come
+    later replace the provisional pi (here at the next decision, on the kept subtree)."""
     policy = _slow(_fixed_policy, 0.15)
     _, no_model = _search(hh, policy=None, expand_after=2)
     config = dict(max_in_flight=in_flight, decision_time_s=0.1, expand_after=2, reuse_tree=True)
@@ -666,9 +667,11 @@ def test_anytime_grows_the_tree_past_the_time_budget_and_takes_late_answers(hh, 
     assert rollout.stats.max_depth == 1 and rollout.stats.provisional == 0
     assert anytime.stats.max_depth >= no_model.stats.max_depth > 1
     provisional = [node for node in _walk(anytime.root) if node.provisional]  # those not answered during the search
-    assert anytime.stats.provisional > 0 and not anytime.root.provisional
-    assert len(provisional) == anytime.stats.provisional - anytime.stats.late_answers
-    assert 0 < anytime.stats.late_questions <= anytime.stats.provisional
+    assert anytime.stats.provisional > 0 and anytime.stats.root_provisional == 1
+    assert rollout.stats.root_provisional == 0  # without anytime the root's question is waited for
+    given = anytime.stats.provisional + anytime.stats.root_provisional
+    assert len(provisional) == given - anytime.stats.late_answers
+    assert 0 < anytime.stats.late_questions <= given
     assert all(node.pi == [pytest.approx(1 / len(node.actions))] * len(node.actions) for node in provisional)
     time.sleep(0.15 * (anytime.stats.late_questions + 2))  # the late questions end (at most in_flight at once)
     i = anytime.root.actions.index(anytime.action)
@@ -683,6 +686,8 @@ def test_anytime_grows_the_tree_past_the_time_budget_and_takes_late_answers(hh, 
     assert all(node.pi != [1 / len(node.actions)] * len(node.actions) for node in answered
                             if len(set(_fixed_policy((), (), obs, node.actions))) > 1)
     m.close()
+    with pytest.raises(ConfigError, match="root_wait_share"):
+        SearchConfig(root_wait_share=1.5)
 
 
 def test_a_late_question_that_fails_leaves_the_uniform_pi(hh):
@@ -695,8 +700,10 @@ def test_a_late_question_that_fails_leaves_the_uniform_pi(hh):
         time.sleep(0.15)
         return _fixed_policy(*args)
 
-    m, result = _search(hh, failing, decision_time_s=0.1, expand_after=2, anytime=True, reuse_tree=True)
-    assert result.stats.provisional > 0 and result.stats.late_questions > 0
+    # the root's question (0.15 s) is answered within its bound (0.25 s); the next would end past it
+    m, result = _search(hh, failing, decision_time_s=0.25, root_wait_share=1.0, expand_after=2, anytime=True,
+                        reuse_tree=True)
+    assert result.stats.provisional > 0 and result.stats.late_questions > 0 and result.stats.root_provisional == 0
     deadline = time.monotonic() + 10
     late = m.scheduler.late
     assert late is not None

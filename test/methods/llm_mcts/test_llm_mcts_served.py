@@ -178,10 +178,10 @@ def test_a_slow_model_costs_the_tree_nothing_and_its_reliability_is_measured(hh,
     the model's answers all read (rate 0), so its measured reliability is 1 and pi is trusted fully."""
     server = serve(latency=Latency.fixed(0.4))
     depths = {}
-    for anytime in (False, True):
+    for anytime in (False, True):  # the root's question (0.4 s) is answered within the root's bound
         planner = create("uniform_prior", backend="openai", seed=0,
                          llm_config=openai_config(server, tmp_path / str(anytime)),
-                         max_in_flight=2, max_waves=0, decision_time_s=0.2, anytime=anytime)
+                         max_in_flight=2, max_waves=0, decision_time_s=0.8, anytime=anytime, root_wait_share=1.0)
         first_decisions(hh, planner, steps=1)
         stats = planner.episode_stats()
         depths[anytime] = stats.search.max_depth
@@ -191,6 +191,24 @@ def test_a_slow_model_costs_the_tree_nothing_and_its_reliability_is_measured(hh,
         assert "reliability (share of samples that read): policy 1.00" in planner.describe()
         planner.mcts.close()
     assert depths[False] == 1 and depths[True] > 1
+
+
+def test_a_root_the_budget_cannot_wait_for_runs_on_a_provisional_pi(hh, serve, tmp_path):
+    """A served model far slower than the decision's budget (6 s a question, 1 s a decision): the
+    root's question is waited for half the budget, then the root gets the provisional uniform pi and
+    the search grows a tree below it as UCT would; the decision returns within about its budget."""
+    server = serve(latency=Latency.fixed(6.0))
+    planner = create("uniform_prior", backend="openai", seed=0, llm_config=openai_config(server, tmp_path),
+                     max_in_flight=2, max_waves=0, decision_time_s=1.0, anytime=True, root_wait_share=0.5)
+    try:
+        first_decisions(hh, planner, steps=1)
+        stats = planner.episode_stats()
+        assert stats.search.root_provisional == 1 and stats.search.out_of_time == 1
+        assert stats.search.max_depth > 1 and stats.search.answered == 0
+        assert stats.decision_seconds[0] < 1.0 + 3.0, stats.decision_seconds
+        assert "the root too once its question is unanswered after 0.5 s" in planner.describe()
+    finally:
+        planner.mcts.close()
 
 
 def test_a_model_with_smollm2s_errors_is_trusted_as_far_as_its_answers_read(hh, serve, tmp_path):
