@@ -48,14 +48,26 @@ class QuestionDesk:
         with self._lock:
             return self._open.task_id if self._open is not None else ""
 
-    async def ask(self, task_id: str, question: Question, timeout_s: float) -> tuple[str | None, Future | None]:
-        """Wait for the answer to ``question``: (text, reply future for the answer_task caller),
-        (None, None) after ``timeout_s``, (CANCELED_WHILE_ASKING, None) when the task is canceled."""
+    def open(self, task_id: str, question: Question) -> Future:
+        """Open ``question`` for answers now, before anyone is told of it, so that an answer sent the
+        moment the question is published finds it open; returns the future :meth:`wait` awaits."""
         answer: Future = Future(executor=self.node.executor)
         with self._lock:
             if self._open is not None and self._open.task_id != task_id:
                 raise RuntimeError(f"task {self._open.task_id} is already asking; one question at a time per robot")
             self._open = _Open(task_id, question, answer)
+        return answer
+
+    def close(self, answer: Future) -> None:
+        """Close the question :meth:`open` returned ``answer`` for, without waiting (telling of it failed)."""
+        with self._lock:
+            if self._open is not None and self._open.answer is answer:
+                self._open = None
+
+    async def wait(self, answer: Future, timeout_s: float) -> tuple[str | None, Future | None]:
+        """Wait for the answer of the question :meth:`open` returned ``answer`` for: (text, reply
+        future for the answer_task caller), (None, None) after ``timeout_s``, (CANCELED_WHILE_ASKING,
+        None) when the task is canceled."""
         timer = threading.Timer(timeout_s, self._resolve, args=(answer, None))
         timer.daemon = True
         timer.start()

@@ -172,11 +172,17 @@ class TaskRunner:
         timeout_s = float(self.params["clarify_timeout_s"])
         prompt = question.text
         for attempt in range(2):
-            self.status(task_id, directive, ASKING, message=prompt, question=question.text, options=question.labels)
-            on_feedback({"task_id": task_id, "state": ASKING, "step": 0, "action": "", "outcome": "",
-                         "observation": "", "llm_requests": 0, "decision_llm_requests": 0, "belief": (),
-                         "question": question.text, "options": list(question.labels)})
-            text, reply = await self.desk.ask(task_id, question, timeout_s)
+            answer = self.desk.open(task_id, question)  # open before it is published: a quick answer finds it
+            try:
+                self.status(task_id, directive, ASKING, message=prompt, question=question.text,
+                            options=question.labels)
+                on_feedback({"task_id": task_id, "state": ASKING, "step": 0, "action": "", "outcome": "",
+                             "observation": "", "llm_requests": 0, "decision_llm_requests": 0, "belief": (),
+                             "question": question.text, "options": list(question.labels)})
+            except BaseException:
+                self.desk.close(answer)
+                raise
+            text, reply = await self.desk.wait(answer, timeout_s)
             if text == CANCELED_WHILE_ASKING:
                 message = f"canceled while asking: {question.text}"
                 self.status(task_id, directive, CANCELED, message=message)
