@@ -21,6 +21,7 @@ success=false with the command that activates it.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from llm_planner_interfaces.action import ExecuteDirective
@@ -50,6 +51,7 @@ class PlannerNode(ManagedNode):
         self.watch: ModelWatch | None = None
         self.in_flight = 0  # requests being planned or executed
         self.count_lock = threading.Lock()
+        self.goal_cancels: set[str] = set()  # tasks whose execute_directive goal's cancel was accepted
         group = ReentrantCallbackGroup()
         self.create_service(PlanTask, "plan_task", self.on_plan_task, qos_profile=SERVICE_QOS, callback_group=group)
         self.create_service(CancelTask, "cancel_task", self.on_cancel_task, qos_profile=SERVICE_QOS,
@@ -135,12 +137,27 @@ class PlannerNode(ManagedNode):
                 self.in_flight -= 1
         if outcome == CANCELED and not self.active:
             result.message = f"{result.message} (the planner was deactivated)"
+        self._await_goal_canceling(goal_handle, task_id_of(goal_handle))
         end_goal(goal_handle, outcome, result.success)
         return fill_result(ExecuteDirective.Result(), result)
 
     def on_cancel_goal(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> CancelResponse:
-        done, _ = self.cancel(task_id_of(goal_handle), route="the execute_directive goal's cancel")
+        task_id = task_id_of(goal_handle)
+        self.goal_cancels.add(task_id)  # before the cancel: it may end the task at once
+        done, _ = self.cancel(task_id, route="the execute_directive goal's cancel")
+        if not done:
+            self.goal_cancels.discard(task_id)
         return CancelResponse.ACCEPT if done else CancelResponse.REJECT
+
+    def _await_goal_canceling(self, goal_handle: ServerGoalHandle[Any, Any, Any], task_id: str) -> None:
+        """rclpy marks a goal CANCELING only after :meth:`on_cancel_goal` returns, but the cancel may
+        already have woken the task (a task waiting for an answer ends at once). Wait, at most
+        ``node_timeout_s``, for that mark, so the goal ends CANCELED and the client is told its
+        cancel was accepted, not ABORTED with the cancel reported as rejected."""
+        deadline = time.monotonic() + float(self.params["node_timeout_s"])
+        while task_id in self.goal_cancels and not goal_handle.is_cancel_requested and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self.goal_cancels.discard(task_id)
 
     def on_cancel_task(self, request: CancelTask.Request, response: CancelTask.Response) -> CancelTask.Response:
         response.success, response.message = self.cancel(request.task_id.strip(), route="cancel_task")
