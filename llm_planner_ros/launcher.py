@@ -93,6 +93,8 @@ def load_launch_settings(path: str | Path | None = None, **overrides: Any) -> La
 # ------------------------------------------------------------------ node process lifetime
 #: What the kernel sends a node when the launcher dies (rclpy shuts down cleanly on it).
 PARENT_DEATH_SIGNAL = signal.SIGTERM
+#: A node still alive at SIGKILL first gets SIGUSR1 (its threads' stacks into its log) and this long to write them.
+STACK_DUMP_S = 0.5
 REAPER_PROGRAM = Path(__file__).with_name("node_reaper.py")
 
 
@@ -227,7 +229,8 @@ class GraphRunner:
             self._reaper.send(f"-{process.pid}")
 
     def stop(self) -> dict[str, int]:
-        """SIGINT each process group, then SIGTERM, then SIGKILL; return the exit codes."""
+        """SIGINT each process group, then SIGTERM, then SIGKILL (after SIGUSR1: where it hangs, into its
+        log); return the exit codes."""
         phases = ((signal.SIGINT, self.settings.sigterm_timeout), (signal.SIGTERM, self.settings.sigkill_timeout),
                   (signal.SIGKILL, self.settings.sigkill_timeout))
         for sig, wait_s in phases:
@@ -235,6 +238,9 @@ class GraphRunner:
             if not alive:
                 break
             for name, p in alive.items():
+                if sig == signal.SIGKILL:  # first, where it hangs into its log (faulthandler, run_node)
+                    _signal_group(p, signal.SIGUSR1)
+                    time.sleep(STACK_DUMP_S)
                 _signal_group(p, sig)
                 if sig != signal.SIGINT:
                     self.escalated[name] = sig.name

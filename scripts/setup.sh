@@ -83,6 +83,8 @@ fi
 
 # The wheels' generated cmake exports hard-code the build machine's Python include directories;
 # point them at this interpreter's (docs/guides/installing.md, "ROS 2 from PyPI wheels", item 3).
+# Each file is replaced, not edited in place: uv hard-links installed files from its cache, so an
+# edit in place would rewrite the cache and every other venv's copy with this venv's paths.
 log "patching rosidl python export files for this interpreter"
 "$PY" - "$VENV" <<'PYEOF'
 import re, sys, sysconfig, pathlib
@@ -93,7 +95,8 @@ for f in venv.glob("share/*/cmake/*__rosidl_generator_pyExport*.cmake"):
     text = f.read_text()
     new = re.sub(r"/opt/python/cp3\d+-cp3\d+/include/python3\.\d+", py_inc, text)
     new = re.sub(r"/[^\";]*/site-packages/numpy/(_core|core)/include", np_inc, new)
-    if new != text:
+    if new != text:  # a new file: the installer may have hard-linked this one from its cache
+        f.unlink()
         f.write_text(new)
 PYEOF
 

@@ -256,6 +256,15 @@ class RayEngine:
 
         return int(ray.get(self._attempts.started.remote(), timeout=self.settings.gate_wait_s)) if self._attempts else 0
 
+    def counted_workers(self) -> list[int]:
+        """Process ids of the workers running an episode whose run is counted (a worker lost now
+        costs a counted retry; one lost before its count is not seen as a retry)."""
+        import ray
+
+        if self._attempts is None:
+            return []
+        return list(ray.get(self._attempts.workers.remote(), timeout=self.settings.gate_wait_s))
+
     # -- figures
     def _read_counters(self) -> dict[str, Any]:
         import ray
@@ -339,10 +348,20 @@ def _run_episode(run_job: bytes, setup: bytes, key: str, job: bytes, episode: st
     """One episode in a Ray worker: count the run, set the worker up once per benchmark run, run
     (``run_job``, ``setup`` and ``job`` pickled: see :meth:`RayEngine.map`)."""
     import ray
-    from ray import cloudpickle
 
     if attempts is not None:
-        ray.get(attempts.start.remote(episode))
+        ray.get(attempts.start.remote(episode, os.getpid()))
+    try:
+        return _run_counted(run_job, setup, key, job)
+    finally:
+        if attempts is not None:
+            attempts.end.remote(os.getpid())
+
+
+def _run_counted(run_job: bytes, setup: bytes, key: str, job: bytes) -> Any:
+    """The episode's run once counted: the worker's set-up (once per benchmark run), then the job."""
+    from ray import cloudpickle
+
     if key not in _READY:
         import threading as _threading
 
@@ -401,10 +420,18 @@ def _actor_classes() -> dict[str, Any]:
 
         def __init__(self) -> None:
             self.runs: dict[str, int] = {}
+            self.running: dict[int, str] = {}  # worker pid -> the episode whose counted run it runs
 
-        def start(self, episode: str) -> int:
+        def start(self, episode: str, pid: int = 0) -> int:
             self.runs[episode] = self.runs.get(episode, 0) + 1
+            self.running[pid] = episode
             return self.runs[episode]
+
+        def end(self, pid: int) -> None:
+            self.running.pop(pid, None)
+
+        def workers(self) -> list[int]:
+            return list(self.running)
 
         def retries(self) -> int:
             return sum(n - 1 for n in self.runs.values())
