@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-BENCHMARKS = ("model", "household", "gtamp", "nl2pddl", "saycanpay", "translate", "answers")
+BENCHMARKS = ("model", "household", "gtamp", "nl2pddl", "saycanpay", "translate", "answers", "voice")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
