@@ -63,6 +63,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.symbolic import household_of
 from llm_planner.errors import ConfigError
 from llm_planner.execution import PyBulletWorld, SymbolicWorld
 from llm_planner.llm.config import merge_overrides
@@ -230,19 +231,11 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
     _WORKER.update(settings)
 
 
-@lru_cache(maxsize=8)
-def _household(scene: str) -> Household:
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-
-    return Household(load_scene(scene))
-
-
 @lru_cache(maxsize=64)
 def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = None) -> tuple:
     from llm_planner.domains.household.world.tasks import generate_tasks
 
-    return tuple(generate_tasks(_household(scene).scene, suite, n, seed, tasks_file))
+    return tuple(generate_tasks(household_of(scene).scene, suite, n, seed, tasks_file))
 
 
 def make_world(household: Household, placement_seed: int, pybullet: bool) -> World:
@@ -270,7 +263,7 @@ def run_job(job: Job) -> dict[str, Any]:
                               "planner": job.method.planner, "suite": job.suite, "seed": job.seed, "index": job.index}
     world = None
     try:
-        household = _household(job.scene)
+        household = household_of(job.scene)
         task = _tasks(job.scene, job.suite, settings["episodes"], job.seed, settings.get("tasks_file"))[job.index]
         record.update(task_id=task.task_id, instruction=task.instruction,
                       goal=[[g.rel, g.obj_type, g.destination, g.count] for g in task.goal])
@@ -379,7 +372,7 @@ def _run(args: argparse.Namespace) -> int:
         methods = [MethodSpec(m.planner, m.overrides, latency)
                    for latency in served if isinstance(latency, float) for m in methods]
     for _home, scene in homes:
-        _household(scene)  # a bad scene fails here, with its file named
+        household_of(scene)  # a bad scene fails here, with its file named
         for suite in suites:
             for seed in range(args.seed_offset, args.seed_offset + args.seeds):
                 _tasks(scene, suite, args.episodes, seed, args.tasks)
@@ -391,7 +384,7 @@ def _run(args: argparse.Namespace) -> int:
         from llm_planner.domains.household.sim.config import load_sim_config
 
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
-            check_layout(_household(scene).scene, load_sim_config()).raise_errors()
+            check_layout(household_of(scene).scene, load_sim_config()).raise_errors()
 
     settings = {"episodes": args.episodes, "tasks_file": args.tasks, "config": config, "llm_config": llm_overrides,
                 "backend": backend,
@@ -472,7 +465,7 @@ def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: ar
 
     out = []
     for home, scene in homes:
-        household = _household(scene)
+        household = household_of(scene)
         config = task_config_for(household.scene, args.tasks)
         pools = suite_pools(household, config)
         types = {t for t, _ in pools.train + pools.novel}

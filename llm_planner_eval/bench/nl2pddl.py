@@ -33,15 +33,12 @@ import math
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_planner_eval.bench import error_rates as quality
 from llm_planner_eval.bench.engine import add_engine_arguments, bench_engine
 from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr, parallel_records
 from llm_planner_eval.bench.serving import stops_served_models
-
-if TYPE_CHECKING:
-    from llm_planner.domains.household.world.symbolic import Household
 
 INPUTS = ("directive", "directive+state")
 INPUT_LABEL = {"directive": "D", "directive+state": "D+S"}
@@ -100,29 +97,18 @@ def _init_worker(backend: str | None, config: dict[str, Any],
                                                        config, solver=solver)
                           for key, overrides in (served or {}).items()} or {
         None: LevyKarpasSystem.create(own, config, solver=solver)}
-    _WORKER["households"] = {}
-
-
-def _household(scene: str) -> Household:
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-
-    cache = _WORKER["households"]
-    if scene not in cache:
-        cache[scene] = Household(load_scene(scene))
-    return cache[scene]
 
 
 def _run_job(job: tuple) -> dict[str, Any]:
     """One sample with one input ``(sample, input)``, against a served model ``(..., its key, its
     error rate)``: the system's output, its scores and costs."""
-    from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
     from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
 
     sample, modality = job[:2]
     key, rate = job[2:] if len(job) > 2 else (None, None)
     system = _WORKER["systems"][key]
-    household = _household(sample.scene)
+    household = household_of(sample.scene)
     state = household.sample_initial_state(sample.placement_seed)
     started = time.perf_counter()
     result = system.run(household, state, sample.goal_directive, sample.step_directive,

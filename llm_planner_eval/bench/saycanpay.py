@@ -46,7 +46,6 @@ from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr
 from llm_planner_eval.bench.serving import stops_served_models
 
 if TYPE_CHECKING:
-    from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.domains.household.world.tasks import HouseholdTask
 
 STRATEGIES = ("greedy_action", "beam_action")
@@ -128,35 +127,25 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
     own = make_backend(backend=backend or None)
     backends = {key: make_backend(overrides, backend="openai", embedder=own.resources.embedder)
                 for key, overrides in (served or {}).items()}
-    _WORKER.update(backends=backends or {None: own}, config=config, households={})
+    _WORKER.update(backends=backends or {None: own}, config=config)
     from pathlib import Path
 
     _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config),
                                     done_step=done_step) if need_models else None
 
 
-def _household(scene: str) -> Household:
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-
-    cache = _WORKER["households"]
-    if scene not in cache:
-        cache[scene] = Household(load_scene(scene))
-    return cache[scene]
-
-
 def _run_job(job: tuple) -> dict[str, Any]:
     """One plan, executed: ``(split, task, method)``, against a served model ``(..., its key, its
     error rate)``."""
     from llm_planner.domains.household.world.expert import expert_plan
-    from llm_planner.domains.household.world.symbolic import goal_to_lists
+    from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
     from llm_planner.execution import SymbolicWorld, run_episode
     from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
     from llm_planner.planners.base import Task
 
     split, task, method = job[:3]
     key, rate = job[3:] if len(job) > 3 else (None, None)
-    household = _household(task.scene)
+    household = household_of(task.scene)
     state = household.sample_initial_state(task.placement_seed)
     config = _WORKER["config"]
     planner = SayCanPayPlanner(backend=_WORKER["backends"][key], config=config, models=_WORKER["models"],

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, NamedTuple
 
-from llm_planner.domains.household.world.scene import CONTAINER, Scene
+from llm_planner.domains.household.world.scene import CONTAINER, Scene, load_scene
 from llm_planner.errors import GoalError
 
 INSIDE = "inside"
@@ -436,6 +437,13 @@ class Household:
             if n > have:
                 raise GoalError(f"the goal needs {n} {obj_type}(s) but the scene has {have}")
         return items
+
+
+@lru_cache(maxsize=8)
+def household_of(scene: str) -> Household:
+    """The household of the scene named ``scene``, built once per process (benchmark workers share it
+    across episodes: a Household is not changed by planning or stepping, which take states)."""
+    return Household(load_scene(scene))
 
 
 def goal_to_lists(goal: Sequence[GoalItem]) -> list[list]:
