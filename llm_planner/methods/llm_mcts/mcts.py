@@ -34,11 +34,13 @@ from llm_planner.methods.llm_mcts.tree import (
     SearchResult,
     SearchStats,
     argmax_ties,
-    puct_scores,
-    trusted,
+    trusted_scores,
     uct_scores,
     uniform_rollout,
 )
+
+#: a pi whose largest and smallest probabilities differ by less than this is uniform: it says nothing
+UNIFORM_TOLERANCE = 1e-12
 
 
 class GoalTest:
@@ -80,7 +82,7 @@ class LLMMCTS:
     ``policy`` None means pi uniform over the admissible actions (no LLM heuristic); when it is
     asked, and from how many threads, is the :class:`Scheduler`'s (``config.max_in_flight``,
     ``config.anytime``). ``trust`` (None: 1) gives the model's measured reliability in [0, 1], by
-    which line 29 mixes pi with the uniform distribution. :meth:`advance` after each real step keeps
+    which line 29 weighs PUCT's pi against UCB1 (:meth:`reliability`). :meth:`advance` after each real step keeps
     the subtree of the next decision (``config.reuse_tree``); :meth:`close` ends the questions still
     running."""
 
@@ -331,10 +333,19 @@ class LLMMCTS:
         return 0 (:func:`~llm_planner.methods.llm_mcts.scheduler.with_virtual_loss`)."""
         c = self.config.c
         n_h, q, na = with_virtual_loss(node)
-        if self.trust is not None:
-            pi = trusted(pi, self.trust())
-        values = puct_scores(q, pi, n_h, na, c) if self.config.selection == "puct" else uct_scores(q, n_h, na, c)
-        return argmax_ties(values, pi, na, self.rng)
+        r = self.reliability(node, pi) if self.config.selection == "puct" else 0.0
+        if r <= 0.0:  # UCB1, its ties broken as without a model
+            return argmax_ties(uct_scores(q, n_h, na, c), [0.0] * len(q), na, self.rng)
+        return argmax_ties(trusted_scores(q, pi, n_h, na, c, r), pi, na, self.rng)
+
+    def reliability(self, node: Node, pi: Sequence[float]) -> float:
+        """How far line 29 trusts the node's pi (:func:`~llm_planner.methods.llm_mcts.tree.trusted_scores`):
+        0 for a pi that says nothing, the provisional one of a node still waiting for its answer
+        (``anytime``) or the uniform one of an answer none of whose samples read, which the node
+        then searches as UCT does; otherwise the model's measured reliability (``trust``; 1 without)."""
+        if node.provisional or not pi or max(pi) - min(pi) < UNIFORM_TOLERANCE:
+            return 0.0
+        return self.trust() if self.trust is not None else 1.0
 
     def expand(self, s: State, o: Observation) -> Node:
         """Expansion, lines 23-25: the node of T for a history h ending in observation ``o``, with

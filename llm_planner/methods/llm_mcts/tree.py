@@ -150,13 +150,12 @@ def uniform(n: int) -> list[float]:
 
 
 def trusted(pi: Sequence[float], reliability: float) -> Sequence[float]:
-    """pi mixed with the uniform distribution by the model's measured reliability r in [0, 1]:
-    r pi + (1 - r) / |A|. r = 1 leaves pi as it is; r = 0 gives the uniform pi, so PUCT searches as
-    it does without a model (line 29 with pi = 1 / |A|). What it follows: AlphaZero's mix of the
-    network's prior with noise at the root ((1 - eps) p + eps eta, Silver et al. 2017), with the
-    weight measured instead of fixed, as KnowNo trusts a model's choice only as far as its calibrated
-    confidence (Ren et al. 2023); and PAC-MCTS's premise that the evaluator's bias is bounded: a
-    wrong pi moves a line-29 score by at most r c sqrt(N(h)) / (N(h,a) + 1)."""
+    """A distribution mixed with the uniform one by the model's measured reliability r in [0, 1]:
+    r pi + (1 - r) / |A| (the prior belief's rows, App. C.2; pi itself is trusted in line 29 by
+    :func:`trusted_scores`). r = 1 leaves it as it is; r = 0 gives the uniform distribution, the
+    belief of a search without a model. What it follows: AlphaZero's mix of the network's prior with
+    noise ((1 - eps) p + eps eta, Silver et al. 2017), with the weight measured instead of fixed, as
+    KnowNo trusts a model only as far as its calibrated confidence (Ren et al. 2023)."""
     if reliability >= 1.0 or not pi:
         return pi
     r = max(0.0, reliability)
@@ -168,6 +167,28 @@ def puct_scores(q: Sequence[float], pi: Sequence[float], n_h: int, na: Sequence[
     """Line 29 for every action a of a node: Q(h,a) + c pi(a|h) sqrt(N(h)) / (N(h,a) + 1)."""
     root_n = math.sqrt(n_h)
     return [q[j] + c * pi[j] * root_n / (na[j] + 1) for j in range(len(q))]
+
+
+def trusted_scores(q: Sequence[float], pi: Sequence[float], n_h: int, na: Sequence[int], c: float,
+                   reliability: float) -> list[float]:
+    """Line 29 with the model trusted as far as its measured reliability r in [0, 1]: the exploration
+    bonus is r times PUCT's and (1 - r) times UCB1's,
+    Q(h,a) + c [r pi(a|h) sqrt(N(h)) / (N(h,a) + 1) + (1 - r) sqrt(ln(N(h) + 1) / (N(h,a) + 1))].
+    r = 1 is the paper's PUCT; r = 0 is the UCT baseline's UCB1, so a model whose answers never read
+    leaves the search exactly where it is without a model (mixing pi with the uniform distribution
+    instead would not: PUCT with a uniform pi over |A| actions explores |A| times less than UCB1).
+    What it follows: AlphaZero's mix of the network's prior with noise at the root, with the weight
+    measured instead of fixed (Silver et al. 2017), as KnowNo trusts a model's choice only as far as
+    its calibrated confidence (Ren et al. 2023); and PAC-MCTS's premise that the evaluator's bias is
+    bounded: a wrong pi moves a score by at most r c sqrt(N(h)) / (N(h,a) + 1)."""
+    if reliability >= 1.0:
+        return puct_scores(q, pi, n_h, na, c)
+    if reliability <= 0.0:
+        return uct_scores(q, n_h, na, c)
+    r = reliability
+    root_n, log_n = math.sqrt(n_h), math.log(n_h + 1)
+    return [q[j] + c * (r * pi[j] * root_n / (na[j] + 1) + (1.0 - r) * math.sqrt(log_n / (na[j] + 1)))
+            for j in range(len(q))]
 
 
 def uct_scores(q: Sequence[float], n_h: int, na: Sequence[int], c: float) -> list[float]:

@@ -630,9 +630,28 @@ def test_trusted_mixes_pi_with_uniform_by_reliability():
     assert sum(trusted(pi, 0.3)) == pytest.approx(1.0)
 
 
+def test_trusted_scores_run_from_ucb1_at_reliability_0_to_puct_at_1():
+    from llm_planner.methods.llm_mcts.tree import trusted_scores
+
+    q, pi, na = [1.0, 2.0, 0.5], [0.6, 0.3, 0.1], [10, 4, 2]
+    assert trusted_scores(q, pi, 16, na, 6.0, 1.0) == puct_scores(q, pi, 16, na, 6.0)
+    assert trusted_scores(q, pi, 16, na, 6.0, 0.0) == uct_scores(q, 16, na, 6.0)
+    half = trusted_scores(q, pi, 16, na, 6.0, 0.5)
+    assert half == pytest.approx([(a + b) / 2 for a, b in zip(puct_scores(q, pi, 16, na, 6.0),
+                                                             uct_scores(q, 16, na, 6.0), strict=True)])
+
+
+def test_a_pi_that_says_nothing_is_searched_as_uct(hh):
+    """PUCT with the uniform pi (no model, an answer none of whose samples read, a provisional pi)
+    selects as UCB1 does: the same tree as the UCT baseline's selection for the same seed."""
+    _, puct = _search(hh, policy=None)
+    _, ucb1 = _search(hh, policy=None, selection="uct")
+    assert _tree(puct) == _tree(ucb1) and puct.action == ucb1.action
+
+
 def test_a_model_that_never_reads_searches_as_no_model(hh):
-    """Reliability 0 (no sample of the model ever read) leaves PUCT with the uniform pi: the tree and
-    the choice are those of the search without a model for the same seed, whatever pi the model's
+    """Reliability 0 (no sample of the model ever read) leaves line 29 with UCB1: the tree and the
+    choice are those of the search without a model for the same seed, whatever pi the model's
     answers gave; trusted fully, the same answers grow another tree."""
     _, no_model = _search(hh, policy=None)
     goal, obs, belief = _comp_root(hh)
