@@ -22,11 +22,20 @@ TRANSITIONS = {"activate": Transition.TRANSITION_ACTIVATE, "deactivate": Transit
                "shutdown": Transition.TRANSITION_ACTIVE_SHUTDOWN}
 
 
-def call(node, srv_type, name, request):
+def call(node, srv_type, name, request, attempt_s: float = 120.0):
+    """One request to ``name``, asked again every ``attempt_s`` for an idempotent one (a short
+    ``attempt_s``): a server that has just started may find no route back to this client yet (rmw:
+    "failed to send response (timeout)") and the answer is lost."""
     client = node.create_client(srv_type, name)
     assert client.wait_for_service(timeout_sec=WAIT), f"no service {name}"
-    future = client.call_async(request)
-    rclpy.spin_until_future_complete(node, future, timeout_sec=120.0)
+    deadline = time.monotonic() + 120.0
+    while True:
+        future = client.call_async(request)
+        left = max(0.0, deadline - time.monotonic())
+        rclpy.spin_until_future_complete(node, future, timeout_sec=min(attempt_s, left))
+        if future.done() or time.monotonic() >= deadline:
+            break
+        client.remove_pending_request(future)
     assert future.done(), f"{name} did not answer"
     return future.result()
 
@@ -76,7 +85,7 @@ def run(node, ops):
                      SetParameters.Request(parameters=[Parameter(name=name, value=value(v))]))
             out.setdefault("set", []).append([target, name, v, r.results[0].successful, r.results[0].reason])
         elif kind == "state":
-            state = call(node, GetState, f"/{op[1]}/get_state", GetState.Request()).current_state.label
+            state = call(node, GetState, f"/{op[1]}/get_state", GetState.Request(), attempt_s=5.0).current_state.label
             out.setdefault("state", {})[op[1]] = state
         elif kind == "transition":
             r = call(node, ChangeState, f"/{op[1]}/change_state",
