@@ -377,8 +377,17 @@ class PlannerClient:
         pub.publish(String(data=directive))
         self.executor.spin_once(timeout_sec=0.2)
 
-    def watch_status(self, on_status: Callable[[TaskStatus], None]) -> None:
-        self.node.create_subscription(TaskStatus, "task_status", on_status, STATUS_QOS)
+    def watch_status(self, on_status: Callable[[TaskStatus], None], wait_s: float = 0.0) -> None:
+        """Call ``on_status`` with each ``task_status`` message. With ``wait_s``, first wait (at most
+        that long) until every ``task_status`` publisher in the graph (planner, executor) is matched:
+        a new process discovers each separately, and a step published before its publisher is
+        matched is lost to this subscription (the first steps of a task started right after)."""
+        subscription = self.node.create_subscription(TaskStatus, "task_status", on_status, STATUS_QOS)
+        topic = self.node.resolve_topic_name("task_status")
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and not 0 < self.node.count_publishers(topic) <= \
+                subscription.get_publisher_count():
+            self.executor.spin_once(timeout_sec=0.05)
 
 
 def response_of(future: Future[Any]) -> Any:

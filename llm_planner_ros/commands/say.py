@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     with PlannerClient("llm_planner_say_cli", args.namespace, args.server_timeout) as client:
         if args.follow > 0:
-            client.watch_status(on_status)
+            client.watch_status(on_status, wait_s=args.server_timeout)
         client.say(args.directive)
         if args.follow > 0:
             client.spin_for(args.follow, stop=done)
