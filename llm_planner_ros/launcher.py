@@ -237,10 +237,11 @@ class GraphRunner:
             alive = {name: p for name, p in self.processes.items() if p.poll() is None}
             if not alive:
                 break
-            for name, p in alive.items():
-                if sig == signal.SIGKILL:  # first, where it hangs into its log (faulthandler, run_node)
+            if sig == signal.SIGKILL:  # first, where each hangs into its log (faulthandler, run_node)
+                for p in alive.values():
                     _signal_group(p, signal.SIGUSR1)
-                    time.sleep(STACK_DUMP_S)
+                time.sleep(STACK_DUMP_S)
+            for name, p in alive.items():
                 _signal_group(p, sig)
                 if sig != signal.SIGINT:
                     self.escalated[name] = sig.name

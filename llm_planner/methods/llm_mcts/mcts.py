@@ -343,7 +343,8 @@ class LLMMCTS:
         0 for a pi that says nothing, the provisional one of a node still waiting for its answer
         (``anytime``) or the uniform one of an answer none of whose samples read, which the node
         then searches as UCT does; otherwise the model's measured reliability (``trust``; 1 without)."""
-        if node.provisional or not pi or max(pi) - min(pi) < UNIFORM_TOLERANCE:
+        if node.provisional or not pi or (abs(pi[0] - pi[-1]) < UNIFORM_TOLERANCE  # cheap test first: hot path
+                                           and max(pi) - min(pi) < UNIFORM_TOLERANCE):
             return 0.0
         return self.trust() if self.trust is not None else 1.0
 
