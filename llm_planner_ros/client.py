@@ -379,15 +379,21 @@ class PlannerClient:
 
     def watch_status(self, on_status: Callable[[TaskStatus], None], wait_s: float = 0.0) -> None:
         """Call ``on_status`` with each ``task_status`` message. With ``wait_s``, first wait (at most
-        that long) until every ``task_status`` publisher in the graph (planner, executor) is matched:
-        a new process discovers each separately, and a step published before its publisher is
-        matched is lost to this subscription (the first steps of a task started right after)."""
+        that long) until this subscription has matched the planner's and the executor's publishers,
+        and every other one the graph lists: a new process discovers each separately, and what a
+        publisher sends before it is matched is lost here (the executor's steps, and the end of a
+        task it executes, when the planner's were matched first)."""
         subscription = self.node.create_subscription(TaskStatus, "task_status", on_status, STATUS_QOS)
         topic = self.node.resolve_topic_name("task_status")
         deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline and not 0 < self.node.count_publishers(topic) <= \
-                subscription.get_publisher_count():
+        while time.monotonic() < deadline and subscription.get_publisher_count() < \
+                max(len(STATUS_PUBLISHERS), self.node.count_publishers(topic)):
             self.executor.spin_once(timeout_sec=0.05)
+
+
+#: The nodes that publish a task's states on task_status: the planner (grounding, asking, refusals)
+#: and the executor (each step and the end of an executed task).
+STATUS_PUBLISHERS = ("planner", "executor")
 
 
 def response_of(future: Future[Any]) -> Any:
