@@ -57,7 +57,7 @@ class VoiceLoop:
         self.statuses: list[TaskStatus] = []
         self.exchanges: list[Exchange] = []
         self.publisher = client.node.create_publisher(String, "directive", 10)
-        client.watch_status(self.statuses.append)
+        self._watching = False
 
     def run(self, utterances: Iterable[Utterance]) -> list[Exchange]:
         """Go through ``utterances`` (a directive, then answers while its task asks, then the next
@@ -106,12 +106,18 @@ class VoiceLoop:
         return self.exchanges
 
     def _wait_listener(self) -> None:
+        """Wait, at most ``start_wait_s``, until the planner listens on the directive topic, then until
+        this process has matched every task_status publisher (the planner's and the executor's: a
+        status sent before its publisher is matched is lost, and with it a question or a task's end)."""
         deadline = time.monotonic() + self.settings.start_wait_s
         while self.publisher.get_subscription_count() == 0:
             if time.monotonic() > deadline:
                 raise LlmPlannerError(f"nobody listens on {self.client.node.resolve_topic_name('directive')} after "
                                       f"{self.settings.start_wait_s:g} s: start the graph first (llm-planner launch)")
             self.client.spin_for(0.1)
+        if not self._watching:
+            self._watching = True
+            self.client.watch_status(self.statuses.append, wait_s=max(0.0, deadline - time.monotonic()))
 
     def _send(self, heard: Heard, exchange: Exchange) -> TaskStatus | None:
         """Publish ``heard`` and follow its task until it asks (the question, spoken) or ends (None)."""
