@@ -37,6 +37,12 @@ class PlanningError(LlmPlannerError):
     """A planner failed to produce a plan; the message says why."""
 
 
+class DecisionCanceled(LlmPlannerError):
+    """The closed loop's stop request (a cancel) ended a decision under way. A planner's ``decide``
+    raises it when :attr:`~llm_planner.planners.base.Planner.should_stop` says so; the loop ends the
+    episode canceled."""
+
+
 class LLMError(LlmPlannerError):
     """A language-model backend failed after its retries, or returned unusable output."""
 

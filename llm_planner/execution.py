@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.domains.skill import SkillOutcome
-from llm_planner.errors import LlmPlannerError
+from llm_planner.errors import DecisionCanceled, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
@@ -98,7 +98,9 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
 
     ``task`` is the planner's task (``goal`` and ``max_steps``; a step limit of None leaves it to the
     planner); ``deadline`` a ``time.monotonic()`` value; ``should_stop`` is asked before every
-    decision and every skill (a cancel request). A robot fault (LlmPlannerError from the world, e.g.
+    decision and every skill (a cancel request), and given to the planner as its
+    :attr:`~llm_planner.planners.base.Planner.should_stop`, so a long decision ends on it too.
+    A robot fault (LlmPlannerError from the world, e.g.
     a node that stopped answering) ends the episode failed with the steps done so far.
     """
     from llm_planner.adapters import get_domain
@@ -118,6 +120,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
             return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s)")
         return None
 
+    planner.should_stop = should_stop
     try:
         observation = world.observe()
         if world.goal_reached(task.goal):
@@ -132,11 +135,11 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
                 return stop
             requests_before = planner.stats.llm_requests
             decision = planner.decide(observation, world.full_state() if planner.needs_full_state else None)
-            if decision.action is None:
-                return end(FAILED, decision.message or "the planner gave up")
-            stop = interrupted()
+            stop = interrupted()  # before the decision's own end: a stopped planner may give up
             if stop:
                 return stop
+            if decision.action is None:
+                return end(FAILED, decision.message or "the planner gave up")
             decision_requests = planner.stats.llm_requests - requests_before
             outcome = world.execute(decision.action)
             observation = world.observe()
@@ -154,8 +157,12 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
             repeated = loops.enter(world, step, planner.belief_key()) if outcome.success else None
             if repeated:
                 return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
+    except DecisionCanceled as exc:
+        return end(CANCELED, f"canceled after {len(steps)} step(s): {exc}")
     except LlmPlannerError as exc:
         return end(FAILED, f"{exc} (after {len(steps)} step(s))")
+    finally:
+        planner.should_stop = None
     return end(FAILED, f"goal not reached within {task.max_steps} steps")
 
 

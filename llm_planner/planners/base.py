@@ -129,6 +129,10 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
     #: geometric kitchen-and-hall problems), as the ``domain`` parameter names it. The nodes of each
     #: graph only offer their own domain's planners.
     domain: ClassVar[str] = "household"
+    #: The closed loop's stop request (a cancel), set by it for the episode it runs. A planner whose
+    #: decision can take long (it waits for a model, or searches) asks it while deciding and raises
+    #: :class:`~llm_planner.errors.DecisionCanceled` when it is True; None: nothing asks to stop.
+    should_stop: Callable[[], bool] | None = None
 
     def __init__(self, **params: Any) -> None:
         self.params = params

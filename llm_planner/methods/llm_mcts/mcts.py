@@ -114,17 +114,21 @@ class LLMMCTS:
 
     # ---------------------------------------------------------------- SEARCH
     def search(self, history: Sequence[Action], observation: Observation, belief: PlacementSampler,
-               n: int | None = None, past: Sequence[Observation] = ()) -> SearchResult:
+               n: int | None = None, past: Sequence[Observation] = (),
+               should_stop: Callable[[], bool] | None = None) -> SearchResult:
         """SEARCH(h, b, T, N), lines 1-9: N simulations from s ~ b(s); argmax_a Q(h, a).
 
         The root h: the real ``history`` (actions), the observations before each of them
         (``past``) and the current ``observation``; ``belief`` must agree with that observation.
         T is the subtree kept by :meth:`advance` when it ends in ``observation``, else empty.
-        Returns the action (None when no action is admissible) with the root and the figures."""
+        Returns the action (None when no action is admissible) with the root and the figures.
+
+        Raises DecisionCanceled when ``should_stop`` (the closed loop's cancel) turns True while it
+        searches (asked by the scheduler between simulations and while it waits for answers)."""
         n = self.config.simulations if n is None else n
         started = time.perf_counter()
         self._stats = stats = SearchStats()
-        self.scheduler.begin(stats)
+        self.scheduler.begin(stats, should_stop)
         root = self._root if self._root is not None and self._root.obs == observation else None
         self._root = None
         if root is not None:

@@ -353,7 +353,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.mcts is not None and self.belief is not None
         unusable_before = self.stats.unusable_answers
-        result = self.mcts.search(self.history, observation, self.belief, past=tuple(self.observations[:-1]))
+        result = self.mcts.search(self.history, observation, self.belief, past=tuple(self.observations[:-1]),
+                                  should_stop=self.should_stop)
         self.last_result = result
         self.stats.search.add(result.stats)
         self.stats.simulations += result.stats.simulations

@@ -16,7 +16,11 @@ of ``config/llm_mcts.yaml``; docs/design.md, "What differs from a literal readin
 - the root under anytime and ``decision_time_s``: its question (line 28 at h) is waited for at most
   ``root_wait_share`` of the budget; unanswered by then, the root gets the provisional uniform pi,
   the search runs on it as UCT would, and the question runs on as a late one. Without anytime or a
-  budget the root's question is always waited for, as in Algorithm 1.
+  budget the root's question is always waited for, as in Algorithm 1;
+- a stop request (the closed loop's cancel): asked before each simulation and, every
+  :data:`STOP_POLL_S`, while a wave or the root waits for answers; it ends the decision with
+  :class:`~llm_planner.errors.DecisionCanceled`, leaving the questions in flight to end within
+  their timeouts. A sequential search (``max_in_flight=1``) asks it between questions only.
 
 It knows nothing of the search's states and histories beyond what a question needs.
 """
@@ -30,11 +34,15 @@ from enum import Enum
 from typing import TypeVar
 
 from llm_planner.domains.household.world.symbolic import Action, Observation
+from llm_planner.errors import DecisionCanceled
 from llm_planner.methods.llm_mcts.late_questions import LateQuestions
 from llm_planner.methods.llm_mcts.tree import Node, PolicyFn, SearchConfig, SearchStats, uniform
 
 #: A paused simulation (the scheduler only keeps it and hands it back).
 SimT = TypeVar("SimT")
+#: How often a wait for the policy's answers asks the stop request (seconds): a cancel ends a
+#: decision that waits for a slow model within about this long.
+STOP_POLL_S = 0.1
 
 
 class Deferral(Enum):
@@ -64,15 +72,38 @@ class Scheduler:
         self._root_pool: ThreadPoolExecutor | None = None  # root questions (anytime with a budget)
         self._pool: ThreadPoolExecutor | None = None  # questions in flight (concurrent search only)
         self._pending: dict[int, tuple[Node, Future]] = {}
+        self._should_stop: Callable[[], bool] | None = None  # the running SEARCH's stop request
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
 
     # ------------------------------------------------------------------ one SEARCH
-    def begin(self, stats: SearchStats) -> None:
-        """A SEARCH starts now (its time budget too); what it does is counted in ``stats``."""
+    def begin(self, stats: SearchStats, should_stop: Callable[[], bool] | None = None) -> None:
+        """A SEARCH starts now (its time budget too); what it does is counted in ``stats``;
+        ``should_stop`` True ends it with :class:`DecisionCanceled` (module docstring)."""
         self.stats = stats
         self._started = time.perf_counter()
         self._root_waited = None
+        self._should_stop = should_stop
+
+    def check_stop(self) -> None:
+        """Raise :class:`DecisionCanceled` when the running SEARCH's stop request says so."""
+        if self._should_stop is not None and self._should_stop():
+            raise DecisionCanceled(f"the decision under way was stopped after {self.stats.simulations} "
+                                   "simulation(s)")
+
+    def _wait(self, futures: Sequence[Future], timeout: float | None = None) -> bool:
+        """Wait until every future ended (True) or ``timeout`` seconds passed (False; None: no
+        bound), asking the stop request every :data:`STOP_POLL_S` while they run."""
+        if self._should_stop is None:
+            return not wait(futures, timeout=timeout).not_done
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        while True:
+            left = STOP_POLL_S if deadline is None else min(STOP_POLL_S, deadline - time.perf_counter())
+            if not wait(futures, timeout=max(0.0, left)).not_done:
+                return True
+            self.check_stop()
+            if deadline is not None and time.perf_counter() >= deadline:
+                return False
 
     def settle_root(self, root: Node) -> None:
         """A kept root whose pi is provisional gets its answer before the search if it comes in time:
@@ -118,6 +149,7 @@ class Scheduler:
         width = self.config.max_in_flight if concurrent else 1
         pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llm-mcts-pi") if concurrent else None
         self._pool, self._pending = pool, {}
+        stopped = False
         try:
             waiting: list[SimT] = []
             upcoming = iter(simulations)
@@ -130,23 +162,28 @@ class Scheduler:
                         break
                     if self.late is not None:
                         self.late.harvest()  # answers that came while the search ran
+                    self.check_stop()
                     if not simulate(sim):
                         waiting.append(sim)
                 if not waiting:
                     return
                 self._answer_wave()
                 waiting = [sim for sim in waiting if not simulate(sim)]
+        except DecisionCanceled:
+            stopped = True
+            raise
         finally:
             self._pool, self._pending = None, {}
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+            if pool is not None:  # a stopped decision does not wait for its questions
+                pool.shutdown(wait=not stopped, cancel_futures=True)
 
     def _answer_wave(self) -> None:
         """Wait for every question in flight (each is bounded by the backend's timeouts) and give
         the nodes their pi; the first error is raised once all have ended (no thread is left behind)."""
         started = time.perf_counter()
-        pending, self._pending = list(self._pending.values()), {}
-        wait([f for _, f in pending])
+        pending = list(self._pending.values())
+        self._wait([f for _, f in pending])
+        self._pending = {}
         self.stats.waves += 1
         self.stats.wait_seconds += time.perf_counter() - started
         self.stats.answered += len(pending)
@@ -263,7 +300,7 @@ class Scheduler:
         started = time.perf_counter()
         self.stats.policy_queries += 1
         future = self._root_pool.submit(self._ask, history, past, obs, actions)
-        done, _ = wait([future], timeout=self._root_wait())
+        done = self._wait([future], timeout=self._root_wait())
         waited = time.perf_counter() - started
         self.stats.wait_seconds += waited
         if done:

@@ -152,7 +152,7 @@ class GTampPlanner(Planner[GTampTask, GState, ConcreteAction, GState]):
                 return Decision(None, "time budget exhausted")
             if len(self.history) >= self.max_steps:
                 return Decision(None, f"step limit {self.max_steps} reached")
-            self._plan(observation, Deadline.after(remaining, self.clock))
+            self._plan(observation, Deadline.after(remaining, self.clock, self.should_stop))
         self._sync_stats()
         if not self.queue:
             return Decision(None, "no feasible action found" + (f" ({self.errors[-1]})" if self.errors else ""))

@@ -36,21 +36,25 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time
 @dataclass(frozen=True)
 class Deadline:
     """When planning must stop, on a clock: wall time, or this process's CPU time (a fair
-    measure when other programs share the CPU)."""
+    measure when other programs share the CPU); or at once when ``stop`` (the closed loop's
+    cancel, :attr:`~llm_planner.planners.base.Planner.should_stop`) says so."""
 
     at: float = math.inf
     clock: Callable[[], float] = time.perf_counter
+    stop: Callable[[], bool] | None = None
 
     @classmethod
-    def after(cls, seconds: float, clock: str = "wall") -> Deadline:
+    def after(cls, seconds: float, clock: str = "wall", stop: Callable[[], bool] | None = None) -> Deadline:
         fn = CLOCKS[clock]
-        return cls(fn() + seconds, fn)
+        return cls(fn() + seconds, fn, stop)
 
     def expired(self) -> bool:
-        return self.at != math.inf and self.clock() > self.at
+        return (self.at != math.inf and self.clock() > self.at) or (self.stop is not None and self.stop())
 
     def remaining(self) -> float:
-        """Seconds left on the deadline's clock (0 when passed, ``inf`` without a deadline)."""
+        """Seconds left on the deadline's clock (0 when passed or stopped, ``inf`` without a deadline)."""
+        if self.stop is not None and self.stop():
+            return 0.0
         return math.inf if self.at == math.inf else max(0.0, self.at - self.clock())
 
 

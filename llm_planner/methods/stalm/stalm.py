@@ -144,11 +144,11 @@ class StalmPolicy(Policy):
         errors: list[str] = []
         question = self._question(s, len(history), deadline, errors)
         tree = HybridUCT(ctx.model, s, h, rng=ctx.rng, deadline=deadline)
-        texts = question.wait(min(self.patience_s, deadline.remaining()))
+        texts = question.wait(min(self.patience_s, deadline.remaining()), deadline.stop)
         if texts is None:  # search beside the question until it answers or N_budget is spent
             tree.search(self.n_budget, until=question.done)
             if tree.solution is None and (question.done() or tree.best() is None):
-                texts = question.wait(min(question.time_left(), deadline.remaining()))
+                texts = question.wait(min(question.time_left(), deadline.remaining()), deadline.stop)
         if texts is None:
             self._keep_or_give_up(question, errors)
             return self._tree_result(tree, [], errors)

@@ -224,3 +224,36 @@ def test_a_model_with_smollm2s_errors_is_trusted_as_far_as_its_answers_read(hh, 
     assert samples.samples > 0 and reliability is not None and reliability < 0.5
     assert samples.read == round(reliability * samples.samples)
     assert f"policy {reliability:.2f}" in planner.describe()
+
+
+def test_a_cancel_ends_a_decision_that_waits_for_a_slow_model(hh, serve, tmp_path):
+    """The closed loop's stop request (the executor's cancel) reaches a decision under way: with a
+    served model at 5 s a question and no decision budget, a cancel 0.5 s into the first decision
+    ends the episode canceled within about a second, not after the answers. Asked and never true,
+    it changes no decision."""
+    from llm_planner.task_states import CANCELED
+
+    server = serve(latency=Latency.fixed(5.0))
+    planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=2, max_waves=0,
+                     llm_config=openai_config(server, tmp_path, probe={"enabled": False}))
+    task = generate_tasks(hh.scene, "simple", 1, 0)[0]
+    asked: list[float] = []
+
+    def stop() -> bool:  # first asked before the first decision; True from 0.5 s after that
+        asked.append(time.monotonic())
+        return asked[-1] - asked[0] > 0.5
+
+    try:
+        result = run_episode(planner, Task(task.instruction, task.goal, hh),
+                             SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)), should_stop=stop)
+    finally:
+        planner.mcts.close()
+    took = time.monotonic() - asked[0]
+    assert result.outcome == CANCELED and not result.steps, result.message
+    assert "the decision under way was stopped" in result.message
+    assert took < 3.0, took                                  # a question takes 5 s
+    assert planner.should_stop is None                       # the loop's request ends with its episode
+
+    offline = [create("uniform_prior", backend="offline", seed=0, max_in_flight=3, max_waves=0) for _ in range(2)]
+    offline[1].should_stop = lambda: False
+    assert first_decisions(hh, offline[0]) == first_decisions(hh, offline[1])

@@ -113,3 +113,19 @@ def test_question_bounds_are_checked(config):
         with_search(config, question_share=0.0)
     with pytest.raises(ConfigError, match="question_patience_s"):
         with_search(config, question_patience_s=-1.0)
+
+
+def test_a_cancel_ends_the_wait_for_a_slow_question(p2, config, slow_server):
+    """STaLM without UCT waits for its plans; the closed loop's stop request (a cancel), folded into
+    the decision's deadline, ends that wait within about a tenth of a second, not after the answer."""
+    cfg = with_search(config, n_budget=0, question_patience_s=0.1)
+    ctx = Context.build(p2, cfg, _served_source(slow_server), seed=0)
+    started = time.monotonic()
+    try:
+        deadline = Deadline.after(60.0, stop=lambda: time.monotonic() - started > 0.3)
+        result = StalmPolicy(ctx).plan(p2.initial, 0, deadline, ())
+        took = time.monotonic() - started
+        assert not result.solved and not result.steps and ctx.llm.seconds == 0.0   # returned before the answer
+        assert took < LATENCY_S * 0.75, took
+    finally:
+        ctx.model.world.close()
