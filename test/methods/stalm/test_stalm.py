@@ -120,11 +120,15 @@ def test_a_cancel_ends_the_wait_for_a_slow_question(p2, config, slow_server):
     the decision's deadline, ends that wait within about a tenth of a second, not after the answer."""
     cfg = with_search(config, n_budget=0, question_patience_s=0.1)
     ctx = Context.build(p2, cfg, _served_source(slow_server), seed=0)
-    started = time.monotonic()
+    asked: list[float] = []
+
+    def stop() -> bool:  # first asked once the question is sent; True from 0.3 s after that
+        asked.append(time.monotonic())
+        return asked[-1] - asked[0] > 0.3
+
     try:
-        deadline = Deadline.after(60.0, stop=lambda: time.monotonic() - started > 0.3)
-        result = StalmPolicy(ctx).plan(p2.initial, 0, deadline, ())
-        took = time.monotonic() - started
+        result = StalmPolicy(ctx).plan(p2.initial, 0, Deadline.after(60.0, stop=stop), ())
+        took = time.monotonic() - asked[0]
         assert not result.solved and not result.steps and ctx.llm.seconds == 0.0   # returned before the answer
         assert took < LATENCY_S * 0.75, took
     finally:
