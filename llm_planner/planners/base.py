@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -170,6 +171,27 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
         most likely places of each (see :func:`goal_object_beliefs`). Empty for a planner that
         keeps no belief over object places (full-state planners, STaLM)."""
         return ()
+
+
+#: How often a planner's wait for a model's answers asks the closed loop's stop request (seconds):
+#: a cancel ends a decision that waits for a slow model within about this long.
+STOP_POLL_S = 0.1
+
+
+def wait_unless_stopped(futures: Sequence[Future], timeout: float | None = None,
+                        stop: Callable[[], bool] | None = None) -> bool:
+    """True when every future ended within ``timeout`` seconds (None: no bound); with ``stop``
+    (:attr:`Planner.should_stop`), asked every :data:`STOP_POLL_S` while they run, False as soon
+    as it is True."""
+    if stop is None:
+        return not wait(futures, timeout=timeout).not_done
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = STOP_POLL_S if deadline is None else min(STOP_POLL_S, deadline - time.monotonic())
+        if not wait(futures, timeout=max(0.0, left)).not_done:
+            return True
+        if stop() or (deadline is not None and time.monotonic() >= deadline):
+            return False
 
 
 #: A planner of the household world.

@@ -18,7 +18,7 @@ of ``config/llm_mcts.yaml``; docs/design.md, "What differs from a literal readin
   the search runs on it as UCT would, and the question runs on as a late one. Without anytime or a
   budget the root's question is always waited for, as in Algorithm 1;
 - a stop request (the closed loop's cancel): asked before each simulation and, every
-  :data:`STOP_POLL_S`, while a wave or the root waits for answers; it ends the decision with
+  :data:`~llm_planner.planners.base.STOP_POLL_S`, while a wave or the root waits for answers; it ends the decision with
   :class:`~llm_planner.errors.DecisionCanceled`, leaving the questions in flight to end within
   their timeouts. A sequential search (``max_in_flight=1``) asks it between questions only.
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from enum import Enum
 from typing import TypeVar
 
@@ -37,12 +37,10 @@ from llm_planner.domains.household.world.symbolic import Action, Observation
 from llm_planner.errors import DecisionCanceled
 from llm_planner.methods.llm_mcts.late_questions import LateQuestions
 from llm_planner.methods.llm_mcts.tree import Node, PolicyFn, SearchConfig, SearchStats, uniform
+from llm_planner.planners.base import wait_unless_stopped
 
 #: A paused simulation (the scheduler only keeps it and hands it back).
 SimT = TypeVar("SimT")
-#: How often a wait for the policy's answers asks the stop request (seconds): a cancel ends a
-#: decision that waits for a slow model within about this long.
-STOP_POLL_S = 0.1
 
 
 class Deferral(Enum):
@@ -93,17 +91,11 @@ class Scheduler:
 
     def _wait(self, futures: Sequence[Future], timeout: float | None = None) -> bool:
         """Wait until every future ended (True) or ``timeout`` seconds passed (False; None: no
-        bound), asking the stop request every :data:`STOP_POLL_S` while they run."""
-        if self._should_stop is None:
-            return not wait(futures, timeout=timeout).not_done
-        deadline = None if timeout is None else time.perf_counter() + timeout
-        while True:
-            left = STOP_POLL_S if deadline is None else min(STOP_POLL_S, deadline - time.perf_counter())
-            if not wait(futures, timeout=max(0.0, left)).not_done:
-                return True
+        bound); raises :class:`DecisionCanceled` when the stop request ends the wait."""
+        done = wait_unless_stopped(futures, timeout, self._should_stop)
+        if not done:
             self.check_stop()
-            if deadline is not None and time.perf_counter() >= deadline:
-                return False
+        return done
 
     def settle_root(self, root: Node) -> None:
         """A kept root whose pi is provisional gets its answer before the search if it comes in time:

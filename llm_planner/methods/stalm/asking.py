@@ -14,11 +14,9 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-#: How often a wait for the answer asks the closed loop's stop request (seconds).
-STOP_POLL_S = 0.1
+from llm_planner.planners.base import wait_unless_stopped
 
 
 @dataclass
@@ -46,17 +44,12 @@ class PlanQuestion:
 
     def wait(self, seconds: float, stop: Callable[[], bool] | None = None) -> list[str] | None:
         """The answer's texts, waiting at most ``seconds`` (``inf``: until the backend ends the
-        question) and, with ``stop``, only while it is False (asked every :data:`STOP_POLL_S`);
-        None if the answer has not come by then. A bug in the asking code is raised."""
-        until = time.monotonic() + seconds
-        while True:
-            left = until - time.monotonic()
-            step = left if stop is None else min(left, STOP_POLL_S)
-            try:
-                return self.future.result(timeout=None if math.isinf(step) else max(0.0, step))
-            except FutureTimeout:
-                if left <= STOP_POLL_S or stop is None or stop():
-                    return None
+        question) and, with ``stop``, only while it is False
+        (:func:`~llm_planner.planners.base.wait_unless_stopped`); None if the answer has not come
+        by then. A bug in the asking code is raised."""
+        if not wait_unless_stopped([self.future], None if math.isinf(seconds) else max(0.0, seconds), stop):
+            return None
+        return self.future.result()
 
 
 def send(ask: Callable[[], list[str]], step: int, bound_s: float) -> PlanQuestion:
