@@ -17,6 +17,17 @@ from llm_planner_ros.environment import random_domain_id, ros_environment
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files with a slow test first, each file's tests together and in their order: pytest-xdist
+    (``--dist loadfile``) hands files out in this order, so the run ends on short files, not with one
+    worker on a minute-long test while the other waits."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("ros")}
+    first_seen: dict[Path, int] = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(item.path, index)
+    items.sort(key=lambda item: (item.path not in slow_files, first_seen[item.path]))
+
+
 @pytest.fixture(scope="session")
 def ros_env(tmp_path_factory) -> dict[str, str]:
     """Environment for ROS processes of this test session; also applied to this process."""
@@ -112,6 +123,13 @@ def scripted():
 #: started (test/llm's conftest points LLM_PLANNER_CACHE at a temporary folder later; a GGUF conversion
 #: takes 30-50 s and is worth keeping).
 _MODEL_CACHE = default_cache_dir()
+
+
+@pytest.fixture(scope="session")
+def embeddings_dir() -> Path:
+    """The user's folder of sentence embeddings (``embeddings.dir``), for tests whose answer cache
+    starts empty: an embedding depends on the text alone, and a scene's take 5-15 s to compute."""
+    return _MODEL_CACHE
 
 
 @pytest.fixture(scope="session")

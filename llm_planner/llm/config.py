@@ -61,6 +61,12 @@ class LLMConfig:
         value = self.data["cache"].get("dir")
         return Path(value).expanduser() if value else default_cache_dir()
 
+    @property
+    def embeddings_dir(self) -> Path:
+        """Where the sentence embeddings are kept (``embeddings.dir``, else :attr:`cache_dir`)."""
+        value = self.data["embeddings"].get("dir")
+        return Path(value).expanduser() if value else self.cache_dir
+
     def with_overrides(self, overrides: Mapping[str, Any] | None = None, **dotted: Any) -> LLMConfig:
         """A new config with nested ``overrides`` and ``dotted`` keys (``policy__samples`` or via mapping)."""
         data = copy.deepcopy(dict(self.data))

@@ -27,8 +27,8 @@ class Resources:
                  embedder: Embedder | None = None) -> None:
         self.config = config
         emb = config.section("embeddings")
-        disk = bool(config.get("cache.enabled")) and bool(emb["disk_cache"])
-        self.embedder = embedder or shared_embedder(config.cache_dir if disk else None, int(emb["batch_size"]))
+        self.embedder = embedder or shared_embedder(config.embeddings_dir if emb["disk_cache"] else None,
+                                                    int(emb["batch_size"]))
         self.grounder = Grounder(self.embedder)
         self._dataset_arg = dataset
         self._expert: ExpertIndex | None = None

@@ -87,7 +87,8 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
                     backend: str) -> tuple[dict[str, Any], str]:
     """Without ``--serve-style``: the arguments unchanged. With it: a started server (stopped, with its
     request counts printed, when the process exits) and the overrides that point the openai backend
-    at it (the model name says style and latency, so tables and answer caches tell runs apart)."""
+    at it (the model name says style and latency, so tables and answer caches tell runs apart). Its
+    answers and priors go to a folder of its own; the sentence embeddings stay in the user's."""
     error_rate = float(getattr(args, "serve_error_rate", 0.0) or 0.0)
     if error_rate and not getattr(args, "serve_style", None):
         args.serve_style = "plain"  # a model of chosen quality is a served model: --serve-error-rate implies one
@@ -130,8 +131,10 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
               "model": (f"llm-planner-offline/{args.serve_style}@{latency}"
                         + (f"~wrong{error_rate:g}s{error_seed}" if error_rate else "")
                         + (f"~{profile}" if error_rate and profile != ADMISSIBLE else "")).replace(" ", "")}
+    embeddings = load_llm_config(overrides=llm_overrides).embeddings_dir  # the text's, not the model's: shared
     overrides = {**llm_overrides, "openai": {**llm_overrides.get("openai", {}), **served},
-                 "cache": {**llm_overrides.get("cache", {}), "dir": cache.name}}
+                 "cache": {**llm_overrides.get("cache", {}), "dir": cache.name},
+                 "embeddings": {**llm_overrides.get("embeddings", {}), "dir": str(embeddings)}}
     load_llm_config(overrides=overrides)  # a bad --llm-set fails here, not in every worker
     print(f"served model: llm-planner serve at {server.base_url} (style {args.serve_style}, latency "
           f"{latency}{quality}, "

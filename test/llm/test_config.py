@@ -46,3 +46,20 @@ def test_cache_dir_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("LLM_PLANNER_CACHE", str(tmp_path))
     assert load_llm_config().cache_dir == tmp_path
     assert load_llm_config(overrides={"cache": {"dir": str(tmp_path / "x")}}).cache_dir == tmp_path / "x"
+
+
+def test_embeddings_stay_on_disk_in_their_own_folder_when_the_answer_cache_is_off(monkeypatch, tmp_path):
+    """Embeddings hold no model answer: ``cache.enabled: false`` keeps them, and ``embeddings.dir``
+    lets an empty answer cache reuse the sentences another run embedded."""
+    from llm_planner.llm.resources import Resources
+
+    monkeypatch.setenv("LLM_PLANNER_CACHE", str(tmp_path / "answers"))
+    assert load_llm_config().embeddings_dir == tmp_path / "answers"
+    config = load_llm_config(overrides={"cache": {"enabled": False}, "embeddings": {"dir": str(tmp_path / "emb")}})
+    assert config.embeddings_dir == tmp_path / "emb"
+    resources = Resources(config, dataset=[])
+    resources.embedder.encode(["a fridge"])
+    assert (tmp_path / "emb" / "embeddings.sqlite").is_file() and not (tmp_path / "answers").exists()
+    off = load_llm_config(overrides={"embeddings": {"disk_cache": False, "dir": str(tmp_path / "off")}})
+    Resources(off, dataset=[]).embedder.encode(["a fridge"])
+    assert not (tmp_path / "off").exists()

@@ -74,12 +74,14 @@ def _wait_for_a_step(client, timeout_s: float = 240.0) -> None:
     assert (client.feedback() or {}).get("step"), f"no step within {timeout_s:g} s"
 
 
-def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_graph, tmp_path_factory, ros_env):
+def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_graph, tmp_path_factory, ros_env,
+                                                                       embeddings_dir):
     from llm_planner_eval.stand_in.serve import ServeProcess
 
     tmp = tmp_path_factory.mktemp("fallback_graph")
     env = {"LLM_PLANNER_TEST_KEY": "sk-test-not-a-secret", "LLM_PLANNER_CACHE": str(tmp / "cache")}
-    server = ServeProcess(["--latency", "0.05"], env={**ros_env, **env}).start()
+    serve_env = {**ros_env, **env, "LLM_PLANNER_CACHE": str(embeddings_dir)}  # the stand-in's own cache
+    server = ServeProcess(["--latency", "0.05"], env=serve_env).start()
     try:
         llm_config = tmp / "llm.yaml"
         llm_config.write_text(yaml.safe_dump({
@@ -87,7 +89,7 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
                        "api_key_env": "LLM_PLANNER_TEST_KEY", "timeout_s": 2.0, "max_retries": 1,
                        "question_timeout_s": 6.0},
             "translate": {"ask_model": "always"},  # every translation goes to the server, read or not
-            "cache": {"enabled": False}}))
+            "cache": {"enabled": False}, "embeddings": {"dir": str(embeddings_dir)}}))
         with launch_graph(tmp, env=env, llm_backend="openai", llm_config=str(llm_config)) as graph:
             diagnostics = Diagnostics(graph.client)
             assert diagnostics.wait_level("/executor: model server", 0, 0.0, 30.0) is not None, diagnostics.latest
@@ -128,7 +130,7 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
 
             # 3. a server answers again at the same address: back to it
             port = server.base_url.rsplit(":", 1)[1].split("/")[0]
-            server = ServeProcess(["--port", port], env={**ros_env, **env}).start()
+            server = ServeProcess(["--port", port], env=serve_env).start()
             for node in ("planner", "executor"):
                 _set(graph, node, "llm_fallback", "offline")
             back = diagnostics.wait_level("/planner: model server", 0, time.monotonic(), 30.0)

@@ -33,13 +33,15 @@ def _goal_set(goal) -> set[tuple]:  # noqa: ANN001 - the result's list of [relat
     return {tuple(atom) for atom in goal or ()}
 
 
-def test_a_served_real_model_plans_and_translates_in_the_node_graph(launch_graph, tmp_path_factory, smollm2_server):
+def test_a_served_real_model_plans_and_translates_in_the_node_graph(launch_graph, tmp_path_factory, smollm2_server,
+                                                                     embeddings_dir):
     tmp = tmp_path_factory.mktemp("real_model_graph")
     env = {"LLM_PLANNER_CACHE": str(tmp / "cache")}  # the prior is asked of this model, not read from an earlier run
     llm_config = tmp / "llm.yaml"
     client = smollm2_server.client_config()
     fitted = {section: {**client.get(section, {}), **LLM_OVERRIDES.get(section, {})} for section in {*client, *LLM_OVERRIDES}
               if isinstance(client.get(section, LLM_OVERRIDES.get(section)), dict)}  # the server's file, the test's bounds
+    fitted["embeddings"] = {**fitted.get("embeddings", {}), "dir": str(embeddings_dir)}
     llm_config.write_text(yaml.safe_dump({**client, **LLM_OVERRIDES, **fitted}))
     with launch_graph(tmp, env=env, llm_config=str(llm_config), **GRAPH) as graph:
         started = time.monotonic()
