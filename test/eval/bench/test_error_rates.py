@@ -96,7 +96,7 @@ def test_bench_household_error_rate_grid_against_served_models(tmp_path: Path,
 
     out = tmp_path / "quality.json"
     code = main(["bench", "household", "--error-rates", "0,1", "--methods", "l_policy", "--suites", "simple",
-                 "--episodes", "1", "--seeds", "1", "--workers", "2", "--no-progress", "--json", str(out)])
+                 "--episodes", "1", "--seeds", "1", "--workers", "1", "--no-progress", "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
     assert "against the served model's share of wrong answers" in printed and "100% wrong answers" in printed

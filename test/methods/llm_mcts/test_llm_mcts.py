@@ -515,7 +515,7 @@ def test_bench_household_latency_table_against_served_models(tmp_path, capsys):
 
     out = tmp_path / "latency.json"
     code = main(["bench", "household", "--latencies", "0,0.05", "--methods", "llm_mcts:max_in_flight=1,llm_mcts",
-                 "--suites", "simple", "--episodes", "1", "--seeds", "1", "--simulations", "15", "--workers", "2",
+                 "--suites", "simple", "--episodes", "1", "--seeds", "1", "--simulations", "15", "--workers", "1",
                  "--no-progress", "--json", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
