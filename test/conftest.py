@@ -19,8 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Files with a slow test first, each file's tests together and in their order: pytest-xdist
-    (``--dist loadfile``) hands files out in this order, so the run ends on short files, not with one
-    worker on a minute-long test while the other waits."""
+    (``--dist loadfile --no-loadscope-reorder``, setup.cfg) hands files out in this order, so the run
+    ends on short files, not with one worker on a minute-long test while the other waits."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("ros")}
     first_seen: dict[Path, int] = {}
     for index, item in enumerate(items):
