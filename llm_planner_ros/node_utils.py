@@ -3,6 +3,7 @@ long work off the executor's threads, task status, and a clean spin loop."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import faulthandler
 import os
 import signal
@@ -192,6 +193,54 @@ def exit_after(stop: threading.Event, timeout_s: Callable[[], float], name: str)
     threading.Thread(target=hard_exit, name="exit-after", daemon=True).start()
 
 
+class _Timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+class _Itimerspec(ctypes.Structure):
+    _fields_ = [("it_interval", _Timespec), ("it_value", _Timespec)]
+
+
+class _Sigevent(ctypes.Structure):  # struct sigevent of Linux: value, signo, notify, 48 bytes of union
+    _fields_ = [("sigev_value", ctypes.c_void_p), ("sigev_signo", ctypes.c_int), ("sigev_notify", ctypes.c_int),
+                ("_rest", ctypes.c_byte * 48)]
+
+
+class TeardownWatchdog:
+    """A SIGINT the kernel delivers ``timeout_s`` after :meth:`arm`, with SIGINT's default action:
+    the process ends as if stopped by Ctrl-C (exit status -2) unless :meth:`disarm` comes first.
+
+    It bounds the rcl/DDS teardown of a stopping node (``destroy_node``, ``rclpy.shutdown``). That
+    teardown can block inside rmw while holding the GIL (seen: the lifecycle manager in
+    ``destroy_when_not_in_use`` until the launcher's SIGKILL, about 1 graph stop in 100 under load; the
+    same class of hang as ros2/rclpy#456), and then no Python thread runs, so neither the signal
+    handlers nor :func:`exit_after` can end the process. A POSIX timer needs no Python to fire."""
+
+    def __init__(self) -> None:
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._timer = ctypes.c_void_p()
+        self._armed = False
+
+    def arm(self, timeout_s: float) -> bool:
+        """Start the timer (after SIGINT's default action is restored); False where POSIX timers are missing."""
+        event = _Sigevent(sigev_signo=signal.SIGINT, sigev_notify=0)  # SIGEV_SIGNAL
+        when = _Itimerspec(it_value=_Timespec(int(timeout_s), int((timeout_s % 1) * 1e9)))
+        try:
+            create, settime = self._libc.timer_create, self._libc.timer_settime
+        except AttributeError:
+            return False
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if create(time.CLOCK_MONOTONIC, ctypes.byref(event), ctypes.byref(self._timer)) != 0:
+            return False
+        self._armed = settime(self._timer, 0, ctypes.byref(when), None) == 0
+        return self._armed
+
+    def disarm(self) -> None:
+        if self._armed:
+            self._libc.timer_delete(self._timer)
+            self._armed = False
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     """Init rclpy, build the node, spin it until SIGINT/SIGTERM (or until the process that started
     it dies, ``stop_with_parent``), shut down within ``shutdown_timeout_s``, and end the process
@@ -226,13 +275,16 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     except ExternalShutdownException:
         pass
     finally:
+        watchdog = TeardownWatchdog()
         if node is not None:
             closer = getattr(node, "close", None)
             if closer:
                 closer()
+            watchdog.arm(getattr(node, "params", {}).get("shutdown_timeout_s", DEFAULT_SHUTDOWN_TIMEOUT_S))
             node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
+        watchdog.disarm()
     return finish(code)
 
 
