@@ -18,9 +18,9 @@ way SmolLM2-135M-Instruct does, at the shares measured here. Two steps:
     (:func:`policy_kind`, :func:`world_model_kind`, :func:`translate_kind`); the shares per question
     kind are printed, with the weights of a profile.
 
-    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml \
+    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml \\
         --run "household --methods l_policy --suites simple,comp --episodes 2 --seeds 1 --workers 1"
-    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml --objects 0 --directives 0 \
+    llm-planner bench answers record --out smol_answers.jsonl --llm-config smol.yaml --objects 0 --directives 0 \\
         --run "gtamp --problems P1,P2,P3 --methods stalm,stalm_no_uct,uct --trials 2"
     llm-planner bench answers classify smol_answers.jsonl
 

@@ -20,7 +20,7 @@ The rows carry ``error_rate`` (also with ``--serve-error-rate P``, one served mo
 in CPU seconds of the planner's process unless ``--clock wall``: the stand-in's own time is not a
 model's, so it is not counted::
 
-    llm-planner bench gtamp --error-rates 0,0.2,0.4,0.6 --methods stalm,stalm_no_uct,iterative_replanning \
+    llm-planner bench gtamp --error-rates 0,0.2,0.4,0.6 --methods stalm,stalm_no_uct,iterative_replanning \\
         --problems P1,P4 --trials 3 --budget-scale 0.1 --jobs 2 --json runs/gtamp_quality.json
 """
 from __future__ import annotations

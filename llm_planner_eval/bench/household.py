@@ -43,7 +43,7 @@ error rate follows, and the curves are drawn into one PNG (``FILE.error_rates.pn
 ``--json FILE``, else ``household_error_rates.png``), with the seed's GPT-3.5 figures marked; the
 JSON rows carry ``error_rate``::
 
-    llm-planner bench household --error-rates 0,0.2,0.4,0.6 --methods llm_mcts,l_policy,uniform_prior,uct \
+    llm-planner bench household --error-rates 0,0.2,0.4,0.6 --methods llm_mcts,l_policy,uniform_prior,uct \\
         --suites simple,comp --episodes 4 --seeds 2 --workers 3 --json runs/quality.json
 
 **Profile** (``--profile [FILE]``): the episodes run in this process under cProfile, and the

@@ -29,7 +29,7 @@ planning success per split and cost-effectiveness on test against the rate, with
 VirtualHome figures (Vicuna, Tables 3 and 4) dotted. The rows carry ``error_rate`` (also with
 ``--serve-error-rate P``, one served model)::
 
-    llm-planner bench saycanpay --error-rates 0,0.2,0.4,0.6 --splits test --n 8 --methods \
+    llm-planner bench saycanpay --error-rates 0,0.2,0.4,0.6 --splits test --n 8 --methods \\
         greedy_action:say,greedy_action:saycan,greedy_action:saycanpay,beam_action:say,beam_action:saycan,beam_action:saycanpay
 """
 from __future__ import annotations

@@ -52,3 +52,10 @@ def test_the_paper_decoder_plans_from_o0_over_http_as_offline_at_rate_0(tmp_path
     reference = {e["task_id"]: (e["success"], e["plan"]) for e in json.loads(offline.read_text())["episodes"]}
     over_http = {e["task_id"]: (e["success"], e["plan"]) for e in data["episodes"]}
     assert over_http == reference and len(reference) == 2 and all(ok for ok, _ in over_http.values())
+
+
+def test_help_shows_the_example_command_with_its_continuation_line(capsys):
+    """The module docstring is the --help text: its example's ``\\`` and line break survive."""
+    with pytest.raises(SystemExit):
+        main(["bench", "saycanpay", "--help"])
+    assert "--n 8 --methods \\\n        greedy_action:say," in capsys.readouterr().out
