@@ -212,7 +212,7 @@ class TeardownWatchdog:
 
     It bounds the rcl/DDS teardown of a stopping node (``destroy_node``, ``rclpy.shutdown``). That
     teardown can block inside rmw while holding the GIL (seen: the lifecycle manager in
-    ``destroy_when_not_in_use`` until the launcher's SIGKILL, about 1 graph stop in 100 under load; the
+    ``destroy_when_not_in_use`` until the launcher's SIGKILL, in 2 of 11 runs of the test suite; the
     same class of hang as ros2/rclpy#456), and then no Python thread runs, so neither the signal
     handlers nor :func:`exit_after` can end the process. A POSIX timer needs no Python to fire."""
 

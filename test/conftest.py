@@ -119,17 +119,17 @@ def scripted():
 
 
 # ------------------------------------------------------------------ a real language model
-#: Where converted model folders are kept across sessions: the user's cache as it was when the session
-#: started (test/llm's conftest points LLM_PLANNER_CACHE at a temporary folder later; a GGUF conversion
-#: takes 30-50 s and is worth keeping).
-_MODEL_CACHE = default_cache_dir()
+#: The user's cache as it was when the session started (test/llm's conftest points LLM_PLANNER_CACHE at
+#: a temporary folder later): converted model folders (a conversion takes 30-50 s) and sentence
+#: embeddings are kept there across sessions.
+_USER_CACHE = default_cache_dir()
 
 
 @pytest.fixture(scope="session")
 def embeddings_dir() -> Path:
     """The user's folder of sentence embeddings (``embeddings.dir``), for tests whose answer cache
     starts empty: an embedding depends on the text alone, and a scene's take 5-15 s to compute."""
-    return _MODEL_CACHE
+    return _USER_CACHE
 
 
 @pytest.fixture(scope="session")
@@ -139,7 +139,7 @@ def smollm2_server(tmp_path_factory):
     15-60 s with the converted folder cached, plus 30-50 s for the conversion on a fresh machine."""
     from llm_planner.llm.local_model import LocalModelServer, load_local_model_settings
 
-    settings = load_local_model_settings(overrides={"cache_dir": str(_MODEL_CACHE)})
+    settings = load_local_model_settings(overrides={"cache_dir": str(_USER_CACHE)})
     log = tmp_path_factory.mktemp("smollm2") / "transformers_serve.log"
     with LocalModelServer("smollm2", settings=settings, log_path=log) as server:
         print(f"[smollm2] {server.describe()}; log {log}")
