@@ -379,12 +379,15 @@ class GTampModel:
             return ConcreteAction(action, None, f"arm motion collides with {', '.join(hits)}")
         return ConcreteAction(action, Kappa(path, arm))
 
-    def sample_grasp(self, i: int, pose: ObjPose, base: Pose2D) -> tuple[Grasp, tuple[float, ...]] | None:
+    def sample_grasp(self, i: int, pose: ObjPose, base: Pose2D,
+                     rng: random.Random | None = None) -> tuple[Grasp, tuple[float, ...]] | None:
         """One draw of PICK's gripper orientation (pitch ~ U[pitch range], yaw ~ U[yaw range]
-        relative to the base) at object i's grasp point, and its IK solution (None: unreachable)."""
+        relative to the base) at object i's grasp point, and its IK solution (None: unreachable).
+        ``rng`` is the stream drawn from (default: the model's own)."""
         robot = self.problem.layout.robot
+        rng = self.rng if rng is None else rng
         grasp, tpos, torn = make_grasp(self.problem.objects[i], pose, base.theta,
-                                       self.rng.uniform(*robot.pitch_range), self.rng.uniform(*robot.yaw_range))
+                                       rng.uniform(*robot.pitch_range), rng.uniform(*robot.yaw_range))
         q = self.ik_at(base, tpos, torn)
         return None if q is None else (grasp, q)
 
@@ -403,16 +406,19 @@ class GTampModel:
         return sorted(w.name_of[b] for b in hits)
 
     def sample_position(self, region: RegionSpec, i: int, yaw: float, direction: str,
-                        ref: tuple[float, float] | None, ref_radius: float) -> tuple[float, float] | None:
+                        ref: tuple[float, float] | None, ref_radius: float,
+                        rng: random.Random | None = None) -> tuple[float, float] | None:
         """(x_p, y_p) uniform on the region's surface (object i with ``yaw`` fully on it), rejected
-        until it lies ``direction`` of ``ref``."""
+        until it lies ``direction`` of ``ref``. ``rng`` is the stream drawn from (default: the
+        model's own)."""
+        rng = self.rng if rng is None else rng
         hu, hv = footprint_half(self.problem.objects[i].shape, yaw - region.heading)
         radius = self.radius(i)
         du, dv = 0.5 * region.depth - hu, 0.5 * region.width - hv
         if du <= 0 or dv <= 0:
             return None
         for _ in range(self.params.placement_draws):
-            x, y = region.to_world(self.rng.uniform(-du, du), self.rng.uniform(-dv, dv))
+            x, y = region.to_world(rng.uniform(-du, du), rng.uniform(-dv, dv))
             if direction == "on":
                 return x, y
             assert ref is not None  # every direction but "on" is relative to a reference object

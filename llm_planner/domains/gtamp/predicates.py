@@ -19,6 +19,7 @@ as o's grasp for ``PlaceOccludedBy(o, ...)``.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -71,10 +72,13 @@ class _Path:
 
 class PredicateComputer:
     """Computes :class:`Literals` with the caches of Appendix A; counts its motion-planning work
-    in the model's counters."""
+    in the model's counters. Its grasp and placement samples come from a random stream of its
+    own (``seed``), so computing predicates (for a prompt, or not at all) leaves the model's
+    stream, and so the search's samples, as they would be without them."""
 
-    def __init__(self, model: GTampModel, samples: int | None = None) -> None:
+    def __init__(self, model: GTampModel, samples: int | None = None, seed: int = 0) -> None:
         self.model = model
+        self.rng = random.Random(seed)
         self.world = model.world
         self.samples = samples or model.params.predicate_samples
         self._literals: dict[GState, Literals] = {}
@@ -187,7 +191,7 @@ class PredicateComputer:
             m = self.model
             found = []
             for _ in range(m.params.max_samples):
-                sample = m.sample_grasp(i, pose, region.base_pose)
+                sample = m.sample_grasp(i, pose, region.base_pose, self.rng)
                 if sample is not None:
                     found.append((sample[0], arm_motion(m.home, sample[1])))
                     if len(found) >= self.samples:
@@ -225,7 +229,7 @@ class PredicateComputer:
         yaw = m.held_yaw(goal, grasp)
         out = []
         for _ in range(self.samples * 2):
-            xy = m.sample_position(region, i, yaw, direction, ref_xy, ref_r)
+            xy = m.sample_position(region, i, yaw, direction, ref_xy, ref_r, self.rng)
             if xy is None:
                 break
             place = ObjPose(xy[0], xy[1], region.height + 0.5 * spec.shape.height + SUPPORT_GAP, yaw, region.name)

@@ -45,7 +45,9 @@ class Context:
     def build(cls, problem: ProblemSpec, config: GTampConfig, llm: PlanSource | None, seed: int = 0) -> Context:
         model = GTampModel(problem, config, seed)
         vocab = Vocabulary(problem.object_names, problem.region_names, problem.door_names)
-        return cls(problem, model, PredicateComputer(model), llm, config, random.Random(seed + 1), vocab)
+        # Three streams: the model's samples (the search), the policy's, the prompt predicates'.
+        return cls(problem, model, PredicateComputer(model, seed=seed + 2), llm, config,
+                   random.Random(seed + 1), vocab)
 
     def parse(self, texts: Sequence[str]) -> tuple[list[tuple[TaskAction, ...]], list[str]]:
         """Valid task plans (their valid prefixes) and the parse errors, per response."""

@@ -69,3 +69,12 @@ def test_literals_and_collision_checks_are_cached(model_p2, p2):
     pc.literals(moved)
     assert pc.computed == 2
     assert 0 < pc.hit_queries - first < first / 2
+
+
+def test_predicates_draw_from_their_own_stream_not_the_models(model_p2, p2):
+    """Computing a prompt's predicates must not shift the samples the search then draws."""
+    before = model_p2.rng.getstate()
+    pc = PredicateComputer(model_p2, seed=7)
+    pc.literals(p2.initial)
+    assert model_p2.rng.getstate() == before
+    assert pc.rng.getstate() != PredicateComputer(model_p2, seed=7).rng.getstate()
