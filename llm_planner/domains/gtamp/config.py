@@ -31,6 +31,7 @@ class SearchParams:
     rollout_depth: int = 3
     question_share: float = 1.0      # (ours) STaLM's question is given up after this share of the budget left
     question_patience_s: float = 2.0  # (ours) wait this long for the answer before searching beside it
+    n_budget_without_plans: int = 35  # (ours) simulations of a decision that got no plans: the UCT baseline's
 
     def __post_init__(self) -> None:
         if not 0.0 < self.question_share <= 1.0:
@@ -38,6 +39,8 @@ class SearchParams:
                               "(the share of the time budget left that STaLM's question may take)")
         if self.question_patience_s < 0.0:
             raise ConfigError(f"search.question_patience_s must be at least 0, got {self.question_patience_s}")
+        if self.n_budget_without_plans < 0:
+            raise ConfigError(f"search.n_budget_without_plans must be at least 0, got {self.n_budget_without_plans}")
 
 
 @dataclass(frozen=True)

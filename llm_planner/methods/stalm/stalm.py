@@ -118,9 +118,12 @@ class StalmPolicy(Policy):
     Concretize, then WarmStartedUCT with N_budget simulations. Otherwise the decision searches
     without plans, which is the no-LLM hybrid UCT of seed §4.2, and when the answer arrives it
     concretizes the plans and warms the tree up with them (Algorithm 4) before the rest of the
-    N_budget simulations. A decision whose simulations are done returns the tree's best root
-    action and leaves the question running for the next decision; only a tree with no feasible
-    root action (``n_budget=0``) waits for it. The answer to a question sent at an earlier state
+    N_budget simulations. A decision that ends without plans (none came in time, none could be
+    read) spends ``search.n_budget_without_plans`` simulations (35, the UCT baseline's N_budget of
+    seed §4.2), so it is that baseline's search on the same random stream: a model that gives
+    nothing leaves STaLM where UCT is. A decision whose simulations are done returns the tree's
+    best root action and leaves the question running for the next decision; only a tree with no
+    feasible root action (``n_budget=0``) waits for it. The answer to a question sent at an earlier state
     is read from the current one: a plan that starts with the actions executed since has them
     removed, and Concretize checks every step in the model either way. A question unanswered
     after ``search.question_share`` of the time budget left when it was sent is given up
@@ -136,6 +139,8 @@ class StalmPolicy(Policy):
         self.n_budget = search.n_budget if n_budget is None else int(n_budget)
         self.n_batch = n_batch or search.n_batch
         self.options = options or PromptOptions(ctx.config.prompt.occlusion_info, ctx.config.prompt.ask_challenges)
+        # STaLM without UCT (n_budget 0) has no search to fall back on
+        self.n_budget_without_plans = max(self.n_budget, search.n_budget_without_plans) if self.n_budget else 0
         self.question_share = search.question_share
         self.patience_s = search.question_patience_s
         self._pending: PlanQuestion | None = None
@@ -151,7 +156,8 @@ class StalmPolicy(Policy):
             tree.search(self.n_budget, until=question.done)
             if tree.solution is None and (question.done() or tree.best() is None):
                 texts = question.wait(min(question.time_left(), deadline.remaining()), deadline.stop)
-        if texts is None:
+        if texts is None:  # no plans: the UCT baseline's budget
+            tree.search(self.n_budget_without_plans - tree.simulations)
             self._keep_or_give_up(question, errors)
             return self._tree_result(tree, [], errors)
         self._pending = None
@@ -162,7 +168,8 @@ class StalmPolicy(Policy):
         if success:
             return PlanResult(plans[-1].steps, True, task_plans, errors, tree.simulations)
         errors += [f"plan {k}: {p.failure}" for k, p in enumerate(plans, 1)]
-        tree.run(plans, self.n_budget - tree.simulations)
+        budget = self.n_budget if task_plans else self.n_budget_without_plans
+        tree.run(plans, budget - tree.simulations)
         return self._tree_result(tree, task_plans, errors)
 
     def _question(self, s: GState, step: int, deadline: Deadline, errors: list[str]) -> PlanQuestion:

@@ -44,6 +44,24 @@ def test_bad_llm_answers_are_recorded_and_the_search_goes_on(p2, config, scripte
         ctx.model.world.close()
 
 
+def test_a_decision_without_plans_is_the_uct_baselines_search(p2, config, scripted):
+    """A model whose answer holds no plan leaves STaLM where UCT is (search.n_budget_without_plans):
+    the same simulations on the same random stream, so the same decision for a seed."""
+    from llm_planner.methods.stalm.baselines import UctPolicy
+
+    contexts = [Context.build(p2, config, scripted([["To achieve the goal we need a plan."]]), seed=0),
+                Context.build(p2, config, None, seed=0)]
+    try:
+        stalm = StalmPolicy(contexts[0]).plan(p2.initial, 0, math.inf, ())
+        uct = UctPolicy(contexts[1], n_budget=config.search.n_budget_without_plans).plan(p2.initial, 0, math.inf, ())
+        assert not stalm.task_plans and any("no plan found" in e for e in stalm.errors)
+        assert stalm.simulations == uct.simulations == 35 > config.search.n_budget
+        assert [(s.action.action, s.after) for s in stalm.steps] == [(s.action.action, s.after) for s in uct.steps]
+    finally:
+        for ctx in contexts:
+            ctx.model.world.close()
+
+
 def test_deadline_stops_planning(p2, config, scripted):
     ctx = Context.build(p2, with_search(config, n_budget=1000), scripted([["plan = []"]]), seed=0)
     try:
@@ -113,6 +131,8 @@ def test_question_bounds_are_checked(config):
         with_search(config, question_share=0.0)
     with pytest.raises(ConfigError, match="question_patience_s"):
         with_search(config, question_patience_s=-1.0)
+    with pytest.raises(ConfigError, match="n_budget_without_plans"):
+        with_search(config, n_budget_without_plans=-1)
 
 
 def test_a_cancel_ends_the_wait_for_a_slow_question(p2, config, slow_server):
