@@ -40,6 +40,7 @@ from llm_planner.llm.text import WorldInfo
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
+    from llm_planner.llm.waits import AnswerTimes
 
 
 @dataclass
@@ -219,6 +220,21 @@ class LanguageModel(ABC):
     def describe(self) -> dict[str, Any]:
         """What benchmarks print and store about the backend (never secrets)."""
         return {"backend": self.name, "model": self.model}
+
+    def server_url(self) -> str:
+        """The base URL of the model server this backend asks ("" for an in-process backend), known
+        without a request."""
+        return ""
+
+    def answer_times(self, kind: str) -> AnswerTimes | None:
+        """How long questions of ``kind`` take at this backend's model server
+        (:mod:`llm_planner.llm.waits`); None for a backend that answers in-process (every wait pays)."""
+        return None
+
+    def samples_in_one_request(self) -> bool:
+        """True when M samples cost about one sample's time (an in-process backend, or a server that
+        honours ``n``); False when each sample is a request of its own (a server that ignores ``n``)."""
+        return True
 
 
 def with_fallback_note(answer: Any, reason: str) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from llm_planner.errors import ConfigError
+from llm_planner.llm.waits import WaitSettings
 from llm_planner.paths import config_dir, read_yaml_mapping
 
 BACKENDS = ("offline", "openai")
@@ -163,6 +164,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("LLM configuration 'openai.structured_output' must be auto, json_schema "
                           f"or off, got {mode!r}")
     for key in ("timeout_s", "question_timeout_s", "backoff_initial_s", "backoff_max_s", "queue_timeout_s",
+                "alive_timeout_s",
                 "probe.timeout_s", "probe.retry_after_s"):
         value = _dotted(data["openai"], key)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
@@ -176,6 +178,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and 0 <= low < high):
         raise ConfigError("LLM configuration 'openai.in_flight': need 0 <= queue_low < queue_high, "
                           f"got {low!r}, {high!r}")
+    WaitSettings.from_config(data["waits"])  # raises naming the key
     ask_model = data["translate"].get("ask_model", "unread")
     if ask_model not in ("unread", "always"):
         raise ConfigError(f"LLM configuration 'translate.ask_model' must be unread or always, got {ask_model!r}")

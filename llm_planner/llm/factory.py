@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_planner.errors import LLMError
+from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.base import (
     ActionSamples,
     Candidates,
@@ -20,8 +20,11 @@ from llm_planner.llm.base import (
 from llm_planner.llm.cache import AnswerCache
 from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.embeddings import Embedder
+from llm_planner.llm.in_flight import AnswerTimeout, QueueTimeout
+from llm_planner.llm.liveness import accepts_connections
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.text import WorldInfo
+from llm_planner.llm.waits import AnswerTimes
 
 #: backend name -> (module, class): the offline provider and the OpenAI-compatible client.
 BACKEND_CLASSES: dict[str, tuple[str, str]] = {
@@ -31,8 +34,20 @@ BACKEND_CLASSES: dict[str, tuple[str, str]] = {
 
 
 class FallbackBackend(LanguageModel):
-    """``openai`` first; on LLMError the ``offline`` backend answers and ``info.fallback`` says why
-    (``fallback_to_offline: true``). ``usage`` adds both backends' figures."""
+    """``openai`` first; the ``offline`` backend answers when the primary's server is gone or failing
+    (``fallback_to_offline: true``), and ``info.fallback`` says why. ``usage`` adds both backends' figures.
+
+    A busy server is not a gone one. An answer that does not read (:class:`UnusableAnswer`) came from a
+    server that answers: it is raised as it is, and the caller reads it as it does without a fallback
+    (LLM-MCTS: pi uniform at that node). A question that timed out, at a server that still accepts
+    connections (``openai.alive_timeout_s``; :func:`~llm_planner.llm.liveness.accepts_connections`), met a
+    long queue: it is raised too, not answered by the secondary. The secondary answers when the server
+    does not accept connections (``fallback_state`` "stopped answering") or fails with an error
+    (connection lost, HTTP 5xx after the retries, a refused request: "failed"), and while a probe says
+    the server is gone (``primary_down``, set by the nodes' model-server probe)."""
+
+    #: the two ways a server does not answer, as the feedback and the result say them
+    GONE, FAILED = "stopped answering", "failed"
 
     def __init__(self, primary: LanguageModel, secondary: LanguageModel) -> None:
         super().__init__(primary.config, primary.resources)
@@ -42,6 +57,9 @@ class FallbackBackend(LanguageModel):
         #: why the primary is known not to answer (set by a reachability probe, e.g. the nodes'
         #: /diagnostics); while set, questions go straight to the secondary; cleared when it answers
         self.primary_down = ""
+        #: how the primary last did not answer: "" (it answers), GONE or FAILED
+        self.fallback_state = ""
+        self.alive_timeout_s = float(primary.config.get("openai.alive_timeout_s"))
 
     @property
     def model(self) -> str:
@@ -61,17 +79,43 @@ class FallbackBackend(LanguageModel):
         self.primary.prepare()
         self.secondary.prepare()
 
+    def answer_times(self, kind: str) -> AnswerTimes | None:
+        return self.primary.answer_times(kind)
+
+    def samples_in_one_request(self) -> bool:
+        return self.primary.samples_in_one_request()
+
+    def server_url(self) -> str:
+        return self.primary.server_url()
+
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         reason = self.primary_down
-        if not reason:
+        if reason:
+            self.fallback_state = self.GONE
+        else:
             try:
-                return getattr(self.primary, method)(*args, **kwargs)
+                answer = getattr(self.primary, method)(*args, **kwargs)
+            except UnusableAnswer:
+                raise  # the server answered; what it said does not read
             except LLMError as exc:
-                reason = f"{self.primary.name} failed: {exc}"
+                reason = self._why_not(exc)
+            else:
+                self.fallback_state = ""
+                return answer
         with self._usage_lock:
             self._usage.fallbacks += 1
         answer = getattr(self.secondary, method)(*args, **kwargs)
         return with_fallback_note(answer, reason)
+
+    def _why_not(self, exc: LLMError) -> str:
+        """Why the secondary answers for the primary's failure ``exc``; raises ``exc`` again when the
+        server is busy (a timeout at a server that accepts connections), which is no reason."""
+        url = self.server_url()
+        up, detail = accepts_connections(url, self.alive_timeout_s) if url else (True, "")
+        if up and isinstance(exc, (AnswerTimeout, QueueTimeout)):
+            raise exc
+        self.fallback_state = self.FAILED if up else self.GONE
+        return f"{self.primary.name} failed: {exc}" if up else f"the model server {url} {detail}: {exc}"
 
     def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:

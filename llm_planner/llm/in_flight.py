@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from llm_planner.errors import LLMError
+from llm_planner.errors import LLMError, ModelServerError
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,11 @@ class LimiterSettings:
 
 class QueueTimeout(LLMError):
     """A request waited longer than ``openai.queue_timeout_s`` for a slot."""
+
+
+class AnswerTimeout(ModelServerError):
+    """The server took longer than the client's timeouts for a question and gave no other error: it is
+    slow or busy (its queue is long), which a reachable server's fallback does not answer for."""
 
 
 @dataclass

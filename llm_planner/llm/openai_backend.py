@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
-from llm_planner.errors import ModelServerError, UnusableAnswer
+from llm_planner.errors import LLMError, ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
     Unparsable,
     first_action,
@@ -92,6 +92,7 @@ from llm_planner.llm.server_profile import (
     server_profile,
 )
 from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
+from llm_planner.llm.waits import AnswerTimes, WaitSettings, answer_times
 
 if TYPE_CHECKING:
     import openai
@@ -135,6 +136,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         self.key_env = str(opts["api_key_env"])
         self.probe_settings = ProbeSettings.from_config(opts)
         self.limiter: AdaptiveLimiter = limiter_for(self.base_url, self._model, LimiterSettings.from_config(opts))
+        self.wait_settings = WaitSettings.from_config(config.section("waits"))
         self._profile: ServerProfile | None = None
         self._client: openai.OpenAI | None = None
         self.sleep: Callable[[float], None] = time.sleep
@@ -154,6 +156,19 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 "n in one request" if self.n_supported else "one request each, at once"}
 
     # ------------------------------------------------------------------ server
+    def server_url(self) -> str:
+        return self.base_url
+
+    def answer_times(self, kind: str) -> AnswerTimes:
+        """How long questions of ``kind`` take at this server, shared by the process's backends
+        (:mod:`llm_planner.llm.waits`)."""
+        return answer_times(f"{self.model} at {self.base_url}", kind, self.wait_settings)
+
+    def samples_in_one_request(self) -> bool:
+        """False when the server ignores or refuses ``n`` (probed now if not yet): M samples are M requests."""
+        self.server_profile()
+        return self.n_supported or self.greedy
+
     def server_profile(self) -> ServerProfile:
         """What the server honours (:mod:`llm_planner.llm.server_profile`), probed on first call and
         cached per server in the process; the backend adapts to it (module docstring)."""
@@ -250,20 +265,31 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         error: UnusableAnswer | None = None
         requests = 0
         clock = QuestionClock(self.question_timeout_s, self.limiter.settings.wait_s)
-        for attempt in range(self.parse_retries + 1):
-            if attempt:
-                with self._usage_lock:
-                    self._usage.retries += 1
-            texts, used = self._sample(kind, messages, n, params, clock)
-            requests += used
-            try:
-                parsed = parse(texts)
-            except UnusableAnswer as exc:
-                error = exc
-                continue
-            if self.cache is not None:
-                self.cache.put(key, texts, self.name, self.model)
-            return parsed, _Reply(texts, False, requests)
+        times = self.answer_times(kind)
+        ticket = times.send(n, len(prompt))  # the server's time for this question (llm/waits.py)
+        try:
+            for attempt in range(self.parse_retries + 1):
+                if attempt:
+                    with self._usage_lock:
+                        self._usage.retries += 1
+                texts, used = self._sample(kind, messages, n, params, clock)
+                requests += used
+                try:
+                    parsed = parse(texts)
+                except UnusableAnswer as exc:
+                    error = exc
+                    continue
+                if self.cache is not None:
+                    self.cache.put(key, texts, self.name, self.model)
+                return parsed, _Reply(texts, False, requests)
+        except FormatRefused:
+            times.discard(ticket)  # asked again in plain text: that question is the one measured
+            raise
+        except LLMError:
+            times.land(ticket, failed=True)
+            raise
+        finally:
+            times.land(ticket)  # answered (an answer that does not read came all the same)
         assert error is not None
         raise UnusableAnswer(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
 

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.errors import ModelServerError
-from llm_planner.llm.in_flight import AdaptiveLimiter, QuestionClock
+from llm_planner.llm.in_flight import AdaptiveLimiter, AnswerTimeout, QuestionClock
 from llm_planner.llm.openai_http import (
     FormatRefused,
     NRefused,
@@ -85,6 +85,7 @@ class OpenAIRequests:
 
         last = ""
         timeouts = 0
+        others = 0  # failed attempts that were no timeout (connection, HTTP 429/5xx, unreadable)
         wait_after: float | None = None
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -102,7 +103,9 @@ class OpenAIRequests:
                 self.limiter.release(slot, "error")
                 what = (f"openai backend: model '{self.model}' at {self.base_url} gave no usable answer within "
                         f"{clock.timeout_s:g} s (openai.question_timeout_s)" + (f"; last: {last}" if last else ""))
-                raise ModelServerError(self._timed_out(what) if timeouts or not last else what)
+                if others:
+                    raise ModelServerError(self._timed_out(what) if timeouts else what)
+                raise AnswerTimeout(self._timed_out(what))
             with self._usage_lock:
                 self._usage.requests += 1
             outcome, response = "error", None
@@ -119,11 +122,13 @@ class OpenAIRequests:
                 last = f"no answer within the timeout of {self.timeout_s:g} s (openai.timeout_s)"
                 continue
             except openai.APIConnectionError as exc:
+                others += 1
                 last = f"cannot connect to {self.base_url} ({short(exc)})"
                 continue
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status == 429 or status >= 500:
+                    others += 1
                     outcome = "overload"
                     last = f"HTTP {status} {server_message(exc)}"
                     wait_after = retry_after(exc)
@@ -143,6 +148,7 @@ class OpenAIRequests:
                 raise ModelServerError(f"openai backend: {self.base_url} rejected the request (HTTP {status} "
                                f"{server_message(exc)})") from None
             except Exception as exc:  # noqa: BLE001 - malformed JSON and any other client failure: never a crash
+                others += 1
                 last = f"unreadable answer ({type(exc).__name__}: {short(exc)})"
                 continue
             finally:
@@ -155,12 +161,15 @@ class OpenAIRequests:
                 self._usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
             choices = list(getattr(response, "choices", None) or [])
             if not choices:
+                others += 1
                 last = "the answer has no choices"
                 continue
             return [cut_at_stop(choice_text(c), params.get("stop")) for c in choices]
         what = (f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} "
                 f"attempt(s): {last}")
-        raise ModelServerError(self._timed_out(what) if timeouts else what)
+        if others:
+            raise ModelServerError(self._timed_out(what) if timeouts else what)
+        raise AnswerTimeout(self._timed_out(what))
 
     def _sample(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],
                 clock: QuestionClock) -> tuple[list[str], int]:

@@ -1,6 +1,7 @@
 """Whether an OpenAI-compatible model server can answer now: reachability (``GET <base_url>/models``)
 and, for a configuration of the openai backend, the key a server asks for. Used where a switch to
-the openai backend is checked before it is accepted, and by the nodes' ``model server`` status."""
+the openai backend is checked before it is accepted, and by the nodes' ``model server`` status
+(with :func:`llm_planner.llm.liveness.accepts_connections`: busy or gone)."""
 from __future__ import annotations
 
 import os

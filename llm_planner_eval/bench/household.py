@@ -162,6 +162,8 @@ def llm_mcts_figures(stats: LLMMCTSStats) -> dict[str, Any]:
             "provisional_nodes": s.provisional, "root_provisional": s.root_provisional,
             "late_questions": s.late_questions,
             "late_answers": s.late_answers, "late_failures": s.late_failures,
+            "waits": s.waits, "waits_in_time": s.waits_in_time, "root_unwaited": s.root_unwaited,
+            "skipped_unreliable": s.skipped_unreliable, "skipped_busy": s.skipped_busy, "gated_searches": s.gated,
             "world_model_reliability": stats.world_model_reliability,
             "policy_samples": p.samples, "policy_samples_read": p.read, "policy_samples_mapped": p.mapped,
             "mapped_similarity_sum": round(p.mapped_similarity, 4),

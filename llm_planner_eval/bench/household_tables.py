@@ -80,7 +80,32 @@ def cost_figures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         "simulations_per_second_without_llm": sims / (search - wait) if sims and search - wait > 0 else 0.0,
         "steps_mean": total("steps") / max(len(records), 1),
         "planning_time_s": total("planning_time_s"),
+        **wait_figures(records),
     }
+
+
+def wait_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What the waits for the model bought over a set of episodes: the waits (the root's question, a
+    wave, a kept root's late question) and the share whose answers came within them (None: no wait),
+    the roots not waited for because their answers came too late or the server was busy with earlier
+    questions, and the questions skipped and why: the policy's reliability under its floor (and the
+    searches that asked nothing for it), or late questions already running."""
+    def total(key: str) -> int:
+        return int(sum(r.get(key, 0) or 0 for r in records))
+
+    waits = total("waits")
+    return {"waits": waits, "waits_in_time": total("waits_in_time"),
+            "waits_in_time_share": total("waits_in_time") / waits if waits else None,
+            "roots_unwaited": total("root_unwaited"), "skipped_unreliable": total("skipped_unreliable"),
+            "skipped_busy": total("skipped_busy"), "gated_searches": total("gated_searches")}
+
+
+def wait_cells(f: dict[str, Any]) -> list[str]:
+    """The wait columns of a row: waits in time (share and counts), roots not waited for, questions
+    skipped (policy under its reliability floor / late questions running)."""
+    share = "-" if f["waits_in_time_share"] is None else \
+        f"{f['waits_in_time_share']:.2f} ({f['waits_in_time']}/{f['waits']})"
+    return [share, str(f["roots_unwaited"]), f"{f['skipped_unreliable']} / {f['skipped_busy']}"]
 
 
 def model_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -146,7 +171,8 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
         out.append("\n" + success_table(report, home, title))
     served = any(r.get("http_requests") for r in report.episodes)  # a model server was asked: its costs too
     header = ["method", "paper's name", "decisions", "LLM req/dec", "policy visits/dec", "policy nodes/dec",
-              "s/decision", "median s/dec", "LLM wait s/dec", "sims/s", "sims/s w/o LLM"]
+              "s/decision", "median s/dec", "LLM wait s/dec", "waits in time", "roots not waited for",
+              "skipped: unreliable / busy", "sims/s", "sims/s w/o LLM"]
     if served:
         header += ["HTTP req/dec", "prompt tok/dec", "answer tok/dec", "decisions out of time"]
     body = []
@@ -158,7 +184,7 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
         row = [spec.label, PAPER_NAMES.get(spec.planner, ""), f["decisions"],
                f"{f['llm_requests_per_decision']:.1f}", f"{f['policy_visits_per_decision']:.1f}",
                f"{f['policy_queries_per_decision']:.1f}", f"{f['seconds_per_decision']:.3f}",
-               f"{f['median_seconds_per_decision']:.3f}", f"{f['llm_seconds_per_decision']:.3f}",
+               f"{f['median_seconds_per_decision']:.3f}", f"{f['llm_seconds_per_decision']:.3f}", *wait_cells(f),
                f"{f['simulations_per_second']:.0f}" if f["simulations_per_second"] else "-",
                f"{f['simulations_per_second_without_llm']:.0f}" if f["simulations_per_second_without_llm"] else "-"]
         if served:
@@ -197,7 +223,8 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
     from llm_planner_eval.bench.report import fmt_pm, format_table
 
     rows = {(r["method"], r["split"]): r for r in report.rows}
-    header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec"]
+    header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec",
+              "LLM wait s/dec", "waits in time", "roots not waited for", "skipped: unreliable / busy"]
     body, notes = [], []
     for latency in dict.fromkeys(m.latency for m in methods):
         group = [m for m in methods if m.latency == latency]
@@ -213,7 +240,8 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
                            if (spec.label, s) in rows else "-" for s in suites],
                          f"{f['llm_requests_per_decision']:.1f}",
                          f"{f['waves_per_decision']:.2f}" if k > 1 else "= req",
-                         f"{f['seconds_per_decision']:.2f}", f"{f['search_seconds_per_decision']:.3f}"])
+                         f"{f['seconds_per_decision']:.2f}", f"{f['search_seconds_per_decision']:.3f}",
+                         f"{f['llm_seconds_per_decision']:.2f}", *wait_cells(f)])
         for seq in [m for m in cost if in_flight[m] == 1]:
             for con in [m for m in cost if in_flight[m] > 1]:
                 ratio = cost[con]["seconds_per_decision"] / max(cost[seq]["seconds_per_decision"], 1e-9)

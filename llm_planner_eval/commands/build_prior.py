@@ -17,7 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Ask the language model M times where each object type of the scene "
                             "usually is, and save the normalised belief (unsampled places 1e-3) as JSON.")
     parser.add_argument("--scene", default="apartment_seen", help="scene name or YAML path (default apartment_seen)")
-    parser.add_argument("--out", required=True, help="output JSON file")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", help="output JSON file")
+    where.add_argument("--cache", action="store_true",
+                       help="keep it where the planners look for it (the LLM cache directory, keyed by scene, "
+                       "backend, model and settings): a graph or benchmark asking this model then starts without "
+                       "building it; one already there is reused")
     parser.add_argument("--samples", type=int, default=None, metavar="M",
                         help="answers per object type (default world_model.samples of config/llm.yaml, 5)")
     parser.add_argument("--evaluate", type=int, default=0, metavar="N",
@@ -32,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.errors import ConfigError
     from llm_planner.llm.text import WorldInfo
-    from llm_planner.methods.llm_mcts.prior import build_prior
+    from llm_planner.methods.llm_mcts.prior import build_prior, cached_prior, scene_content_hash
     from llm_planner_eval.bench.priors import evaluate_prior
     from llm_planner_eval.bench.report import format_table
 
@@ -41,9 +46,17 @@ def run(args: argparse.Namespace) -> int:
     scene = load_scene(args.scene)
     backend = make_backend_from_args(args)
     started = time.perf_counter()
-    prior = build_prior(backend, WorldInfo.from_scene(scene), scene=scene.name, m=args.samples)
+    if args.cache:
+        if args.samples is not None:
+            raise ConfigError("--cache keeps the prior the planners build, with world_model.samples of the LLM "
+                              "configuration: give --set world_model.samples=M instead of --samples")
+        built = cached_prior(backend, WorldInfo.from_scene(scene), scene.name, scene_content_hash(scene))
+        prior, path = built.prior, built.path
+        print(built.describe(scene.name))
+    else:
+        prior = build_prior(backend, WorldInfo.from_scene(scene), scene=scene.name, m=args.samples)
+        path = prior.save(args.out)
     seconds = time.perf_counter() - started
-    path = prior.save(args.out)
     rows = [[t, ", ".join(f"{p} {v:.2f}" for p, v in prior.top(t, 3))] for t in prior.probs]
     print(format_table(["object type", "top-3 places (probability)"], rows,
                        title=f"prior belief, scene {scene.name}, backend {backend.name} ({backend.model}), "

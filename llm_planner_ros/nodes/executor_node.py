@@ -117,9 +117,10 @@ class ExecutorNode(ManagedNode):
                 return ""
             if not fallback_step[0]:
                 fallback_step[0] = max(self.step, 1)
-            server = lm.describe().get("base_url", "the model server")
+            server = lm.server_url() or "the model server"
             now = "" if not getattr(lm, "primary_down", "") else " (it still does not answer)"
-            return (f"model server {server} stopped answering at step {fallback_step[0]}{now}: the embedded "
+            how = getattr(lm, "fallback_state", "") or "stopped answering"  # gone, or failing (FallbackBackend)
+            return (f"model server {server} {how} at step {fallback_step[0]}{now}: the embedded "
                     f"offline provider answered {used} question(s)")
 
         def on_step(record: StepRecord) -> None:

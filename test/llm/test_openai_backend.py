@@ -210,7 +210,8 @@ def test_fallback_to_offline_is_said_in_the_result(openai_backend, closed_port, 
                         fallback_to_offline=True, translate__ask_model="always")  # asked though the reader reads it
     result = translate_directive("put two apples in the fridge", seen, lm)
     assert [tuple(x) for x in result.to_json()["goal"]] == [("inside", "apple", "fridge", 2)]
-    assert result.info.backend == "offline" and "openai failed: " in result.info.fallback
+    assert result.info.backend == "offline" and "does not accept connections" in result.info.fallback
+    assert lm.fallback_state == "stopped answering"  # gone, not failing
     assert "answered by the offline backend" in result.message
     assert lm.usage.fallbacks == 1 and lm.usage.failures == 1 and lm.usage.requests == 1
 
@@ -362,3 +363,32 @@ def test_heuristic_policy_counts_samples_that_read(openai_backend, fake_openai, 
     assert (policy.stats.samples, policy.stats.read) == (4, 1) and policy.stats.reliability() == 0.25
     policy(query)  # from memory: no new answer, nothing counted
     assert policy.stats.samples == 4
+
+
+def test_a_busy_server_is_not_answered_for_by_the_fallback_a_failing_or_gone_one_is(openai_backend, fake_openai,
+                                                                                     closed_port, http, seen,
+                                                                                     seen_world):
+    """fallback_to_offline: a question that timed out at a server that accepts connections met a long
+    queue (raised, not answered by the offline backend); an answer that does not read came from a
+    server that answers (raised too); HTTP 500 after the retries is a failing server, and a port
+    nothing listens on a gone one (both answered by the offline backend, saying which)."""
+    from llm_planner.errors import UnusableAnswer
+    from llm_planner.llm.in_flight import AnswerTimeout
+
+    query = _query(seen, seen_world)
+    lm = openai_backend(fallback_to_offline=True, openai__max_retries=0, openai__parse_retries=0)
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["walk to the kitchen"]), delay=3.0)
+    with pytest.raises(AnswerTimeout, match="timeout of 1 s"):  # openai.timeout_s 1.0: the server takes 3 s
+        lm.next_actions(query, m=1)
+    fake_openai.default = lambda req: http.Reply(body=http.completion(["Sure! Here is a plan: think first."]))
+    with pytest.raises(UnusableAnswer):
+        lm.next_actions(query, m=1)
+    assert lm.usage.fallbacks == 0 and lm.fallback_state == ""
+    fake_openai.default = lambda req: http.Reply(500, http.error("boom", "server_error"))
+    failing = lm.next_actions(query, m=1)
+    assert failing.info.backend == "offline" and "HTTP 500" in failing.info.fallback and lm.fallback_state == "failed"
+    gone = openai_backend(fallback_to_offline=True, openai__max_retries=0,
+                          openai__base_url=f"http://127.0.0.1:{closed_port}/v1")
+    answer = gone.next_actions(query, m=1)
+    assert answer.info.backend == "offline" and "does not accept connections" in answer.info.fallback
+    assert gone.fallback_state == "stopped answering" and lm.usage.fallbacks == 1

@@ -15,7 +15,8 @@ from llm_planner.paths import config_dir, read_yaml_mapping
 CONFIG_FILE = "llm_mcts.yaml"
 _SEARCH_KEYS = ("simulations", "c", "gamma", "epsilon", "max_depth", "goal_reward", "history_key", "root_redraws",
                 "final_action", "expand_after", "reuse_tree", "max_in_flight", "max_waves", "rollout_greed",
-                "decision_time_s", "anytime", "late_questions", "root_wait_share")
+                "decision_time_s", "anytime", "late_questions", "root_wait_share", "reliability_floor",
+                "reliability_samples", "unreliable_every")
 _CONFIG_KEYS = (*_SEARCH_KEYS, "seed", "backend", "prior_file", "room_floor_weight", "reliability_mix")
 
 
@@ -69,6 +70,9 @@ def search_config(cfg: Mapping[str, Any]) -> SearchConfig:
                             rollout_greed=float(cfg.get("rollout_greed", 0.0)),
                             decision_time_s=float(cfg.get("decision_time_s", 0.0)),
                             anytime=cfg.get("anytime", False), late_questions=int(cfg.get("late_questions", 1)),
-                            root_wait_share=float(cfg.get("root_wait_share", 0.5)))
+                            root_wait_share=float(cfg.get("root_wait_share", 0.5)),
+                            reliability_floor=float(cfg.get("reliability_floor", 0.0)),
+                            reliability_samples=int(cfg.get("reliability_samples", 50)),
+                            unreliable_every=int(cfg.get("unreliable_every", 10)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"invalid LLM-MCTS configuration: {exc!r}") from None

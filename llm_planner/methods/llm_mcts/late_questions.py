@@ -43,6 +43,10 @@ class LateQuestions:
         self._pending: dict[int, tuple[Node, Future]] = {}
         self.counts = LateCounts()
 
+    def full(self) -> bool:
+        """True when ``width`` questions (or more, counting adopted ones) run here: a new one would wait."""
+        return len(self._pending) >= self.width
+
     def pending(self, node: Node) -> Future | None:
         """The question in flight for ``node``, if any."""
         entry = self._pending.get(id(node))

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 import numpy as np
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
-from llm_planner.methods.llm_mcts.scheduler import Deferral, Scheduler, with_virtual_loss
+from llm_planner.methods.llm_mcts.scheduler import AnswerClock, Deferral, Reliability, Scheduler, with_virtual_loss
 from llm_planner.methods.llm_mcts.tree import (
     Node,
     PlacementSampler,
@@ -82,13 +82,16 @@ class LLMMCTS:
     ``policy`` None means pi uniform over the admissible actions (no LLM heuristic); when it is
     asked, and from how many threads, is the :class:`Scheduler`'s (``config.max_in_flight``,
     ``config.anytime``). ``trust`` (None: 1) gives the model's measured reliability in [0, 1], by
-    which line 29 weighs PUCT's pi against UCB1 (:meth:`reliability`). :meth:`advance` after each real step keeps
+    which line 29 weighs PUCT's pi against UCB1 (:meth:`reliability`); ``answer_clock`` (how long the
+    policy's questions take at its server) and ``reliability`` (its samples and the share that read)
+    tell the scheduler which waits and questions pay. :meth:`advance` after each real step keeps
     the subtree of the next decision (``config.reuse_tree``); :meth:`close` ends the questions still
     running."""
 
     def __init__(self, household: Household, goal: Goal, config: SearchConfig, policy: PolicyFn | None = None,
                  seed: int = 0, rollout_policy: RolloutPolicy = uniform_rollout,
-                 trust: Callable[[], float] | None = None) -> None:
+                 trust: Callable[[], float] | None = None, answer_clock: AnswerClock | None = None,
+                 reliability: Reliability | None = None) -> None:
         self.hh = household
         self.goal = goal
         self.config = config
@@ -99,7 +102,7 @@ class LLMMCTS:
         self.goal_test = GoalTest(household, goal)
         self.movable = household.goal_objects(goal)  # the only objects walked to and grabbed
         self.cut = config.depth_cut()
-        self.scheduler = Scheduler(config, policy)
+        self.scheduler = Scheduler(config, policy, answer_clock, reliability)
         self._stats = SearchStats()
         self.simulation = 0  # index of the running simulation (for error messages)
         self._root: Node | None = None  # the subtree kept for the next decision

@@ -61,7 +61,7 @@ from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
 from llm_planner.methods.llm_mcts.policy import PolicyStats
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
-from llm_planner.methods.llm_mcts.tree import SearchResult, SearchStats, argmax_ties
+from llm_planner.methods.llm_mcts.tree import SearchConfig, SearchResult, SearchStats, argmax_ties
 from llm_planner.planners.base import (
     BELIEF_PLACES,
     Decision,
@@ -190,7 +190,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
             mode = str(config.get("policy.inadmissible"))
             floor = f" (cosine >= {float(config.get('policy.inadmissible_floor')):g})" if mode == "nearest" else ""
             text += f"; an action naming no admissible one is {mode}{floor}"
-        if self.searches and self.search_cfg.decision_time_s > 0:
+        served = self.runtime is None or bool(self.runtime.backend.server_url())
+        if self.searches and self.search_cfg.decision_time_s > 0 and served:
             text += (f"; past {self.search_cfg.decision_time_s:g} s a node gets "
                      + ("a provisional uniform pi (anytime)" if self.search_cfg.anytime else "a rollout"))
             if self.search_cfg.anytime:
@@ -265,7 +266,25 @@ class LLMMCTSPlanner(HouseholdPlanner):
             else None
         if self.runtime is not None and self._policy_counts_before is None:
             self._policy_counts_before = dataclasses.replace(self.runtime.policy.stats)
-        self.mcts = LLMMCTS(household, task.goal, self.search_cfg, policy, seed=int(self.cfg["seed"]), trust=trust)
+        clock = self.runtime.backend.answer_times("policy") if policy and self.runtime else None
+        reliability = self._reliability if policy and self.runtime else None
+        self.mcts = LLMMCTS(household, task.goal, self._episode_search_config(), policy, seed=int(self.cfg["seed"]),
+                            trust=trust, answer_clock=clock, reliability=reliability)
+
+    def _episode_search_config(self) -> SearchConfig:
+        """The search settings of this episode: ``decision_time_s`` bounds the waits for a model
+        server; a model that answers in this process (the offline backend) computes its answers as
+        part of the search, whose simulations the budget does not bound either, so it has none."""
+        if self.runtime is not None and not self.runtime.backend.server_url():
+            return dataclasses.replace(self.search_cfg, decision_time_s=0.0)
+        return self.search_cfg
+
+    def _reliability(self) -> tuple[int, float]:
+        """The policy's samples measured over the process's run and the share that read (the
+        scheduler's ``reliability_floor``)."""
+        assert self.runtime is not None
+        stats = self.runtime.policy.stats
+        return stats.samples, stats.reliability()
 
     def _scope(self) -> str:
         """The policy answers this planner shares: those of planners with the same name and settings

@@ -17,6 +17,17 @@ of ``config/llm_mcts.yaml``; docs/design.md, "What differs from a literal readin
   ``root_wait_share`` of the budget; unanswered by then, the root gets the provisional uniform pi,
   the search runs on it as UCT would, and the question runs on as a late one. Without anytime or a
   budget the root's question is always waited for, as in Algorithm 1;
+- waits that learn what they buy: the root's question is waited for only while the recent answers of
+  the policy's kind at its server came within that wait and their median is within the budget
+  (:mod:`llm_planner.llm.waits`); otherwise the root runs on the provisional uniform pi at once and its
+  question runs as a late one, measured when it lands, so the waits come back when answers come in
+  time again. Below the root, the measured latency predicts whether a question can end within the
+  budget before this decision has measured one. With ``anytime`` every wait of a decision with a
+  budget (the root's, a wave's, a kept root's) ends by the budget; a wave's questions still running
+  then go on as late ones;
+- no questions that cannot pay: once ``reliability_samples`` of the policy's samples are measured and
+  the share that read is under ``reliability_floor``, only one search in ``unreliable_every`` asks;
+  the others search every node without a pi as UCT does (line 29 with r = 0) and ask nothing;
 - a stop request (the closed loop's cancel): asked before each simulation and, every
   :data:`~llm_planner.planners.base.STOP_POLL_S`, while a wave or the root waits for answers; it ends the decision with
   :class:`~llm_planner.errors.DecisionCanceled`, leaving the questions in flight to end within
@@ -31,13 +42,24 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from enum import Enum
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from llm_planner.domains.household.world.symbolic import Action, Observation
 from llm_planner.errors import DecisionCanceled
 from llm_planner.methods.llm_mcts.late_questions import LateQuestions
 from llm_planner.methods.llm_mcts.tree import Node, PolicyFn, SearchConfig, SearchStats, uniform
 from llm_planner.planners.base import wait_unless_stopped
+
+#: (samples measured, share that read) of the policy's answers so far
+Reliability = Callable[[], tuple[int, float]]
+
+
+class AnswerClock(Protocol):
+    """What the scheduler reads of :class:`llm_planner.llm.waits.AnswerTimes` for the policy's questions."""
+
+    def worth_waiting(self, bound_s: float, budget_s: float = ...) -> str: ...
+
+    def latency(self, bound_s: float = ...) -> float | None: ...
 
 #: A paused simulation (the scheduler only keeps it and hands it back).
 SimT = TypeVar("SimT")
@@ -58,10 +80,22 @@ class Scheduler:
     threads with ``config.anytime``), so it must be safe to call concurrently. What it does is
     counted in the :class:`SearchStats` given to :meth:`begin`."""
 
-    def __init__(self, config: SearchConfig, policy: PolicyFn | None) -> None:
+    def __init__(self, config: SearchConfig, policy: PolicyFn | None, answer_clock: AnswerClock | None = None,
+                 reliability: Reliability | None = None) -> None:
         self.config = config
         self.policy = policy
+        #: how long the policy's questions take at its server (None: an in-process model; every wait pays)
+        self.answer_clock = answer_clock
+        #: the policy's measured reliability (None: never measured, always asked)
+        self.reliability = reliability
         self.stats = SearchStats()
+        self._asking = True  # this SEARCH asks the policy (reliability_floor)
+        self._gated = 0  # searches in a row under the reliability floor
+        self._skipped: set[int] = set()  # nodes counted in skipped_unreliable / skipped_busy this SEARCH
+        self._busy: set[int] = set()
+        self._abandoned = False  # a wave's question still ran when the budget ended its wait
+        #: why the last SEARCH did not wait for its root's question ("" when it did)
+        self.unwaited = ""
         #: questions of provisional nodes running past their decision (``anytime`` only)
         self.late = LateQuestions(config.late_questions) if config.anytime and policy is not None else None
         self._started = 0.0  # perf_counter at the start of the running SEARCH (decision_time_s)
@@ -82,6 +116,25 @@ class Scheduler:
         self._started = time.perf_counter()
         self._root_waited = None
         self._should_stop = should_stop
+        self._skipped, self._busy = set(), set()
+        self.unwaited = ""
+        self._asking = self._may_ask()
+        if not self._asking:
+            stats.gated += 1
+
+    def _may_ask(self) -> bool:
+        """Whether this SEARCH asks the policy: always, unless ``reliability_samples`` samples are
+        measured and the share that read is under ``reliability_floor``; then one search in
+        ``unreliable_every`` does (so a better model is noticed)."""
+        cfg = self.config
+        if self.policy is None or self.reliability is None or cfg.reliability_floor <= 0.0:
+            return True
+        samples, share = self.reliability()
+        if samples < cfg.reliability_samples or share >= cfg.reliability_floor:
+            self._gated = 0
+            return True
+        self._gated += 1
+        return self._gated % cfg.unreliable_every == 0
 
     def check_stop(self) -> None:
         """Raise :class:`DecisionCanceled` when the running SEARCH's stop request says so."""
@@ -100,13 +153,16 @@ class Scheduler:
     def settle_root(self, root: Node) -> None:
         """A kept root whose pi is provisional gets its answer before the search if it comes in time:
         its late question is waited for up to the root's bound (:meth:`_root_wait`; without one, until
-        it ends), or, if none is running, asked anew (by :meth:`policy_at`). A root whose question is
-        still running after the bound keeps the provisional uniform pi for this search."""
+        it ends) while such waits pay (:meth:`_why_not_wait`), or, if none is running, asked anew (by
+        :meth:`policy_at`). A root whose question is still running after the bound keeps the
+        provisional uniform pi for this search."""
         if self.late is None:
             return
         self.late.harvest()
-        if root.provisional:
-            self.late.wait_for(root, self._root_wait())
+        if root.provisional and self._asking and self.late.pending(root) is not None and not self._why_not_wait():
+            started = time.perf_counter()
+            came = self.late.wait_for(root, self._root_wait())
+            self._count_wait(started, came)
         if root.provisional and self.late.pending(root) is None:
             root.pi, root.provisional = None, False
         elif root.provisional:
@@ -141,6 +197,7 @@ class Scheduler:
         width = self.config.max_in_flight if concurrent else 1
         pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llm-mcts-pi") if concurrent else None
         self._pool, self._pending = pool, {}
+        self._abandoned = False
         stopped = False
         try:
             waiting: list[SimT] = []
@@ -166,24 +223,56 @@ class Scheduler:
             raise
         finally:
             self._pool, self._pending = None, {}
-            if pool is not None:  # a stopped decision does not wait for its questions
-                pool.shutdown(wait=not stopped, cancel_futures=True)
+            if pool is not None:  # a stopped decision, or one whose budget ended a wait, leaves its questions
+                pool.shutdown(wait=not (stopped or self._abandoned), cancel_futures=True)
 
     def _answer_wave(self) -> None:
-        """Wait for every question in flight (each is bounded by the backend's timeouts) and give
-        the nodes their pi; the first error is raised once all have ended (no thread is left behind)."""
+        """Wait for every question in flight and give the nodes their pi. Without a budget the wait
+        ends when all have ended (each is bounded by the backend's timeouts); with ``decision_time_s``
+        and ``anytime`` it ends by the budget at the latest, and a question still running then goes
+        on as a late one, its node on the provisional uniform pi. Without ``anytime`` (the ablation
+        that evaluates nodes the budget cannot wait for by ROLLOUT, :meth:`_question_bound`) a wave
+        is waited for to its end, as the root's question is there. The first error of an ended
+        question is raised once the others are applied."""
         started = time.perf_counter()
         pending = list(self._pending.values())
-        self._wait([f for _, f in pending])
+        budget = self.config.decision_time_s
+        bounded = budget > 0 and self.late is not None
+        timeout = max(0.0, budget - (started - self._started)) if bounded else None
+        done = self._wait([f for _, f in pending], timeout)
         self._pending = {}
         self.stats.waves += 1
-        self.stats.wait_seconds += time.perf_counter() - started
-        self.stats.answered += len(pending)
+        self._count_wait(started, done)
+        error: BaseException | None = None
         for node, future in pending:
-            error = future.exception()
-            if error is not None:
-                raise error
+            if not future.done():
+                self._left_running(node, future)
+                continue
+            self.stats.answered += 1
+            failure = future.exception()
+            if failure is not None:
+                error = error or failure
+                continue
             node.pi = future.result()
+        if error is not None:
+            raise error
+
+    def _left_running(self, node: Node, future: Future) -> None:
+        """A wave's question the budget did not wait for (``anytime``): a late one, the node on the
+        provisional uniform pi until its answer lands."""
+        assert self.late is not None  # only a wave of an anytime search ends by the budget
+        self._abandoned = True
+        self.stats.out_of_time = 1
+        node.pi = uniform(len(node.actions))
+        node.provisional = True
+        self.stats.provisional += 1
+        self.late.adopt(node, future)
+
+    def _count_wait(self, started: float, came: bool) -> None:
+        """A wait of the search ended at ``started`` + now: its time, and whether its answers came."""
+        self.stats.wait_seconds += time.perf_counter() - started
+        self.stats.waits += 1
+        self.stats.waits_in_time += int(came)
 
     # ------------------------------------------------------------------ virtual loss
     def enter(self, node: Node, i: int) -> None:
@@ -210,7 +299,10 @@ class Scheduler:
         """pi(a|h) of line 28 at ``node`` (asked once per node and kept in it), or why the simulation
         cannot have it now. ``below_root``: the node is not the search's root, whose question is
         waited for up to :meth:`_root_wait` (LLM-MCTS §2.4, Algorithm 1 line 28 at h; see
-        :meth:`_root_policy`), or until it is answered when there is no such bound."""
+        :meth:`_root_policy`), or until it is answered when there is no such bound. A search that
+        does not ask (:meth:`_may_ask`) gives a node without an answer the uniform pi for this visit."""
+        if node.pi is None and not self._asking and self.policy is not None:
+            return self._skip(node)
         if not below_root and node.pi is None and self._root_wait() is not None and node.actions \
                 and node.obs is not None:
             return self._root_policy(node, history, past)
@@ -219,12 +311,20 @@ class Scheduler:
             return self._provisional(node, history, past)
         if bound:  # not expanded in this decision
             return Deferral.ROLLOUT
-        if node.provisional and self.late is not None:  # sent again if there was no room before
-            self.late.send(node, self._late_question(node, history, past))
+        if node.provisional and self.late is not None and self._asking:  # sent again if there was no room before
+            self._send_late(node, history, past)
         if node.pi is not None:
             return node.pi
         pi = self._policy_of(node, history, past)
         return Deferral.WAIT if pi is None else pi
+
+    def _skip(self, node: Node) -> list[float]:
+        """The uniform pi for a node this search does not ask about (reliability under the floor);
+        nothing is kept, so a later search that asks can still ask it."""
+        if id(node) not in self._skipped:
+            self._skipped.add(id(node))
+            self.stats.skipped_unreliable += 1
+        return uniform(len(node.actions))
 
     def _policy_of(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float] | None:
         """pi(a|h) of a node without one: uniform without a policy; asked at once in a sequential
@@ -252,17 +352,45 @@ class Scheduler:
         budget = self.config.decision_time_s
         if budget <= 0:
             return ""
+        elapsed = time.perf_counter() - self._started
+        if self.unwaited or (not stats.answered and self._why_not_wait()):
+            stats.out_of_time = 1  # the policy's answers come too late to wait for, here as at the root
+            return "time"
         if stats.answered:
             rounds = stats.waves if self._pool is not None else stats.answered
             estimate = stats.wait_seconds / max(1, rounds)
-        elif self._root_waited is not None:  # no answer yet, but the root's question took longer than this
-            estimate = self._root_waited
-        else:
-            return ""
-        if time.perf_counter() - self._started + estimate <= budget:
+        else:  # nothing answered in this search: the root's vain wait, or the server's measured latency
+            known = [t for t in (self._root_waited, self._measured_latency()) if t is not None]
+            if not known and elapsed < budget:
+                return ""
+            estimate = max(known, default=0.0)
+        if elapsed + estimate <= budget and elapsed < budget:
             return ""
         stats.out_of_time = 1
         return "time"
+
+    def _measured_latency(self) -> float | None:
+        """The median latency of the policy's recent questions at its server (None: not measured)."""
+        budget = self.config.decision_time_s
+        if self.answer_clock is None or budget <= 0:
+            return None
+        return self.answer_clock.latency(self.config.root_wait_share * budget)
+
+    def _late_full(self) -> str:
+        """Why a new question would wait behind this search's own (""): ``late_questions`` earlier
+        questions still run at the server, so the root's answer cannot come within its wait."""
+        assert self.late is not None
+        if not self.late.full():
+            return ""
+        return f"{self.config.late_questions} earlier question(s) still run at the server (late_questions)"
+
+    def _why_not_wait(self) -> str:
+        """Why the root's question is not worth waiting for in this SEARCH ("" when it is): its recent
+        answers at the server did not come within the root's wait, or take longer than the budget."""
+        budget = self.config.decision_time_s
+        if self.answer_clock is None or budget <= 0:
+            return ""
+        return self.answer_clock.worth_waiting(self.config.root_wait_share * budget, budget)
 
     def _root_wait(self) -> float | None:
         """Seconds the root's question may still be waited for in this SEARCH: ``root_wait_share`` of
@@ -276,7 +404,10 @@ class Scheduler:
     def _root_policy(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> list[float]:
         """pi(a|h) at the root under a time bound (LLM-MCTS §2.4, Algorithm 1 line 28 at h).
 
-        The question is sent and waited for up to :meth:`_root_wait`. Answered in time, its pi is
+        When the wait does not pay (:meth:`_why_not_wait`: the recent answers came too late; or
+        :meth:`_late_full`: the search's own earlier questions still hold the server), the root gets
+        the provisional uniform pi at once and its question is sent as a late one, where there is room.
+        Otherwise the question is sent and waited for up to :meth:`_root_wait`. Answered in time, its pi is
         the root's, counted as a question answered inline (sequential) or as a wave of one
         (concurrent: the root's question is alone in the search's first wave), so the search is the
         one without the bound. Unanswered, the root gets the uniform pi, marked provisional, the
@@ -284,6 +415,15 @@ class Scheduler:
         the uniform pi when it arrives, in this decision or a later one. A failed question raises
         (as a wave's does)."""
         assert self.late is not None  # _root_wait is None without it
+        why = self._why_not_wait() or self._late_full()
+        if why:  # the question runs as a late one, measured when it lands; the root runs on at once
+            self.unwaited = why
+            self.stats.root_unwaited += 1
+            node.pi = uniform(len(node.actions))
+            node.provisional = True
+            self.stats.root_provisional += 1
+            self._send_late(node, history, past)
+            return node.pi
         if self._root_pool is None:  # room for the late root questions besides this one
             self._root_pool = ThreadPoolExecutor(max_workers=self.config.late_questions + 1,
                                                  thread_name_prefix="llm-mcts-root")
@@ -293,8 +433,7 @@ class Scheduler:
         self.stats.policy_queries += 1
         future = self._root_pool.submit(self._ask, history, past, obs, actions)
         done = self._wait([future], timeout=self._root_wait())
-        waited = time.perf_counter() - started
-        self.stats.wait_seconds += waited
+        self._count_wait(started, done)
         if done:
             node.pi = future.result()
             self.stats.answered += 1
@@ -322,8 +461,16 @@ class Scheduler:
         node.provisional = True
         self.stats.provisional += 1
         if node.actions and node.obs is not None:
-            self.late.send(node, self._late_question(node, history, past))
+            self._send_late(node, history, past)
         return node.pi
+
+    def _send_late(self, node: Node, history: tuple[Action, ...], past: tuple[Observation, ...]) -> None:
+        """Send ``node``'s question to run as a late one; one that finds ``late_questions`` running is
+        counted (once per node and search) and sent when a simulation passes the node with room."""
+        assert self.late is not None
+        if not self.late.send(node, self._late_question(node, history, past)) and id(node) not in self._busy:
+            self._busy.add(id(node))
+            self.stats.skipped_busy += 1
 
     def _late_question(self, node: Node, history: tuple[Action, ...],
                        past: tuple[Observation, ...]) -> Callable[[], list[float]]:

@@ -43,6 +43,9 @@ class SearchConfig:
     anytime: bool = False  # past decision_time_s a node gets a provisional uniform pi and its question runs on
     late_questions: int = 1  # anytime: questions of provisional nodes running (or waiting) at once
     root_wait_share: float = 0.5  # anytime with decision_time_s: share of the budget the root's question is waited for
+    reliability_floor: float = 0.0  # a policy measured below this reliability is asked only now and then (0: always)
+    reliability_samples: int = 50  # samples measured before the floor applies
+    unreliable_every: int = 10  # under the floor, one search in this many asks (to notice a better model)
     # The defaults above read Algorithm 1 literally (tests rely on it); the planners' defaults are
     # those of config/llm_mcts.yaml.
 
@@ -67,7 +70,8 @@ class SearchConfig:
         if self.history_key not in HISTORY_KEYS:
             raise ConfigError(f"llm_mcts 'history_key' must be one of {', '.join(HISTORY_KEYS)}, "
                               f"got {self.history_key!r}")
-        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0), ("late_questions", 1)):
+        for name, least in (("expand_after", 1), ("max_in_flight", 1), ("max_waves", 0), ("late_questions", 1),
+                            ("reliability_samples", 1), ("unreliable_every", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"llm_mcts '{name}' must be an integer >= {least}, got {value!r}")
@@ -77,6 +81,9 @@ class SearchConfig:
         if not 0.0 <= self.root_wait_share <= 1.0:
             raise ConfigError(f"llm_mcts 'root_wait_share' must lie in [0, 1] (a share of decision_time_s), "
                               f"got {self.root_wait_share!r}")
+        if not 0.0 <= self.reliability_floor <= 1.0:
+            raise ConfigError(f"llm_mcts 'reliability_floor' must lie in [0, 1] (a share of samples that read; "
+                              f"0: always ask), got {self.reliability_floor!r}")
         if not 0.0 <= self.rollout_greed <= 1.0:
             raise ConfigError(f"llm_mcts 'rollout_greed' must lie in [0, 1], got {self.rollout_greed!r}")
         for name in ("reuse_tree", "anytime"):
@@ -235,6 +242,12 @@ class SearchStats:
     late_questions: int = 0     # questions of provisional nodes sent to run past their decision
     late_answers: int = 0       # answers that replaced a provisional pi (in this decision or a later one)
     late_failures: int = 0      # late questions that failed (their nodes keep the uniform pi)
+    waits: int = 0              # times the search waited for answers (the root's question, a wave, a kept root's)
+    waits_in_time: int = 0      # of those, waits that ended with their answers in (not on the budget)
+    root_unwaited: int = 0      # searches whose root question was sent without a wait (its answers come too late)
+    skipped_unreliable: int = 0  # nodes not asked: the policy's reliability is under reliability_floor
+    skipped_busy: int = 0       # nodes whose question was not sent: late_questions were running already
+    gated: int = 0              # searches that asked nothing: the policy's reliability is under reliability_floor
     peak_in_flight: int = 0     # most questions in flight at once
     seconds: float = 0.0
 

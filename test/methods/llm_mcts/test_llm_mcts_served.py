@@ -74,7 +74,7 @@ def first_decisions(hh, planner, steps: int = 2):
 def test_questions_in_flight_stay_within_the_bound(hh, serve, tmp_path):
     server = serve(latency=Latency.fixed(0.05))
     planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path), seed=0,
-                     max_in_flight=3, max_waves=0)
+                     max_in_flight=3, max_waves=0, decision_time_s=0)  # no budget: every question is waited for
     first_decisions(hh, planner)
     stats = server.stats()
     assert stats["by_kind"].get("policy", 0) >= 4
@@ -85,15 +85,16 @@ def test_questions_in_flight_stay_within_the_bound(hh, serve, tmp_path):
 
 def test_decisions_do_not_depend_on_when_answers_arrive(hh, serve, tmp_path):
     """A deterministic served model with random latency: two concurrent runs decide alike, and one
-    question at a time over HTTP decides as the sequential search does."""
+    question at a time over HTTP decides as the sequential search does (no decision budget: with one,
+    a decision depends on how fast the answers come, by design)."""
     runs = {}
     for name, latency, in_flight in (("a", "uniform:0,0.06", 4), ("b", "uniform:0,0.06", 4), ("seq", "0", 1)):
         server = serve(latency=Latency.parse(latency))
         planner = create("uniform_prior", backend="openai", llm_config=openai_config(server, tmp_path / name),
-                         seed=0, max_in_flight=in_flight, max_waves=0)
+                         seed=0, max_in_flight=in_flight, max_waves=0, decision_time_s=0)
         runs[name] = first_decisions(hh, planner)
     assert runs["a"] == runs["b"]
-    sequential = create("uniform_prior", backend="openai", seed=0, max_in_flight=1, max_waves=0,
+    sequential = create("uniform_prior", backend="openai", seed=0, max_in_flight=1, max_waves=0, decision_time_s=0,
                         llm_config=openai_config(serve(), tmp_path / "seq2"))
     assert first_decisions(hh, sequential) == runs["seq"]
 
@@ -257,3 +258,121 @@ def test_a_cancel_ends_a_decision_that_waits_for_a_slow_model(hh, serve, tmp_pat
     offline = [create("uniform_prior", backend="offline", seed=0, max_in_flight=3, max_waves=0) for _ in range(2)]
     offline[1].should_stop = lambda: False
     assert first_decisions(hh, offline[0]) == first_decisions(hh, offline[1])
+
+
+def _settle(planner, timeout_s: float = 60.0) -> None:
+    """Wait (bounded) until no policy question of the planner is at the server any more."""
+    times = planner.runtime.backend.answer_times("policy")
+    deadline = time.monotonic() + timeout_s
+    while times.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not times.running(), "the late questions did not end"
+
+
+def test_a_root_whose_answers_come_too_late_is_not_waited_for_until_they_come_in_time_again(hh, serve, tmp_path):
+    """Answers of 4 s against a root wait of 1.5 s (budget 3 s). The first decision waits and gets
+    nothing; while its question still runs (late_questions 1) the next ones do not wait, and send
+    nothing. One late answer is not enough to stop the waits (a server warming up): the next decision
+    with room waits again, in vain; after that second late answer the root runs on the provisional pi
+    at once and its question is sent to run as a late one. The server gets fast: once two of the last
+    four answers came within the wait, the root's question is waited for again and comes in time."""
+    from dataclasses import replace
+
+    server = serve(latency=Latency.fixed(4.0))
+    llm_config = openai_config(server, tmp_path, probe={"enabled": False})  # (a probe would take 4 s a request)
+    planner = create("uniform_prior", backend="openai", seed=0, llm_config=llm_config, simulations=20,
+                     max_in_flight=2, decision_time_s=3.0, root_wait_share=0.5, reuse_tree=False)
+    task = generate_tasks(hh.scene, "comp", 1, 0)[0]
+    world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
+    planner.start(Task(task.instruction, task.goal, hh), world.observe())
+
+    def step():
+        decision = planner.decide(world.observe())
+        assert decision.action is not None, decision.message
+        outcome = world.execute(decision.action)
+        planner.record(decision.action, outcome.success, outcome.reason, world.observe())
+        s = planner.last_result.stats
+        return (s.waits, s.waits_in_time, s.root_unwaited), s
+
+    try:
+        assert step()[0] == (1, 0, 0)  # waited 1.5 s in vain
+        for _ in range(2):
+            figures, s = step()
+            assert figures == (0, 0, 1) and s.skipped_busy >= 1 and s.late_questions == 0
+            assert "earlier question(s) still run at the server" in planner.mcts.scheduler.unwaited
+        assert max(planner.stats.decision_seconds[1:]) < 1.5  # a 20-simulation search, no wait
+        _settle(planner)  # the first answer lands, 4 s after it was asked: one late answer
+        assert step()[0] == (1, 0, 0)  # waited again, in vain
+        _settle(planner)  # two late answers
+        figures, s = step()
+        assert figures == (0, 0, 1) and s.late_questions == 1  # not waited for, but asked
+        assert "0 of the last 2 policy answers came within a wait of 1.5 s" in planner.mcts.scheduler.unwaited
+
+        server.options = replace(server.options, latency=Latency.fixed(0.0))
+        _settle(planner)
+        for _ in range(6):  # unwaited roots send fast questions; each lands before the next decision
+            figures, s = step()
+            _settle(planner)
+            if figures[0]:
+                break
+        assert figures[0] >= 1 and figures[1:] == (figures[0], 0) and s.root_provisional == 0  # root and waves
+    finally:
+        planner.mcts.close()
+
+
+def test_a_wave_ends_by_the_budget_and_its_questions_run_on(hh, serve, tmp_path):
+    """A decision's waves end by decision_time_s: the server answers the first decision at once, then
+    takes 5 s per answer; the next decision sends its questions (their measured time says they fit)
+    and waits for them no longer than its budget of 1.5 s, their nodes searched on a provisional
+    pi while the questions run on."""
+    from dataclasses import replace
+
+    server = serve(latency=Latency.fixed(0.0))
+    planner = create("uniform_prior", backend="openai", seed=0, llm_config=openai_config(server, tmp_path),
+                     simulations=40, max_in_flight=3, decision_time_s=1.5, root_wait_share=0.5)
+    try:
+        first_decisions(hh, planner, steps=1)
+        server.options = replace(server.options, latency=Latency.fixed(5.0))
+        first = planner.stats.decision_seconds[0]
+        task = generate_tasks(hh.scene, "comp", 1, 0)[0]
+        world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
+        world.execute(planner.history[0])
+        decision = planner.decide(world.observe())
+        s = planner.last_result.stats
+        assert decision.action is not None and s.waits >= 1 and s.out_of_time == 1
+        assert s.waits_in_time < s.waits and s.provisional + s.root_provisional >= 1
+        assert planner.stats.decision_seconds[1] < 1.5 + 1.5, (first, planner.stats.decision_seconds)
+    finally:
+        planner.mcts.close()
+
+
+def test_an_unreliable_policy_is_asked_by_one_search_in_n(hh, serve, tmp_path):
+    """A served model answering every sample with SmolLM2's errors: once 10 samples are measured and
+    fewer than half read, one search in 3 asks the policy and the others send it nothing (no
+    budget here: which searches ask depends on the answers only)."""
+    server = serve(error_rate=1.0, error_profile="smollm2", error_seed=4)
+    planner = create("uniform_prior", backend="openai", seed=0, llm_config=openai_config(server, tmp_path),
+                     simulations=30, max_in_flight=2, decision_time_s=0, reliability_floor=0.5,
+                     reliability_samples=10, unreliable_every=3)
+    task = generate_tasks(hh.scene, "comp", 1, 0)[0]
+    world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
+    planner.start(Task(task.instruction, task.goal, hh), world.observe())
+    asked = []
+    try:
+        for _ in range(9):
+            before = server.stats()["by_kind"].get("policy", 0)
+            decision = planner.decide(world.observe())
+            assert decision.action is not None, decision.message
+            outcome = world.execute(decision.action)
+            planner.record(decision.action, outcome.success, outcome.reason, world.observe())
+            asked.append(server.stats()["by_kind"].get("policy", 0) - before)
+        stats = planner.episode_stats()
+        assert stats.policy_samples.samples >= 10 and stats.policy_reliability < 0.5
+        gated = [i for i, n in enumerate(asked) if n == 0]
+        assert stats.search.gated == len(gated) >= 4 and stats.search.skipped_unreliable > 0, asked
+        first_gated = gated[0]
+        assert all(n > 0 for n in asked[:first_gated])  # asked until the floor applies
+        after = asked[first_gated:]
+        assert [n > 0 for n in after] == [(k + 1) % 3 == 0 for k in range(len(after))], asked
+    finally:
+        planner.mcts.close()
