@@ -100,14 +100,17 @@ class ScriptedBackend:
         self.answers = list(answers)
         self.prompts: list[str] = []
 
-    def answer(self, kind: str, prompt: str, n: int | None = None, seed: int | None = None):
-        """STaLM's question kind ``task_plans`` (``backend.answer("task_plans", prompt, n, seed)``)."""
+    def answer(self, kind: str, question, n: int | None = None, seed: int | None = None):
+        """STaLM's question kind ``task_plans`` (``backend.answer("task_plans", question, n, seed)``)."""
         from types import SimpleNamespace
 
         assert kind == "task_plans", f"the scripted backend answers task plans, not {kind}"
-        self.prompts.append(prompt)
+        self.prompts.append(question.prompt)
         texts = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
         return SimpleNamespace(plans=tuple(texts))
+
+    def samples_in_one_request(self) -> bool:
+        return True  # in-process: N plans cost about one
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from statistics import median
 from typing import Any
 
 from llm_planner.domains.gtamp.config import load_config
@@ -209,7 +210,12 @@ def build_report(episodes: list[dict[str, Any]], problems: Sequence[str], method
             times = [e["planning_time_s"] for e in eps if e["success"]]
             t_mean, t_se = mean_stderr(times) if times else (float("nan"), float("nan"))
             grid = {k: eps[0][k] for k in ("method_base", "error_rate") if k in eps[0]}
+            asked = [s for e in eps for s in e.get("question_seconds") or []]
+            plans = [n for e in eps for n in e.get("question_plans") or []]
             report.add_row(m, p, len(eps), sr, se, **grid, planning_time_s=t_mean, planning_time_stderr=t_se,
+                           questions=len(asked), question_max_s=max(asked) if asked else None,
+                           question_median_s=median(asked) if asked else None,
+                           plans_per_question=sum(plans) / len(plans) if plans else None,
                            llm_requests=mean_stderr([e["llm_requests"] for e in eps])[0],
                            llm_unanswered=mean_stderr([e.get("llm_unanswered", 0) for e in eps])[0],
                            mp_calls=mean_stderr([e["mp_calls"] for e in eps])[0],
@@ -241,7 +247,20 @@ def render_tables(report: BenchReport) -> str:
                        ("mp_calls", "motion-planner calls per episode")):
         table = [[m] + [f"{cell[(m, p)][key]:.1f}" if (m, p) in cell else "-" for p in problems] for m in methods]
         out.append(format_table(["Method"] + problems, table, title=f"\n{label} (backend: {report.backend})"))
+    asked = [m for m in methods if any(cell.get((m, p), {}).get("questions") for p in problems)]
+    if asked:
+        table = [[m] + [_questions(cell.get((m, p))) for p in problems] for m in asked]
+        out.append(format_table(["Method"] + problems, table, title=(
+            f"\nQuestions that ended (backend: {report.backend}): how many, median / longest seconds, plans "
+            "asked per question (search.question_bound_s bounds a question; given up: the table above)")))
     return "\n".join(out)
+
+
+def _questions(row: dict[str, Any] | None) -> str:
+    if not row or not row.get("questions"):
+        return "-"
+    return (f"{row['questions']}: {row['question_median_s']:.1f} / {row['question_max_s']:.1f} s, "
+            f"{row['plans_per_question']:.1f} plans")
 
 
 def _time(row: dict[str, Any] | None) -> str:

@@ -41,6 +41,8 @@ class EpisodeResult:
     plan: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     llm_unanswered: int = 0     # STaLM questions given up (search.question_share) or open at the end
+    question_seconds: list[float] = field(default_factory=list)  # each ended question's seconds, in order
+    question_plans: list[int] = field(default_factory=list)      # ... and the plans it asked for (its batch)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,11 +72,18 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
             planner.stats.llm_requests, planner.stats.llm_seconds, planner.mp_calls,
             planner.ctx.model.counters.samples if planner.ctx else 0, planner.stats.simulations,
             planner.plans_asked, time.perf_counter() - started, stop, executed, planner.errors[-max_errors:],
-            _unanswered(planner))
+            _unanswered(planner), *_questions(planner))
     finally:
         sim.close()
         if planner.ctx is not None:
             planner.ctx.model.world.close()
+
+
+def _questions(planner: GTampPlanner) -> tuple[list[float], list[int]]:
+    """The seconds and the batch of every question of the episode that ended (answered or failed)."""
+    llm = planner.ctx.llm if planner.ctx else None
+    records = list(llm.questions) if llm is not None else []
+    return [round(q.seconds, 2) for q in records], [q.plans for q in records]
 
 
 def _unanswered(planner: GTampPlanner) -> int:

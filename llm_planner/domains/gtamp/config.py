@@ -32,6 +32,7 @@ class SearchParams:
     question_share: float = 1.0      # (ours) STaLM's question is given up after this share of the budget left
     question_patience_s: float = 2.0  # (ours) wait this long for the answer before searching beside it
     n_budget_without_plans: int = 35  # (ours) simulations of a decision that got no plans: the UCT baseline's
+    question_bound_s: float = 60.0    # (ours) a question takes at most this long: sized to it, given up after it
 
     def __post_init__(self) -> None:
         if not 0.0 < self.question_share <= 1.0:
@@ -41,6 +42,8 @@ class SearchParams:
             raise ConfigError(f"search.question_patience_s must be at least 0, got {self.question_patience_s}")
         if self.n_budget_without_plans < 0:
             raise ConfigError(f"search.n_budget_without_plans must be at least 0, got {self.n_budget_without_plans}")
+        if not self.question_bound_s > 0.0:
+            raise ConfigError(f"search.question_bound_s must be a number of seconds > 0, got {self.question_bound_s}")
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,13 @@ class OperatorParams:
 class PromptParams:
     occlusion_info: bool = True
     ask_challenges: bool = True
+    tokens_per_action: int = 24     # (ours) answer budget of one plan step; with challenge_tokens, what a plan needs
+    challenge_tokens: int = 160     # (ours) answer budget of the challenges (asked for before the plan)
+
+    def __post_init__(self) -> None:
+        if self.tokens_per_action < 1 or self.challenge_tokens < 0:
+            raise ConfigError(f"prompt.tokens_per_action must be at least 1 and prompt.challenge_tokens at least 0, "
+                              f"got {self.tokens_per_action} and {self.challenge_tokens}")
 
 
 @dataclass(frozen=True)

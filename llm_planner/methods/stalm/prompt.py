@@ -99,6 +99,17 @@ def create_prompt(problem: ProblemSpec, literals: Literals, options: PromptOptio
     ])
 
 
+def plan_tokens(problem: ProblemSpec, literals: Literals, options: PromptOptions, tokens_per_action: int,
+                challenge_tokens: int) -> int:
+    """The answer budget a plan for ``problem`` from ``literals`` needs (what the prompt asks for,
+    Figure 3): the challenges when asked for, and a plan that picks and places once every object of
+    the goal and of the occlusion literals (the objects in the way) and opens every closed door."""
+    moved = {a.obj for a in problem.goal} | {occ for _, occ in literals.pick_occluded}
+    moved |= {occ for *_, occ in literals.place_occluded}
+    steps = 2 * len(moved) + len(literals.closed_doors)
+    return (challenge_tokens if options.ask_challenges else 0) + tokens_per_action * steps
+
+
 def history_block(history: Sequence[TaskAction]) -> str:
     return HISTORY_HEADER + "\n[" + ", ".join(a.literal() for a in history) + "]"
 

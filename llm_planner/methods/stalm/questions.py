@@ -13,6 +13,10 @@ openai     the prompt as it is, ``n`` samples, sampling and answer budget of the
 =========  ==========================================================================================
 
     plans = backend.answer("task_plans", prompt, n=5, seed=0).plans
+    plans = backend.answer("task_plans", PlansQuestion(prompt, max_tokens=300), n=2, seed=0).plans
+
+A :class:`PlansQuestion` carries the answer budget one plan needs (``max_tokens``, at most
+``task_plans.max_tokens``); a bare prompt is asked with ``task_plans.max_tokens``.
 """
 from __future__ import annotations
 
@@ -35,23 +39,42 @@ class TaskPlans:
     info: AnswerInfo
 
 
+@dataclass(frozen=True)
+class PlansQuestion:
+    """A STaLM prompt and the answer budget its plans need (None: ``task_plans.max_tokens``)."""
+
+    prompt: str
+    max_tokens: int | None = None
+
+
 def _samples(backend: LanguageModel, n: int | None) -> int:
     return int(n or backend.config.get("task_plans.samples"))
 
 
-def offline_task_plans(backend: LanguageModel, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
+def _question(question: str | PlansQuestion) -> PlansQuestion:
+    return question if isinstance(question, PlansQuestion) else PlansQuestion(str(question))
+
+
+def offline_task_plans(backend: LanguageModel, question: str | PlansQuestion, n: int | None = None,
+                       seed: int | None = None) -> TaskPlans:
     """The offline answer: plans of the classical planner over the prompt's abstraction."""
     from llm_planner.methods.stalm.offline_plans import plans_from_prompt
 
     with backend.counting():
-        plans = plans_from_prompt(prompt, _samples(backend, n), 0 if seed is None else seed)
+        plans = plans_from_prompt(_question(question).prompt, _samples(backend, n), 0 if seed is None else seed)
     if not plans:
         raise LLMError("the offline task planner found no plan for the prompt")
     return TaskPlans(tuple(plans), backend.answer_info())
 
 
-def openai_task_plans(backend: Any, prompt: str, n: int | None = None, seed: int | None = None) -> TaskPlans:
-    """The model's answer: ``n`` plan texts for the prompt (``OpenAIBackend.ask``)."""
+def openai_task_plans(backend: Any, question: str | PlansQuestion, n: int | None = None,
+                      seed: int | None = None) -> TaskPlans:
+    """The model's answer: ``n`` plan texts for the prompt (``OpenAIBackend.ask``), each asked for no
+    more tokens than the question's budget."""
+    asked = _question(question)
+    budget = backend.budget(KIND)
+    if asked.max_tokens is not None:
+        budget["max_tokens"] = max(1, min(int(budget["max_tokens"]), int(asked.max_tokens)))
 
     def parse(texts: list[str]) -> list[str]:
         plans = [t for t in texts if t.strip()]
@@ -60,7 +83,7 @@ def openai_task_plans(backend: Any, prompt: str, n: int | None = None, seed: int
         return plans
 
     with backend.counting():
-        plans, reply = backend.ask(KIND, prompt, _samples(backend, n), backend.budget(KIND), parse,
+        plans, reply = backend.ask(KIND, asked.prompt, _samples(backend, n), budget, parse,
                                    {"seed": 0 if seed is None else seed})
     return TaskPlans(tuple(plans), backend.answer_info(reply.cached, reply.requests))
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from llm_planner.domains.gtamp.config import GTampConfig
 from llm_planner.domains.gtamp.domain import GState, ProblemSpec, TaskAction
 from llm_planner.domains.gtamp.operators import GTampModel
-from llm_planner.domains.gtamp.predicates import PredicateComputer
+from llm_planner.domains.gtamp.predicates import Literals, PredicateComputer
 from llm_planner.methods.stalm.asking import PlanQuestion, send
 from llm_planner.methods.stalm.llm_source import PlanSource
 from llm_planner.methods.stalm.plan_parser import ParsedPlan, Vocabulary, parse_plan
-from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt
+from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt, plan_tokens
 from llm_planner.methods.stalm.search import Deadline, HybridUCT, Step, as_deadline, concretize
 
 
@@ -62,8 +62,16 @@ class Context:
         return plans, errors
 
     def ask(self, prompt: str, n: int) -> tuple[list[tuple[TaskAction, ...]], list[str]]:
-        """Ask for ``n`` plans and read them (:meth:`read`), waiting for the answer."""
-        return self.read(self.llm.task_plans(prompt, n) if self.llm is not None else [])
+        """Ask for up to ``n`` plans (as many as fit in ``search.question_bound_s``) and read them
+        (:meth:`read`), waiting for the answer."""
+        if self.llm is None:
+            return self.read([])
+        return self.read(self.llm.task_plans(prompt, n, self.config.search.question_bound_s))
+
+    def plan_tokens(self, literals: Literals, options: PromptOptions) -> int:
+        """The answer budget a plan needs from ``literals`` (:func:`.prompt.plan_tokens`)."""
+        p = self.config.prompt
+        return plan_tokens(self.problem, literals, options, p.tokens_per_action, p.challenge_tokens)
 
     def read(self, texts: Sequence[str]) -> tuple[list[tuple[TaskAction, ...]], list[str]]:
         """The task plans of an answer's texts and the parse errors; no texts: why there are none."""
@@ -125,9 +133,13 @@ class StalmPolicy(Policy):
     best root action and leaves the question running for the next decision; only a tree with no
     feasible root action (``n_budget=0``) waits for it. The answer to a question sent at an earlier state
     is read from the current one: a plan that starts with the actions executed since has them
-    removed, and Concretize checks every step in the model either way. A question unanswered
-    after ``search.question_share`` of the time budget left when it was sent is given up
-    (counted in ``PlanSource.unanswered``) and the next decision asks again.
+    removed, and Concretize checks every step in the model either way. A question is bounded by
+    ``search.question_bound_s`` (or ``search.question_share`` of the time budget left when it was
+    sent, whichever is less): against a server that answers each plan as a request of its own, it asks
+    for only as many of the N_batch plans as fit in that bound at the measured time per plan
+    (:meth:`.llm_source.PlanSource.batch`), each for no more tokens than a plan needs
+    (:func:`.prompt.plan_tokens`); unanswered by then it is given up (counted in
+    ``PlanSource.unanswered``) and the next decision asks again.
     """
 
     name = "stalm"
@@ -177,10 +189,13 @@ class StalmPolicy(Policy):
         if self._pending is not None and self._pending.expired():
             self._give_up(self._pending, errors)
         if self._pending is None:
-            prompt = create_prompt(self.ctx.problem, self.ctx.predicates.literals(s), self.options)
+            literals = self.ctx.predicates.literals(s)
+            prompt = create_prompt(self.ctx.problem, literals, self.options)
+            tokens = self.ctx.plan_tokens(literals, self.options)
+            bound = min(self.question_share * deadline.remaining(), self.ctx.config.search.question_bound_s)
             llm = self.ctx.llm
-            self._pending = send(lambda: llm.task_plans(prompt, self.n_batch) if llm is not None else [],
-                                 step, self.question_share * deadline.remaining())
+            self._pending = send(lambda: llm.task_plans(prompt, self.n_batch, bound, tokens) if llm is not None
+                                 else [], step, bound)
         return self._pending
 
     def questions_open(self) -> int:
@@ -197,8 +212,9 @@ class StalmPolicy(Policy):
         self._pending = None
         if self.ctx.llm is not None:
             self.ctx.llm.unanswered += 1
-        errors.append(f"the plan question got no answer within {question.bound_s:.0f} s (search.question_share "
-                      f"{self.question_share:g} of the time budget left when it was sent); given up")
+        errors.append(f"the plan question got no answer within {question.bound_s:.0f} s (search.question_bound_s, "
+                      f"or search.question_share {self.question_share:g} of the time budget left when it was sent); "
+                      "given up")
 
 
 def _unexecuted(plan: tuple[TaskAction, ...], executed: Sequence[TaskAction]) -> tuple[TaskAction, ...]:
