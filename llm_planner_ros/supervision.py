@@ -49,7 +49,9 @@ class GraphMonitor:
 
             apply_ros_environment()
             self._context = rclpy.Context()
-            rclpy.init(context=self._context, signal_handler_options=SignalHandlerOptions.NO)
+            # args: the launcher's own command line holds the launch arguments (KEY:=VALUE), which rcl
+            # would read as remap rules of this node (and warn that the syntax is deprecated)
+            rclpy.init(args=[], context=self._context, signal_handler_options=SignalHandlerOptions.NO)
             node = rclpy.create_node(f"llm_planner_launcher_{os.getpid()}", context=self._context,
                                      start_parameter_services=False)
             self._node, self._msg_type = node, TaskStatus

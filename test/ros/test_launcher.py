@@ -110,7 +110,7 @@ class Graph:
     """``llm-planner launch`` on a launch file of stand-in nodes, run as a test would from a script."""
 
     def __init__(self, tmp_path: Path, env: dict[str, str], nodes: dict[str, list[str]], *options: str,
-                 sigint_ignored: bool = False) -> None:
+                 sigint_ignored: bool = False, declared: tuple[str, ...] = ()) -> None:
         self.marks = tmp_path / "marks"
         self.marks.mkdir()
         prefix = tmp_path / "prefix"
@@ -119,10 +119,16 @@ class Graph:
         program.write_text(f"#!{sys.executable}\n" + STUB.read_text())
         program.chmod(0o755)
         launch_file = tmp_path / "stubs.launch.py"
+        # ``declared``: launch arguments the file declares and hands every node as parameters
+        parameters = "{" + ", ".join(f"{k!r}: LaunchConfiguration({k!r})" for k in declared) + "}"
         entries = ",\n        ".join(
-            f"Node(package='stubpkg', executable='stub_node', name={name!r}, "
-            f"arguments={['--marks', str(self.marks), *args]!r})" for name, args in nodes.items())
-        launch_file.write_text("from launch import LaunchDescription\nfrom launch_ros.actions import Node\n\n\n"
+            [f"DeclareLaunchArgument({k!r}, default_value='')" for k in declared]
+            + [f"Node(package='stubpkg', executable='stub_node', name={name!r}, "
+               f"arguments={['--marks', str(self.marks), *args]!r}, parameters=[{parameters}])"
+               for name, args in nodes.items()])
+        launch_file.write_text("from launch import LaunchDescription\nfrom launch.actions import DeclareLaunchArgument\n"
+                               "from launch.substitutions import LaunchConfiguration\n"
+                               "from launch_ros.actions import Node\n\n\n"
                                f"def generate_launch_description():\n    return LaunchDescription([\n        {entries}])\n")
         self.names = list(nodes)
         env = dict(env, AMENT_PREFIX_PATH=os.pathsep.join([str(prefix), env.get("AMENT_PREFIX_PATH", "")]))
@@ -305,3 +311,24 @@ def test_on_exit_continue_reports_the_death_and_keeps_the_others(tmp_path, ros_e
     graph.process.send_signal(signal.SIGTERM)
     assert graph.finish() == 1, graph.output  # a node died during the run
     assert graph.marked("survivor", "SIGINT") and not _alive(pids["survivor"][0])
+
+
+@pytest.mark.slow
+@pytest.mark.ros
+def test_launch_arguments_reach_the_nodes_as_parameters_without_rcls_remap_warning(tmp_path, ros_env, graphs,
+                                                                                   status_peer):
+    """``llm-planner launch FILE llm_backend:=openai``: each node gets ``-p llm_backend:=openai`` after
+    ``--ros-args``, and the launcher's own ROS node (its task_status reporter, up before the check)
+    does not read its command line's KEY:=VALUE as remap rules (rcl: "This syntax is deprecated")."""
+    graph = Graph(tmp_path, ros_env, {"alpha": [], "beta": []}, "llm_backend:=openai", declared=("llm_backend",))
+    graphs.append(graph)
+    pids = graph.wait_until_up()
+    assert status_peer.spin_until(lambda: status_peer.node.count_publishers("/task_status") >= 1, 60.0), \
+        "the launcher's task_status reporter never appeared"
+    for name in ("alpha", "beta"):
+        argv = Path(f"/proc/{pids[name][0]}/cmdline").read_bytes().decode().split("\0")
+        assert argv[argv.index("--ros-args"):].count("llm_backend:=openai") == 1, argv
+        assert argv[argv.index("llm_backend:=openai") - 1] == "-p", argv
+    graph.process.send_signal(signal.SIGTERM)
+    assert graph.finish() == 0, graph.output
+    assert not [line for line in graph.output if "deprecated" in line], graph.output
