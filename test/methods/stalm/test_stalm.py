@@ -153,3 +153,48 @@ def test_a_cancel_ends_the_wait_for_a_slow_question(p2, config, slow_server):
         assert took < LATENCY_S * 0.75, took
     finally:
         ctx.model.world.close()
+
+
+def test_a_server_that_ignores_n_is_asked_for_the_plans_that_fit_in_a_question(p2, config):
+    """Where each plan is a request of its own (the server ignores n), a question asks for one plan
+    before any is measured, then for as many as fit in its bound at the measured seconds per plan
+    and prompt character; each plan for no more tokens than a plan needs. A server that honours n
+    gets the seed's N_batch whatever it measured. (Latencies are set on the measurement itself.)"""
+    from llm_planner.llm.factory import make_backend
+    from llm_planner.methods.stalm.llm_source import PlanSource
+    from llm_planner.methods.stalm.prompt import PromptOptions, create_prompt
+    from llm_planner_eval.stand_in.serve import ModelServer
+    from llm_planner_eval.stand_in.serve_options import ServeOptions
+    from llm_planner_eval.stand_in.served import ServedModel
+
+    model = ServedModel(make_backend(backend="offline"))
+    servers = [ModelServer(ServeOptions(ignore_n=ignore, warm_up=False), model).start() for ignore in (True, False)]
+    bodies: list[dict] = []
+    complete = servers[0].complete
+    servers[0].complete = lambda body: bodies.append(body) or complete(body)  # type: ignore[method-assign]
+    ctx = Context.build(p2, config, None, seed=0)
+    try:
+        literals = ctx.predicates.literals(p2.initial)
+        prompt = create_prompt(p2, literals, PromptOptions())
+        need = ctx.plan_tokens(literals, PromptOptions())
+        assert need == 160 + 24 * 8 < 512  # P2: four objects to pick and place once, no door
+        ignoring, honouring = (PlanSource(make_backend(backend="openai", openai__base_url=s.base_url,
+                                                       openai__model="served", cache__enabled=False,
+                                                       openai__timeout_s=30.0)) for s in servers)
+        assert ignoring.batch(prompt, 5, 60.0) == 1 and honouring.batch(prompt, 5, 60.0) == 5
+        texts = ignoring.task_plans(prompt, 5, 60.0, max_tokens=need)
+        assert len(texts) == 1 and ignoring.questions[-1].plans == 1
+        assert {b.get("max_tokens") for b in bodies if "(:goal" in str(b)} == {need}
+        times = ignoring.backend.answer_times("task_plans")
+        ticket = times.send(samples=1, prompt_chars=len(prompt))
+        ticket.sent -= 25.0  # a plan that took 25 s
+        times.land(ticket)
+        assert ignoring.batch(prompt, 5, 60.0) == 2  # 60 s at 25 s a plan
+        assert ignoring.batch(prompt, 5, 20.0) == 1  # never fewer than one
+        assert ignoring.batch(prompt[: len(prompt) // 4], 5, 60.0) == 5  # a prompt a quarter as long: all five
+        honouring.backend.answer_times("task_plans").land(honouring.backend.answer_times("task_plans").send())
+        assert honouring.batch(prompt, 5, 60.0) == 5
+    finally:
+        ctx.model.world.close()
+        for s in servers:
+            s.stop()
