@@ -408,6 +408,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"household benchmark: {len(homes)} apartment(s) x {len(methods)} method(s) x {len(suites)} suite(s) x "
           f"{args.seeds} seed(s) x {args.episodes} episode(s) = {len(jobs)} episodes; backend {backend_label}; "
           f"N={sims} simulations; world: {world_kind}; {args.workers} worker(s)", flush=True)
+    budget = float(mcts_config.get("decision_time_s") or 0.0)  # config/llm_mcts.yaml: the node graph reads it too
+    print(f"  decision budget (decision_time_s, for waits on a model server; the robot's value unless --set): "
+          f"{f'{budget:g} s' if budget > 0 else 'none'}", flush=True)
     if described.get("server"):  # what the model server honours (probed on first contact)
         print(f"  server: {described['server']}", flush=True)
     from llm_planner_eval.bench.priors import prepare_bench_priors  # the prior: its own step, timed, cached

@@ -196,7 +196,12 @@ class LLMMCTSPlanner(HouseholdPlanner):
                      + ("a provisional uniform pi (anytime)" if self.search_cfg.anytime else "a rollout"))
             if self.search_cfg.anytime:
                 text += (f", the root too once its question is unanswered after "
-                         f"{self.search_cfg.root_wait_share * self.search_cfg.decision_time_s:g} s")
+                         f"{self.search_cfg.root_wait_share * self.search_cfg.decision_time_s:g} s, or at once "
+                         "while the server's recent answers came later than that")
+        if self.uses_policy and self.search_cfg.reliability_floor > 0:
+            text += (f"; a policy under reliability {self.search_cfg.reliability_floor:g} (after "
+                     f"{self.search_cfg.reliability_samples} samples) is asked by one search in "
+                     f"{self.search_cfg.unreliable_every}")
         return text
 
     def backend_name(self) -> str:
@@ -383,7 +388,19 @@ class LLMMCTSPlanner(HouseholdPlanner):
         summary = ", ".join(f"{a} Q={q:.2f} N={n} pi={p:.2f}" for a, q, n, p in best)
         unusable = self.stats.unusable_answers - unusable_before
         note = f"; {unusable} policy answer(s) named no admissible action (pi uniform there)" if unusable else ""
+        note += self._wait_note(result.stats)
         return Decision(result.action, f"step {self.step}: {result.stats.simulations} simulations; {summary}{note}")
+
+    def _wait_note(self, stats: SearchStats) -> str:
+        """What the decision did not wait for or did not ask, and why (the scheduler's reasons)."""
+        assert self.mcts is not None
+        if stats.gated:
+            samples, share = self._reliability()
+            return (f"; the policy was not asked: its reliability {share:.2f} over {samples} samples is under "
+                    f"reliability_floor {self.search_cfg.reliability_floor:g}")
+        if stats.root_unwaited:
+            return f"; the root's question was not waited for: {self.mcts.scheduler.unwaited}"
+        return ""
 
     def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
         """The action's outcome and the observation after it: history and belief update (App. C.2)."""
