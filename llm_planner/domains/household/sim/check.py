@@ -363,6 +363,12 @@ def room_spot(planner: BasePlanner, scene: Scene, room: str, keep_from: Iterable
     return None
 
 
+def given_spot(scene: Scene, room: str) -> Point | None:
+    """The robot's place in ``room`` as the scene file gives it (``rooms.<room>.approach``), or None."""
+    approach = scene.rooms[room].approach
+    return (approach[0], approach[1]) if approach is not None else None
+
+
 def keep_distance(cfg: SimConfig) -> float:
     """How far the robot's place in a room stays from every approach pose (so it is CLOSE to nothing)."""
     return 2.0 * cfg.perception.near_tolerance + cfg.approach_clearance
@@ -374,7 +380,7 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
     approaches = [(lay.approach.x, lay.approach.y) for lay in check.layouts.values()]
     keep = keep_distance(cfg)
     start_room = scene.robot_room
-    start = room_spot(planner, scene, start_room, approaches, keep, None)
+    start = given_spot(scene, start_room) or room_spot(planner, scene, start_room, approaches, keep, None)
     if start is None:
         check.findings.append(Finding(ERROR, f"rooms.{start_room}", "the robot's start room has no free place for "
                                       f"the robot: it needs {check.drive_radius:.2f} m of free floor around its "
@@ -385,7 +391,7 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
     for room in scene.rooms:
         if room == start_room:
             continue
-        spot = room_spot(planner, scene, room, approaches, keep, start)
+        spot = given_spot(scene, room) or room_spot(planner, scene, room, approaches, keep, start)
         if spot is not None:
             check.room_spots[room] = spot
             continue
