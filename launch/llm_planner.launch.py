@@ -29,7 +29,8 @@ NODE_ARGUMENTS = {
     "require_approval": "none, goal or plan: ask 'May I ...?' before the robot moves",
     "robot": "simulated (this graph's simulator and perception) or external (your robot: the two are not started)",
 }
-#: The roles our simulated robot adds to a graph; with robot:=external they are left out.
+#: The roles our simulated robot adds to a graph (llm_planner.config.SIMULATED_ROBOT); with
+#: robot:=external they are left out, and the lifecycle manager does not manage them.
 SIMULATED_ROBOT = ("simulator", "perception")
 
 
@@ -69,10 +70,9 @@ def graph(params_file_name: str, roles: tuple[str, ...] = ("simulator", "percept
         ours = [r for r in roles if not (external and r in SIMULATED_ROBOT)]
         started = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
                         parameters=parameters, output="screen") for role in ours]
-        if manager:  # node_names of the parameter file: all four (some may run on another host)
-            managed = [params_file, {"node_names": [r for r in ours]}] if external else [params_file]
+        if manager:  # node_names of the parameter file (some may run on another host), as robot says
             started.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
-                                namespace=namespace, parameters=managed, output="screen"))
+                                namespace=namespace, parameters=parameters, output="screen"))
         return started
 
     return LaunchDescription(

@@ -24,6 +24,8 @@ FALLBACKS = ("offline", "none")
 APPROVALS = ("none", "goal", "plan")
 #: robot: the simulator of this graph, or any robot of the contract (docs/guides/robot.md)
 ROBOTS = ("simulated", "external")
+#: The roles of our simulated robot: with ``robot: external`` they are not started nor managed.
+SIMULATED_ROBOT = ("simulator", "perception")
 #: The four node programs of the graph (``<role>_node``), in the order a lifecycle manager starts them.
 ROLES = ("simulator", "perception", "executor", "planner")
 
@@ -157,6 +159,9 @@ MANAGER_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("node_names", list, lambda v: bool(v) and all(isinstance(n, str) and n.strip() for n in v)
           and len(set(v)) == len(v), "a non-empty list of distinct node names",
           "the lifecycle nodes it brings to active, in this order (configure all, then activate all)"),
+    Param("robot", str, lambda v: v in ROBOTS, f"one of {', '.join(ROBOTS)}",
+          "with external, the simulator and perception of node_names are not managed (your robot replaces them)",
+          choices=ROBOTS),
     Param("autostart", bool, lambda v: True, "true or false",
           "configure and activate the nodes at start; false leaves them unconfigured for `ros2 lifecycle set`"),
     Param("transition_timeout_s", float, _positive, "a number of seconds > 0",

@@ -32,7 +32,7 @@ from action_msgs.msg import GoalStatus
 from llm_planner_interfaces.action import RobotSkill
 from llm_planner_interfaces.msg import PerceivedState
 from nav2_msgs.action import NavigateToPose
-from rclpy.action import ActionClient, get_action_names_and_types
+from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
@@ -136,13 +136,14 @@ class RobotChecker:
         return done()
 
     def action_types(self, relative: str) -> list[str]:
-        """The types the graph reports for the action ``relative`` (empty: no such action)."""
-        wanted = self.name(relative)
-        return next((types for name, types in get_action_names_and_types(self.node) if name == wanted), [])
+        """The types of the action servers of ``relative`` (empty: nobody serves it; clients of the
+        action, such as the executor's, do not count): the feedback topic only servers publish."""
+        infos = self.node.get_publishers_info_by_topic(f"{self.name(relative)}/_action/feedback")
+        return sorted({i.topic_type.removesuffix("_FeedbackMessage") for i in infos})
 
     def server_of(self, relative: str) -> str:
         """The node serving the action ``relative`` (for the table), or "" when DDS has not named it."""
-        for info in self.node.get_publishers_info_by_topic(f"{self.name(relative)}/_action/status"):
+        for info in self.node.get_publishers_info_by_topic(f"{self.name(relative)}/_action/feedback"):
             if info.node_name != UNKNOWN_NODE:
                 return qualified(info.node_name, info.node_namespace)
         return ""

@@ -33,6 +33,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
+from llm_planner.config import SIMULATED_ROBOT
 from llm_planner.domains.percept import Percept
 from llm_planner.domains.skill import Navigate, Pose2D, SkillOutcome, SkillRequest
 from llm_planner.errors import LlmPlannerError
@@ -135,7 +136,7 @@ class PerceptionCache:
 
 #: The nodes of the simulated robot, in the order a fault is blamed (perception is silent when the
 #: simulator that feeds it is down). An external robot's nodes are not asked their lifecycle state.
-ROBOT_NODES = ("simulator", "perception")
+ROBOT_NODES = SIMULATED_ROBOT
 
 
 class RosRobotLink:
@@ -228,8 +229,8 @@ class RosRobotLink:
         return follow_goal(
             client, handle, should_cancel=should_stop, limit_s=limit, absent_s=self.params["server_absent_s"],
             cancel_wait_s=wait_s,
-            gone=lambda: (f"{self._who(interface)} left the ROS graph during the {what}; "
-                          f"{presence(self.node, self.servers.get(interface))}"),
+            gone=lambda: (f"{self._who(interface)} left the ROS graph during the {what} (it died or was stopped); "
+                          "restart it and send the task again"),
             overrun=lambda s: (f"{self._who(interface)} did not end the {what} within {s:.0f} s (parameters "
                                "skill_timeout_s, and node_timeout_s after a cancel); it was asked to cancel"))
 

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="plan a directive (plan_task), or execute it with --execute (execute_directive)",
                        description="Plans a directive on a running system (start it with `llm-planner launch`). "
                        "With --execute the robot carries it out through the execute_directive action: feedback "
-                       "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
+                       "is printed per step, Ctrl-C cancels the task (the walk or skill under way is canceled). "
                        "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
     p.add_argument("--planner", default="",

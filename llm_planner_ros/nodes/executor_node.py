@@ -37,7 +37,7 @@ from llm_planner_ros.task_records import TaskRecords
 
 class ExecutorNode(ManagedNode):
     """Lifecycle: configure builds the robot link and reaches the model server, activate takes
-    tasks, deactivate refuses new ones and cancels a running one before its next skill."""
+    tasks, deactivate refuses new ones and cancels a running one (the robot stops)."""
 
     def __init__(self) -> None:
         super().__init__("executor")
