@@ -197,4 +197,5 @@ class RobotSlot:
             if task_id and task_id != running_id:
                 return False, f"task {task_id} is not running (the running task is {running_id})"
             event.set()
-            return True, f"canceling task {running_id} ({directive[:80]!r}): the robot stops (the walk or skill under way is canceled)"
+            return True, (f"canceling task {running_id} ({directive[:80]!r}): the robot stops (the walk or skill "
+                          "under way is canceled)")
