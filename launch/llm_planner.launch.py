@@ -71,8 +71,10 @@ def graph(params_file_name: str, roles: tuple[str, ...] = ("simulator", "percept
         started = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
                         parameters=parameters, output="screen") for role in ours]
         if manager:  # node_names of the parameter file (some may run on another host), as robot says
+            robot = {"robot": given["robot"]} if given["robot"] else {}
             started.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
-                                namespace=namespace, parameters=parameters, output="screen"))
+                                namespace=namespace, parameters=[params_file, robot] if robot else [params_file],
+                                output="screen"))
         return started
 
     return LaunchDescription(

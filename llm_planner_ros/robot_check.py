@@ -104,7 +104,8 @@ class RobotChecker:
         self.wait_s = wait_s
         self.probe_s = probe_s
         self.context = rclpy.Context()
-        rclpy.init(context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+        # args=[]: this process's command line (namespace:=NS) is no ROS remapping
+        rclpy.init(args=[], context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
         self.node = Node("llm_planner_check_robot", namespace=namespace.strip("/"), context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)

@@ -228,6 +228,11 @@ class Domain(ABC):
         :class:`~llm_planner.domains.skill.SkillOutcome` (not sent) when the observation shows it
         cannot be done, with the reason the world model gives."""
 
+    def base_path(self, action: Any) -> list[tuple[float, float]]:
+        """The base path (map frame) an action drives as part of a skill, for pictures; empty by
+        default (a walk's path comes from the navigation feedback)."""
+        return []
+
     @abstractmethod
     def observation(self, percepts: Mapping[str, Percept]) -> Any:
         """What the planner observes, from the latest percepts."""

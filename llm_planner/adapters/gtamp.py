@@ -125,6 +125,10 @@ class GTampDomain(Domain):
         and the JSON of the concrete action (:mod:`llm_planner.domains.gtamp.codec`)."""
         return SkillRequest(action.action.op, (encode(action),), (None,))
 
+    def base_path(self, action: ConcreteAction) -> list[tuple[float, float]]:
+        """The base path planned into a pick or place (its kappa), for pictures."""
+        return [(q.x, q.y) for q in action.kappa.base_path] if action.kappa is not None else []
+
     def observation(self, percepts: Mapping[str, Percept]) -> GState:
         return state_from_percept(percepts["state"], self.problem)
 

@@ -41,7 +41,9 @@ class ExecutorNode(ManagedNode):
 
     def __init__(self) -> None:
         super().__init__("executor")
-        self.robot: RosRobotLink | None = None
+        # Built before the node spins: rclpy's ActionClient joins the node's waitables before it is
+        # fully built, so one made while a MultiThreadedExecutor spins can crash it.
+        self.robot = RosRobotLink(self, self.domain)
         self.records: TaskRecords | None = None
         self.watch: ModelWatch | None = None
         self.status = StatusPublisher(self)
@@ -53,8 +55,7 @@ class ExecutorNode(ManagedNode):
                      callback_group=ReentrantCallbackGroup(), **ACTION_QOS)
 
     def configure(self) -> None:
-        if self.robot is None:
-            self.robot = RosRobotLink(self, self.domain)
+        if self.records is None:
             self.records = TaskRecords(self, self.domain)
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
         assert self.watch is not None
@@ -100,7 +101,7 @@ class ExecutorNode(ManagedNode):
     def run(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> EpisodeResult:
         request = goal_handle.request
         robot, records = self.robot, self.records
-        assert robot is not None and records is not None  # configured before it takes tasks
+        assert records is not None  # configured before it takes tasks
         self.step = 0
         problem = robot.problem()  # a simulated robot's nodes must be active before it moves
         if problem:
@@ -133,7 +134,8 @@ class ExecutorNode(ManagedNode):
                 fields = {**fields, "observation": f"{fields['observation']} [{note}]"}
             goal_handle.publish_feedback(feedback_from_dict(ExecuteTask.Feedback, fields))
             self.status.step(request.directive, fields)
-            records.step(request.task_id, fields, robot.last_path, robot.last_stamp_ns)
+            path = robot.last_path or (self.domain.base_path(record.action) if record.success else [])
+            records.step(request.task_id, fields, path, robot.last_stamp_ns)
 
         try:
             goal = goal_from_json(self.domain, request.goal)
@@ -157,7 +159,7 @@ class ExecutorNode(ManagedNode):
         running = self.running
         values: dict[str, Any] = {"task": running.task_id if running else "", "step": self.step if running else 0}
         stale = self.params["perception_stale_s"]
-        msg = self.robot.perception.latest[self.domain.perception_topics[0]].msg if self.robot else None
+        msg = self.robot.perception.latest[self.domain.perception_topics[0]].msg
         if msg is None:
             level, message = WARN, "no perception received yet"
         else:

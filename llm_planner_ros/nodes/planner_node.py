@@ -47,7 +47,9 @@ class PlannerNode(ManagedNode):
 
     def __init__(self) -> None:
         super().__init__("planner")
-        self.runner: TaskRunner | None = None
+        # Built before the node spins: rclpy's ActionClient joins the node's waitables before it is
+        # fully built, so one made while a MultiThreadedExecutor spins can crash it (its executor link).
+        self.runner: TaskRunner | None = TaskRunner(self, self.domain)
         self.watch: ModelWatch | None = None
         self.in_flight = 0  # requests being planned or executed
         self.count_lock = threading.Lock()
@@ -65,8 +67,7 @@ class PlannerNode(ManagedNode):
                             callback_group=group)
 
     def configure(self) -> None:
-        if self.runner is None:
-            self.runner = TaskRunner(self, self.domain)
+        if self.watch is None:
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
         assert self.watch is not None
         self.watch.start()
