@@ -132,11 +132,17 @@ class PlanningService:
                             time.perf_counter() - started)
 
     def preview(self, task: PreparedTask, percepts: Mapping[str, Percept]) -> PlanTaskResult:
-        """Plan without executing, on the perceived state: the steps the planner would start with."""
+        """Plan without executing, on the perceived state: the steps the planner would start with.
+        ``percepts`` holds the domain's perception topics and the privileged ones that are published;
+        a planner that needs the full state is refused (PlanningError naming the planners that can
+        run) when they are not."""
         domain, goal = self.domain, task.translation.goal
         if domain.goal_reached(percepts, goal):
             return task.result(domain, True, "the goal already holds; nothing to do")
         planner = domain.make_planner(task.planner)
+        if planner.needs_full_state and not all(t in percepts for t in domain.privileged_topics):
+            domain.close_planner(planner)
+            raise PlanningError(f"refused: {domain.full_state_refusal(task.planner)}")
         episode = domain.make_task(task.directive, goal, task.timeout_s)
         started = time.perf_counter()
         try:
@@ -191,4 +197,5 @@ class RobotSlot:
             if task_id and task_id != running_id:
                 return False, f"task {task_id} is not running (the running task is {running_id})"
             event.set()
-            return True, f"canceling task {running_id} ({directive[:80]!r}): the robot stops before its next skill"
+            return True, (f"canceling task {running_id} ({directive[:80]!r}): the robot stops (the walk or skill "
+                          "under way is canceled)")

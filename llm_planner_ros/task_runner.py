@@ -153,7 +153,8 @@ class TaskRunner:
                            planning_time_s=task.seconds + result.planning_time_s), outcome
 
     def cancel(self, task_id: str = "") -> tuple[bool, str]:
-        """Stop the running task (``task_id``, or whatever runs) before its next skill: (done, message)."""
+        """Stop the running task (``task_id``, or whatever runs): the walk or skill under way is
+        canceled. (done, message)."""
         done, message = self.slot.cancel(task_id)
         if done:
             self.desk.cancel(task_id)  # a task that asks stops waiting at once

@@ -51,6 +51,8 @@ SKIPPED = (
     ("--list-tasks", ""),  # runs: it only lists the tasks
     (" bench ", "runs a benchmark for minutes (the bench tests run each with small sizes)"),
     (" mcp", "serves MCP to a client until it leaves (test/ros/nodes/test_mcp.py drives it with the SDK's clients)"),
+    ("check-robot", "checks a robot, failing where there is none (test/ros/nodes/test_robot.py and "
+                    "test_own_robot.py run it against the simulator, without it, and against the guide's robot)"),
 )
 
 
