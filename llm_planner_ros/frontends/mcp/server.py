@@ -137,7 +137,7 @@ def _add_task_tools(server: MCPServer, robot: Robot) -> None:
 
     @server.tool(annotations=MOVES)
     async def cancel_task(task_id: TASK_ID = "") -> dict[str, Any]:
-        """Stop the running task (cancel_task): the robot stops before its next skill and the task
+        """Stop the running task (cancel_task): the walk or skill under way is canceled and the task
         ends `canceled`; a running execute_directive call then returns that result. Returns done
         and the planner's message ("no task is running" when there is none)."""
         done, message = await _call(robot.cancel, _text(task_id, "task_id", required=False))
