@@ -116,14 +116,19 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
     def end(outcome: str, message: str) -> EpisodeResult:
         return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome, unrelated[0])
 
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
     def interrupted() -> EpisodeResult | None:
         if should_stop is not None and should_stop():
             return end(CANCELED, f"canceled after {len(steps)} step(s)")
-        if deadline is not None and time.monotonic() > deadline:
+        if out_of_time():
             return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s)")
         return None
 
-    planner.should_stop = should_stop
+    # a decision under way ends on a stop request and on the deadline alike
+    planner.should_stop = (lambda: should_stop() or out_of_time()) if should_stop is not None else \
+        (out_of_time if deadline is not None else None)
     try:
         observation = world.observe()
         if world.goal_reached(task.goal):
@@ -161,6 +166,8 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
             if repeated:
                 return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
     except DecisionCanceled as exc:
+        if out_of_time() and not (should_stop is not None and should_stop()):
+            return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s), during a decision: {exc}")
         return end(CANCELED, f"canceled after {len(steps)} step(s): {exc}")
     except LlmPlannerError as exc:
         return end(FAILED, f"{exc} (after {len(steps)} step(s))")

@@ -66,13 +66,18 @@ class PreparedTask:
     timeout_s: float
     seconds: float = 0.0  # spent grounding
 
-    def result(self, domain: Domain, success: bool, message: str, **fields: Any) -> PlanTaskResult:
-        """A result for this task: the grounding's message first, its LLM requests counted."""
+    def say(self, message: str) -> str:
+        """``message`` after the grounding's sentence ("goal: ..."): how every end of this task is told."""
+        return f"{self.translation.message}; {message}" if self.translation.message else message
+
+    def result(self, domain: Domain, success: bool, message: str, *, said: bool = False,
+               **fields: Any) -> PlanTaskResult:
+        """A result for this task: the grounding's message first (``said``: ``message`` has it
+        already), its LLM requests counted."""
         fields["llm_requests"] = fields.get("llm_requests", 0) + self.translation.llm_requests
         fields.setdefault("planning_time_s", self.seconds)
-        text = f"{self.translation.message}; {message}" if self.translation.message else message
-        return PlanTaskResult(success, text, goal=domain.goal_lists(self.translation.goal), task_id=self.task_id,
-                              **fields)
+        return PlanTaskResult(success, message if said else self.say(message),
+                              goal=domain.goal_lists(self.translation.goal), task_id=self.task_id, **fields)
 
 
 def new_task_id() -> str:

@@ -87,6 +87,8 @@ class ExecutorNode(ManagedNode):
             result = await self.worker.run(self.run, goal_handle)
         finally:
             self.running = None
+        if request.context:
+            result.message = f"{request.context}; {result.message}"
         end_goal(goal_handle, result.outcome, result.success)
         state = final_state(result.outcome)
         assert self.records is not None  # configured before it takes tasks
