@@ -38,6 +38,9 @@ def _file_value(params_file: str, key: str) -> str:
     """The value of ``key`` in the node section of a parameter file ("" when it has none)."""
     import yaml
 
+    if not os.path.isfile(params_file):
+        raise FileNotFoundError(f"params_file:={params_file} is not a file: give the path of a parameter file "
+                                "(a copy of config/llm_planner.yaml, edited)")
     with open(params_file, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
     return str(data.get("/**", {}).get("ros__parameters", {}).get(key, ""))

@@ -18,9 +18,9 @@ perceived (:meth:`~llm_planner.adapters.base.Domain.memory`), as a robot without
 Two guards for a robot in someone's home: the result counts ``unrelated_moves``, the
 objects the robot grabbed that the goal does not name (the planners never should), and a
 household episode that enters a state it has already been in :data:`REPEATED_STATE_VISITS` times
-(the state as the robot has seen it after a successful step, :class:`SeenWorld`: where the robot is,
-what it holds, where it last saw each object, which containers it last saw open) with the planner's
-belief the same each time
+(after a successful step: where the robot is, what it holds, where the objects are, which containers
+are open, as the world knows it, :meth:`World.loop_state`: the benchmarks' models their true state,
+the robot what it has seen, :class:`SeenWorld`) with the planner's belief the same each time
 (:meth:`~llm_planner.planners.base.Planner.belief_key`) stops there with a message naming the
 repeated steps, instead of going round the loop until the step limit (``grab(x) puton(x, where it
 was)`` again and again). A return to a state with a belief that changed since is exploration (a
@@ -33,7 +33,6 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from llm_planner.domains.household.world.seen import SeenWorld
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.domains.skill import Navigate, SkillOutcome, SkillRequest
 from llm_planner.errors import DecisionCanceled, LlmPlannerError
@@ -54,6 +53,10 @@ class World(Protocol):
     def full_state(self) -> Any: ...
 
     def goal_reached(self, goal: Any) -> bool: ...
+
+    def loop_state(self) -> Hashable:
+        """The state the loop guard counts (None: not counted): the true state where the world knows
+        it, what the robot has seen on a robot."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
         if world.goal_reached(task.goal):
             return end(SUCCEEDED, "the goal already holds; nothing to do")
         planner.start(task, observation, world.full_state() if planner.needs_full_state else None)
-        loops.enter(observation, 0, planner.belief_key())
+        loops.enter(world, 0, planner.belief_key())
         step = 0
         while task.max_steps is None or step < task.max_steps:
             step += 1
@@ -162,7 +165,7 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
                 on_step(record)
             if world.goal_reached(task.goal):
                 return end(SUCCEEDED, f"goal reached in {step} steps")
-            repeated = loops.enter(observation, step, planner.belief_key()) if outcome.success else None
+            repeated = loops.enter(world, step, planner.belief_key()) if outcome.success else None
             if repeated:
                 return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
     except DecisionCanceled as exc:
@@ -177,14 +180,13 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
 
 
 class _LoopGuard:
-    """The household states an episode has been in as the robot saw them (after each successful
-    step) and what its task's goal names; see the module docstring. Other domains' states are not
+    """The household states an episode has been in (after each successful step, as the world knows
+    them) and what its task's goal names; see the module docstring. Other domains' states are not
     counted."""
 
     def __init__(self, task: Any) -> None:
         household = getattr(task, "household", None)
         self.object_type: Mapping[str, str] = getattr(household, "object_type", {}) if household else {}
-        self.seen = SeenWorld(household) if isinstance(household, Household) else None
         self.goal_types = {getattr(g, "obj_type", None) for g in (getattr(task, "goal", None) or ())}
         self.visits: dict[tuple[State, Hashable], list[int]] = {}
         self.last_first = 0
@@ -194,14 +196,15 @@ class _LoopGuard:
         return (isinstance(action, Action) and action.verb == "grab" and bool(self.object_type)
                 and self.object_type.get(action.args[0]) not in self.goal_types)
 
-    def enter(self, observation: Any, step: int, belief: Hashable = None) -> str:
-        """Count the state the robot has seen after ``step`` (with its ``observation`` then) with the
-        planner's ``belief``; a message when both were already so :data:`REPEATED_STATE_VISITS` times,
-        else ''."""
-        if self.seen is None or not isinstance(observation, Observation):
+    def enter(self, world: World, step: int, belief: Hashable = None) -> str:
+        """Count the world's state after ``step`` (:meth:`World.loop_state`) with the planner's
+        ``belief`` then; a message when both were already so :data:`REPEATED_STATE_VISITS` times, else ''."""
+        if not self.object_type:
             return ""
-        self.seen.update(observation)
-        seen = self.visits.setdefault((self.seen.state(), belief), [])
+        state = world.loop_state()
+        if not isinstance(state, State):
+            return ""
+        seen = self.visits.setdefault((state, belief), [])
         seen.append(step)
         if len(seen) <= REPEATED_STATE_VISITS:
             return ""
@@ -239,6 +242,9 @@ class SymbolicWorld:
     def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.state, goal)
 
+    def loop_state(self) -> State:
+        return self.state
+
 
 class PyBulletWorld:
     """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a world
@@ -267,6 +273,9 @@ class PyBulletWorld:
 
     def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.full_state(), goal)
+
+    def loop_state(self) -> State:
+        return self.full_state()
 
     def close(self) -> None:
         self.sim.close()
@@ -334,6 +343,10 @@ class RobotWorld:
     def goal_reached(self, goal: Any) -> bool:
         self.percepts()
         return self.memory.goal_reached(goal)
+
+    def loop_state(self) -> Hashable:
+        self.percepts()
+        return self.memory.state()
 
 
 def run_task(domain: Any, link: RobotLink, directive: str, goal: Any, planner_name: str, timeout_s: float,

@@ -69,6 +69,9 @@ class Memory(Protocol):
 
     def goal_reached(self, goal: Any) -> bool: ...
 
+    def state(self) -> Any:
+        """The state the closed loop's guard counts (None: not counted)."""
+
 
 class LatestPercepts:
     """The memory of a fully observed world (G-TAMP): the goal is judged on the latest percepts."""
@@ -82,6 +85,9 @@ class LatestPercepts:
 
     def goal_reached(self, goal: Any) -> bool:
         return self.percepts is not None and self.domain.goal_reached(self.percepts, goal)
+
+    def state(self) -> None:
+        return None
 
 
 class Perceiver(Protocol):

@@ -170,6 +170,9 @@ class HouseholdMemory:
     def goal_reached(self, goal: Goal) -> bool:
         return self.seen.goal_reached(goal)
 
+    def state(self) -> State:
+        return self.seen.state()
+
 
 class HouseholdText:
     @staticmethod
