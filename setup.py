@@ -44,6 +44,7 @@ setup(
             "launch = llm_planner_ros.commands.launch",
             "plan = llm_planner_ros.commands.plan",
             "cancel = llm_planner_ros.commands.cancel",
+            "check_robot = llm_planner_ros.commands.check_robot",
             "status = llm_planner_ros.commands.status",
             "say = llm_planner_ros.commands.say",
             "answer = llm_planner_ros.commands.answer",

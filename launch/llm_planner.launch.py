@@ -4,7 +4,10 @@ the lifecycle manager that brings them to active in that order (its ``autostart`
 With ROS 2 installed:   ros2 launch llm_planner llm_planner.launch.py [params_file:=FILE] [namespace:=robot1]
 Here (PyPI wheels):     llm-planner launch [llm_planner] [params_file:=FILE] [namespace:=robot1]
 Node parameters as launch arguments (empty: the parameter file's value): llm_backend, llm_config,
-planner, scene, problem, require_approval, e.g. ``llm-planner launch llm_backend:=openai llm_config:=FILE``.
+planner, scene, problem, require_approval, robot, e.g. ``llm-planner launch llm_backend:=openai llm_config:=FILE``.
+With ``robot:=external`` the graph drives your robot (docs/guides/robot.md): the simulator and
+perception nodes are not started, and the executor uses navigate_to_pose, robot/skill and
+perception/state as your robot serves them.
 The world is the ``domain`` parameter of the parameter file (household apartments by default;
 launch/gtamp.launch.py is the same graph with config/gtamp_nodes.yaml). Every name is relative:
 with ``namespace:=robot1`` the graph serves /robot1/plan_task, /robot1/execute_directive, ...
@@ -24,7 +27,23 @@ NODE_ARGUMENTS = {
     "scene": "household: a scene under config/scenes/ or a path to a scene YAML file",
     "problem": "gtamp: a problem P1..P6 or a path to a problem YAML file",
     "require_approval": "none, goal or plan: ask 'May I ...?' before the robot moves",
+    "robot": "simulated (this graph's simulator and perception) or external (your robot: the two are not started)",
 }
+#: The roles our simulated robot adds to a graph (llm_planner.config.SIMULATED_ROBOT); with
+#: robot:=external they are left out, and the lifecycle manager does not manage them.
+SIMULATED_ROBOT = ("simulator", "perception")
+
+
+def _file_value(params_file: str, key: str) -> str:
+    """The value of ``key`` in the node section of a parameter file ("" when it has none)."""
+    import yaml
+
+    if not os.path.isfile(params_file):
+        raise FileNotFoundError(f"params_file:={params_file} is not a file: give the path of a parameter file "
+                                "(a copy of config/llm_planner.yaml, edited)")
+    with open(params_file, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    return str(data.get("/**", {}).get("ros__parameters", {}).get(key, ""))
 
 
 def _default_params_file(name: str) -> str:
@@ -50,11 +69,15 @@ def graph(params_file_name: str, roles: tuple[str, ...] = ("simulator", "percept
         params_file = context.launch_configurations["params_file"]
         namespace = context.launch_configurations.get("namespace", "")
         parameters = [params_file, overrides] if overrides else [params_file]
+        external = (given["robot"] or _file_value(params_file, "robot")) == "external"
+        ours = [r for r in roles if not (external and r in SIMULATED_ROBOT)]
         started = [Node(package="llm_planner", executable=f"{role}_node", name=role, namespace=namespace,
-                        parameters=parameters, output="screen") for role in roles]
-        if manager:  # node_names of the parameter file: all four (some may run on another host)
+                        parameters=parameters, output="screen") for role in ours]
+        if manager:  # node_names of the parameter file (some may run on another host), as robot says
+            robot = {"robot": given["robot"]} if given["robot"] else {}
             started.append(Node(package="llm_planner", executable="lifecycle_manager_node", name="lifecycle_manager",
-                                namespace=namespace, parameters=[params_file], output="screen"))
+                                namespace=namespace, parameters=[params_file, robot] if robot else [params_file],
+                                output="screen"))
         return started
 
     return LaunchDescription(

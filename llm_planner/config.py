@@ -22,6 +22,10 @@ BACKENDS = ("offline", "openai")
 FALLBACKS = ("offline", "none")
 #: require_approval: ask before the robot moves
 APPROVALS = ("none", "goal", "plan")
+#: robot: the simulator of this graph, or any robot of the contract (docs/guides/robot.md)
+ROBOTS = ("simulated", "external")
+#: The roles of our simulated robot: with ``robot: external`` they are not started nor managed.
+SIMULATED_ROBOT = ("simulator", "perception")
 #: The four node programs of the graph (``<role>_node``), in the order a lifecycle manager starts them.
 ROLES = ("simulator", "perception", "executor", "planner")
 
@@ -67,6 +71,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           "household: a scene under config/scenes/ or a path to a scene YAML file"),
     Param("problem", str, lambda v: bool(v.strip()), "a G-TAMP problem (P1..P6) or a problem YAML path (gtamp)",
           "gtamp: a problem P1..P6 (config/gtamp/) or a path to a problem YAML file"),
+    Param("robot", str, lambda v: v in ROBOTS, f"one of {', '.join(ROBOTS)}",
+          "the robot the executor drives: simulated (the simulator and perception nodes of this graph, asked their "
+          "lifecycle state before each goal) or external (any robot of the contract, docs/guides/robot.md)",
+          choices=ROBOTS),
     Param("seed", int, lambda v: v >= 0, "an integer >= 0", "placement seed of the world; seed of the planners and "
           "the offline LLM", 0, 2 ** 31 - 1),
     Param("planner", str, lambda v: bool(v.strip()), "a planner of the domain",
@@ -88,6 +96,16 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           1, 1000000, live=("planner",)),
     Param("geometry_rate_hz", float, _positive, "a rate in Hz > 0",
           "how often the simulator publishes its geometry when idle", 0.0, 1000.0, live=("simulator",)),
+    Param("drive_speed_mps", float, _positive, "a speed in m/s > 0",
+          "how fast the simulated base drives a navigate_to_pose goal", 0.0, 100.0, live=("simulator",)),
+    Param("turn_speed_rps", float, _positive, "an angular speed in rad/s > 0",
+          "how fast the simulated base turns on the spot", 0.0, 100.0, live=("simulator",)),
+    Param("motion_feedback_hz", float, _positive, "a rate in Hz > 0",
+          "while the simulated base moves (and a second after): navigation feedback and geometry at this rate",
+          0.0, 1000.0, live=("simulator",)),
+    Param("skill_timeout_s", float, _positive, "a number of seconds > 0",
+          "a navigate_to_pose or robot/skill goal not ended within this is canceled and fails the task, naming "
+          "the robot's node", 0.0, _S, live=("executor",)),
     Param("perception_wait_s", float, _positive, "a number of seconds > 0",
           "how long the executor waits for the observation after a skill", 0.0, _S, live=_BOTH),
     Param("node_timeout_s", float, _positive, "a number of seconds > 0",
@@ -141,6 +159,9 @@ MANAGER_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("node_names", list, lambda v: bool(v) and all(isinstance(n, str) and n.strip() for n in v)
           and len(set(v)) == len(v), "a non-empty list of distinct node names",
           "the lifecycle nodes it brings to active, in this order (configure all, then activate all)"),
+    Param("robot", str, lambda v: v in ROBOTS, f"one of {', '.join(ROBOTS)}",
+          "with external, the simulator and perception of node_names are not managed (your robot replaces them)",
+          choices=ROBOTS),
     Param("autostart", bool, lambda v: True, "true or false",
           "configure and activate the nodes at start; false leaves them unconfigured for `ros2 lifecycle set`"),
     Param("transition_timeout_s", float, _positive, "a number of seconds > 0",

@@ -1,23 +1,26 @@
 """The one closed loop that runs a planner on a world, step by step (no ROS here).
 
-The executor node runs it against the robot (skills over a service, observations from perception,
-:class:`RobotWorld`); the benchmarks run it against the symbolic model, the PyBullet apartment or
-the G-TAMP simulator. One loop for every domain and every caller, so a benchmark measures exactly
-what the robot does: ask for the next action, do it, take the observation after it, let the planner
-update its belief, stop when the goal holds, the planner gives up, the step limit or the deadline
-is reached, or the caller asks to stop (cancel). Stop requests and the deadline are checked between
-skills: a skill that started always finishes, none starts after a stop. Each step's record carries
-the LLM requests of its decision and, after the planner took in the observation, where the planner
+The executor node runs it against the robot (:class:`RobotWorld`: walks as ``navigate_to_pose``
+goals, the other actions as ``robot/skill`` goals, observations from ``perception/state``); the
+benchmarks run it against the symbolic model, the PyBullet apartment or the G-TAMP simulator. One
+loop for every domain and every caller, so a benchmark measures exactly what the robot does: ask for
+the next action, do it, take the observation after it, let the planner update its belief, stop when
+the goal holds, the planner gives up, the step limit or the deadline is reached, or the caller asks
+to stop (cancel). Stop requests and the deadline are checked before every decision and every skill;
+on the robot a stop also cancels the goal under way (the base stops). Each step's record carries the
+LLM requests of its decision and, after the planner took in the observation, where the planner
 believes the goal's objects are (:meth:`~llm_planner.planners.base.Planner.describe_belief`).
 
-Success is judged by the world (like VirtualHome's own goal check in the LLM-MCTS seed), never by
-the planner's belief.
+Success is judged by the world, never by the planner's belief: the benchmarks' worlds judge their
+true state (like VirtualHome's own goal check in the LLM-MCTS seed), the robot judges what it has
+perceived (:meth:`~llm_planner.adapters.base.Domain.memory`), as a robot without a privileged view must.
 
 Two guards for a robot in someone's home: the result counts ``unrelated_moves``, the
 objects the robot grabbed that the goal does not name (the planners never should), and a
 household episode that enters a state it has already been in :data:`REPEATED_STATE_VISITS` times
-(the full state after a successful step: where the robot is, what it holds, where every object is,
-which containers are open) with the planner's belief the same each time
+(after a successful step: where the robot is, what it holds, where the objects are, which containers
+are open, as the world knows it, :meth:`World.loop_state`: the benchmarks' models their true state,
+the robot what it has seen, :class:`SeenWorld`) with the planner's belief the same each time
 (:meth:`~llm_planner.planners.base.Planner.belief_key`) stops there with a message naming the
 repeated steps, instead of going round the loop until the step limit (``grab(x) puton(x, where it
 was)`` again and again). A return to a state with a belief that changed since is exploration (a
@@ -25,14 +28,13 @@ robot that looked into a cupboard and walks back knows more than the first time)
 """
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
-from llm_planner.domains.skill import SkillOutcome
+from llm_planner.domains.skill import Navigate, SkillOutcome, SkillRequest
 from llm_planner.errors import DecisionCanceled, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
 from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
@@ -51,6 +53,10 @@ class World(Protocol):
     def full_state(self) -> Any: ...
 
     def goal_reached(self, goal: Any) -> bool: ...
+
+    def loop_state(self) -> Hashable:
+        """The state the loop guard counts (None: not counted): the true state where the world knows
+        it, what the robot has seen on a robot."""
 
 
 @dataclass(frozen=True)
@@ -113,14 +119,19 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
     def end(outcome: str, message: str) -> EpisodeResult:
         return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome, unrelated[0])
 
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
     def interrupted() -> EpisodeResult | None:
         if should_stop is not None and should_stop():
             return end(CANCELED, f"canceled after {len(steps)} step(s)")
-        if deadline is not None and time.monotonic() > deadline:
+        if out_of_time():
             return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s)")
         return None
 
-    planner.should_stop = should_stop
+    # a decision under way ends on a stop request and on the deadline alike
+    planner.should_stop = (lambda: should_stop() or out_of_time()) if should_stop is not None else \
+        (out_of_time if deadline is not None else None)
     try:
         observation = world.observe()
         if world.goal_reached(task.goal):
@@ -158,6 +169,8 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
             if repeated:
                 return end(FAILED, repeated + f": {_cycle_text(steps, repeated_since=loops.last_first)}")
     except DecisionCanceled as exc:
+        if out_of_time() and not (should_stop is not None and should_stop()):
+            return end(TIMED_OUT, f"time limit reached after {len(steps)} step(s), during a decision: {exc}")
         return end(CANCELED, f"canceled after {len(steps)} step(s): {exc}")
     except LlmPlannerError as exc:
         return end(FAILED, f"{exc} (after {len(steps)} step(s))")
@@ -167,8 +180,9 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
 
 
 class _LoopGuard:
-    """The household states an episode has been in (after each successful step) and what its
-    task's goal names; see the module docstring. Other domains' states are not counted."""
+    """The household states an episode has been in (after each successful step, as the world knows
+    them) and what its task's goal names; see the module docstring. Other domains' states are not
+    counted."""
 
     def __init__(self, task: Any) -> None:
         household = getattr(task, "household", None)
@@ -183,11 +197,11 @@ class _LoopGuard:
                 and self.object_type.get(action.args[0]) not in self.goal_types)
 
     def enter(self, world: World, step: int, belief: Hashable = None) -> str:
-        """Count the world's state after ``step`` with the planner's ``belief`` then; a message when
-        both were already so :data:`REPEATED_STATE_VISITS` times, else ''."""
+        """Count the world's state after ``step`` (:meth:`World.loop_state`) with the planner's
+        ``belief`` then; a message when both were already so :data:`REPEATED_STATE_VISITS` times, else ''."""
         if not self.object_type:
             return ""
-        state = world.full_state()
+        state = world.loop_state()
         if not isinstance(state, State):
             return ""
         seen = self.visits.setdefault((state, belief), [])
@@ -228,6 +242,9 @@ class SymbolicWorld:
     def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.state, goal)
 
+    def loop_state(self) -> State:
+        return self.state
+
 
 class PyBulletWorld:
     """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a world
@@ -257,67 +274,99 @@ class PyBulletWorld:
     def goal_reached(self, goal: Goal) -> bool:
         return self.household.satisfied(self.full_state(), goal)
 
+    def loop_state(self) -> State:
+        return self.full_state()
+
     def close(self) -> None:
         self.sim.close()
 
 
 class RobotLink(Protocol):
-    """The robot as the executor node reaches it: one skill call, and the latest percept of a
-    perception topic. Both raise LlmPlannerError naming the node that did not answer in time."""
+    """The robot as the executor node reaches it (the robot contract): a navigation goal, a skill
+    goal, and the latest percept of a perception topic. Each goal is canceled as soon as
+    ``should_stop`` says so. All raise LlmPlannerError naming the node that did not answer in time."""
 
-    def skill(self, name: str, args: list[str]) -> tuple[bool, str, int]:
-        """(success, reason, stamp in ns of the geometry published right after the skill)."""
+    def navigate(self, command: Navigate, should_stop: Callable[[], bool]) -> tuple[SkillOutcome, int]:
+        """(outcome, a stamp in ns: perception stamped at or after it shows where the robot ended)."""
+
+    def skill(self, command: SkillRequest, should_stop: Callable[[], bool]) -> tuple[SkillOutcome, int]:
+        """(outcome, the stamp in ns of the skill's end: perception stamped at or after it shows its outcome)."""
 
     def percept(self, topic: str, after_ns: int) -> Any:
         """The latest :class:`~llm_planner.adapters.base.Percept` of ``topic`` stamped at or after ``after_ns``."""
 
+    def publishes(self, topic: str) -> bool:
+        """Whether some node publishes ``perception/<topic>`` (a privileged topic is optional)."""
+
 
 class RobotWorld:
-    """The robot as a :class:`World` of any domain: a planner's action becomes a skill call; what it
-    observes is the first percept computed from geometry at or after the skill's outcome."""
+    """The robot as a :class:`World` of any domain: a planner's action becomes a navigation or skill
+    goal (:meth:`~llm_planner.adapters.base.Domain.robot_command`); what it observes is the first
+    percept at or after the goal's end; the goal is judged on what it has perceived during the task
+    (:meth:`~llm_planner.adapters.base.Domain.memory`), never on a privileged view."""
 
-    def __init__(self, domain: Any, link: RobotLink, after_ns: int = 0) -> None:
+    def __init__(self, domain: Any, link: RobotLink, after_ns: int = 0,
+                 should_stop: Callable[[], bool] | None = None) -> None:
         self.domain = domain
         self.link = link
         self.after_ns = after_ns  # perception must be at least this recent
+        self.should_stop = should_stop or (lambda: False)
+        self.memory = domain.memory()
         self._percepts: tuple[int, Mapping[str, Any]] | None = None
 
     def percepts(self) -> Mapping[str, Any]:
+        """The latest percept of each of the domain's perception topics at or after :attr:`after_ns`."""
         if self._percepts is None or self._percepts[0] != self.after_ns:
-            self._percepts = (self.after_ns, {t: self.link.percept(t, self.after_ns)
-                                              for t in self.domain.perception_topics})
+            percepts = {t: self.link.percept(t, self.after_ns) for t in self.domain.perception_topics}
+            self.memory.update(percepts)
+            self._percepts = (self.after_ns, percepts)
         return self._percepts[1]
 
     def execute(self, action: Any) -> SkillOutcome:
-        success, reason, self.after_ns = self.link.skill(*self.domain.skill_call(action))
-        return SkillOutcome(success, reason)
+        command = self.domain.robot_command(action, self.observe())
+        if isinstance(command, SkillOutcome):
+            return command
+        if isinstance(command, Navigate):
+            outcome, self.after_ns = self.link.navigate(command, self.should_stop)
+        else:
+            outcome, self.after_ns = self.link.skill(command, self.should_stop)
+        return outcome
 
     def observe(self) -> Any:
         return self.domain.observation(self.percepts())
 
     def full_state(self) -> Any:
-        return self.domain.full_state(self.percepts())
+        """The privileged view (only for planners that need it; :func:`run_task` checks it is published)."""
+        privileged = {t: self.link.percept(t, self.after_ns) for t in self.domain.privileged_topics}
+        return self.domain.full_state({**self.percepts(), **privileged})
 
     def goal_reached(self, goal: Any) -> bool:
-        return self.domain.goal_reached(self.percepts(), goal)
+        self.percepts()
+        return self.memory.goal_reached(goal)
+
+    def loop_state(self) -> Hashable:
+        self.percepts()
+        return self.memory.state()
 
 
-def run_task(domain: Any, link: RobotLink, directive: str, goal_json: str, planner_name: str, timeout_s: float,
+def run_task(domain: Any, link: RobotLink, directive: str, goal: Any, planner_name: str, timeout_s: float,
              *, start_ns: int = 0, on_step: StepCallback | None = None,
              should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
-    """The executor's task: the domain's goal from its JSON, a fresh planner, and :func:`run_episode`
-    on the robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for
-    none). ``planner_name`` is the registry name the planner node resolved (it is not resolved
-    again). A goal or planner the domain refuses ends the task failed with the reason."""
+    """The executor's task: a fresh planner for the domain's ``goal`` and :func:`run_episode` on the
+    robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for none).
+    ``planner_name`` is the registry name the planner node resolved (it is not resolved again). A
+    planner the domain refuses, or one that needs a full view this robot does not publish, ends the
+    task refused with the reason, before the robot moves."""
     try:
-        goal = domain.goal_from_lists(json.loads(goal_json))
         planner = domain.make_planner(planner_name)
-    except (LlmPlannerError, ValueError) as exc:
+    except LlmPlannerError as exc:
         return EpisodeResult(False, f"cannot run the task: {exc}")
-    task = domain.make_task(directive, goal, timeout_s)
-    deadline = time.monotonic() + timeout_s if timeout_s > 0 else None
     try:
-        return run_episode(planner, task, RobotWorld(domain, link, start_ns), on_step=on_step, deadline=deadline,
-                           should_stop=should_stop)
+        if planner.needs_full_state and not all(link.publishes(t) for t in domain.privileged_topics):
+            return EpisodeResult(False, f"refused: {domain.full_state_refusal(planner_name)} (no skill was sent)")
+        task = domain.make_task(directive, goal, timeout_s)
+        deadline = time.monotonic() + timeout_s if timeout_s > 0 else None
+        world = RobotWorld(domain, link, start_ns, should_stop)
+        return run_episode(planner, task, world, on_step=on_step, deadline=deadline, should_stop=should_stop)
     finally:
         domain.close_planner(planner)

@@ -66,13 +66,18 @@ class PreparedTask:
     timeout_s: float
     seconds: float = 0.0  # spent grounding
 
-    def result(self, domain: Domain, success: bool, message: str, **fields: Any) -> PlanTaskResult:
-        """A result for this task: the grounding's message first, its LLM requests counted."""
+    def say(self, message: str) -> str:
+        """``message`` after the grounding's sentence ("goal: ..."): how every end of this task is told."""
+        return f"{self.translation.message}; {message}" if self.translation.message else message
+
+    def result(self, domain: Domain, success: bool, message: str, *, said: bool = False,
+               **fields: Any) -> PlanTaskResult:
+        """A result for this task: the grounding's message first (``said``: ``message`` has it
+        already), its LLM requests counted."""
         fields["llm_requests"] = fields.get("llm_requests", 0) + self.translation.llm_requests
         fields.setdefault("planning_time_s", self.seconds)
-        text = f"{self.translation.message}; {message}" if self.translation.message else message
-        return PlanTaskResult(success, text, goal=domain.goal_lists(self.translation.goal), task_id=self.task_id,
-                              **fields)
+        return PlanTaskResult(success, message if said else self.say(message),
+                              goal=domain.goal_lists(self.translation.goal), task_id=self.task_id, **fields)
 
 
 def new_task_id() -> str:
@@ -132,11 +137,17 @@ class PlanningService:
                             time.perf_counter() - started)
 
     def preview(self, task: PreparedTask, percepts: Mapping[str, Percept]) -> PlanTaskResult:
-        """Plan without executing, on the perceived state: the steps the planner would start with."""
+        """Plan without executing, on the perceived state: the steps the planner would start with.
+        ``percepts`` holds the domain's perception topics and the privileged ones that are published;
+        a planner that needs the full state is refused (PlanningError naming the planners that can
+        run) when they are not."""
         domain, goal = self.domain, task.translation.goal
         if domain.goal_reached(percepts, goal):
             return task.result(domain, True, "the goal already holds; nothing to do")
         planner = domain.make_planner(task.planner)
+        if planner.needs_full_state and not all(t in percepts for t in domain.privileged_topics):
+            domain.close_planner(planner)
+            raise PlanningError(f"refused: {domain.full_state_refusal(task.planner)}")
         episode = domain.make_task(task.directive, goal, task.timeout_s)
         started = time.perf_counter()
         try:
@@ -191,4 +202,5 @@ class RobotSlot:
             if task_id and task_id != running_id:
                 return False, f"task {task_id} is not running (the running task is {running_id})"
             event.set()
-            return True, f"canceling task {running_id} ({directive[:80]!r}): the robot stops before its next skill"
+            return True, (f"canceling task {running_id} ({directive[:80]!r}): the robot stops (the walk or skill "
+                          "under way is canceled)")

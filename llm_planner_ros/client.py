@@ -224,7 +224,8 @@ class PlannerClient:
         return self._result_future.done()
 
     def cancel(self, wait_s: float = 10.0) -> bool:
-        """Ask the planner to stop the robot before its next skill; True when the cancel was accepted."""
+        """Ask the planner to stop the robot (the walk or skill under way is canceled); True when the
+        cancel was accepted."""
         if self._goal is None or (self._result_future is not None and self._result_future.done()):
             return False
         future = self._goal.cancel_goal_async()

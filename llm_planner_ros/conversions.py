@@ -5,19 +5,22 @@ place that knows the message types."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Pose, Vector3
+from geometry_msgs.msg import Pose, PoseStamped, Vector3
 from llm_planner_interfaces.msg import GeometrySnapshot, ObjectPose, PerceivedState, Predicate
 from llm_planner_interfaces.msg import ObjectBelief as ObjectBeliefMsg
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
+from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import BodyGeometry, JointGeometry
 from llm_planner.domains.geometry import GeometrySnapshot as CoreGeometry
 from llm_planner.domains.percept import Percept
+from llm_planner.errors import GoalError
 from llm_planner.execution import StepRecord
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.service import PlanTaskResult
@@ -38,6 +41,21 @@ def make_pose(position: Sequence[float], orientation: Sequence[float]) -> Pose:
     o = pose.orientation
     o.x, o.y, o.z, o.w = (float(v) for v in orientation)
     return pose
+
+
+def pose_stamped(pose: Sequence[float], frame: str, stamp: Time) -> PoseStamped:
+    """A planar pose (x, y, yaw) as a PoseStamped in ``frame`` (the yaw about z as a quaternion)."""
+    x, y, yaw = pose
+    msg = PoseStamped(pose=make_pose((x, y, 0.0), (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))))
+    msg.header.frame_id, msg.header.stamp = frame, stamp
+    return msg
+
+
+def pose_from_stamped(msg: PoseStamped) -> tuple[float, float, float]:
+    """(x, y, yaw) of a PoseStamped (the yaw of its orientation about z)."""
+    q = msg.pose.orientation
+    yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    return (msg.pose.position.x, msg.pose.position.y, yaw)
 
 
 def make_vector(values: Sequence[float]) -> Vector3:
@@ -110,6 +128,19 @@ def percept_from_msg(msg: PerceivedState) -> Percept:
 
 
 # ------------------------------------------------------------------------ task results
+def goal_from_json(domain: Domain, text: str) -> Any:
+    """The domain's goal from its JSON on the wire (ExecuteTask's ``goal``), checked against the
+    world's names; GoalError saying what is wrong."""
+    try:
+        items = json.loads(text)
+    except ValueError as exc:
+        raise GoalError(f"the goal is not JSON ({exc}); send the goal lists of /plan_task's response") from None
+    try:
+        return domain.goal_from_lists(items)
+    except (TypeError, ValueError) as exc:
+        raise GoalError(f"the goal {text[:120]!r} is malformed ({exc})") from None
+
+
 def fill_result(msg: Any, result: PlanTaskResult) -> Any:
     """Set the /plan_task response fields of ``msg`` (PlanTask.Response or ExecuteDirective.Result)."""
     msg.success = bool(result.success)

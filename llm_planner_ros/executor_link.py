@@ -2,11 +2,11 @@
 
 :meth:`ExecutorLink.run` (on a worker thread) sends one task, relays its feedback, forwards a
 cancel request, and gives up with a message naming the executor when the executor leaves the ROS
-graph for ``node_timeout_s`` or overruns the task's time limit by more than that.
+graph for ``server_absent_s`` or overruns the task's time limit by more than twice ``node_timeout_s``
+(:mod:`llm_planner_ros.goals`).
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,11 +17,9 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner.errors import LlmPlannerError
+from llm_planner_ros.goals import POLL_S, follow_goal, send_goal
 from llm_planner_ros.graph import server_of
-from llm_planner_ros.node_utils import ACTION_QOS, wait_future
-
-#: How often a running task's wait checks for cancel, the executor's presence and the time limit.
-POLL_S = 0.05
+from llm_planner_ros.node_utils import ACTION_QOS
 
 
 class ExecutorLink:
@@ -55,46 +53,29 @@ class ExecutorLink:
             on_feedback(message.feedback)
             self.relayed_step = max(self.relayed_step, message.feedback.step)
 
-        handle = wait_future(self.client.send_goal_async(goal, feedback_callback=relay), wait_s)
+        handle = send_goal(self.client, goal, relay, wait_s,
+                           lambda: f"{self._executor()} did not accept the task within {wait_s:g} s")
         self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
-        if handle is None or not handle.accepted:
-            raise LlmPlannerError(f"{self._executor()} did not accept the task within {wait_s:g} s")
         self.running = handle
         try:
-            return self._follow(handle, goal, should_cancel, wait_s)
+            limit = goal.timeout_s if goal.timeout_s > 0 else self.params["plan_timeout_s"]
+            end = follow_goal(
+                self.client, handle, should_cancel=should_cancel, limit_s=limit + 2 * wait_s,
+                absent_s=self.params["server_absent_s"],
+                gone=lambda: (f"{self._executor()} left the ROS graph during the task (it died or was stopped); "
+                              "restart it and check the world"),
+                overrun=lambda _: (f"{self._executor()} did not finish within the task's time limit of {limit:g} s "
+                                   f"plus {2 * wait_s:g} s; it was asked to cancel"))
         finally:
             self.running = None
+        self._drain_feedback(len(end.result.executed))
+        return end.status, end.result
 
     def cancel_running(self) -> None:
         """Forward a cancel request to the executor at once (the loop also checks ``should_cancel``)."""
         handle = self.running
         if handle is not None:
             handle.cancel_goal_async()
-
-    def _follow(self, handle: Any, goal: ExecuteTask.Goal, should_cancel: Callable[[], bool],
-                wait_s: float) -> tuple[int, ExecuteTask.Result]:
-        result = handle.get_result_async()
-        done = threading.Event()
-        result.add_done_callback(lambda _: done.set())
-        limit = goal.timeout_s if goal.timeout_s > 0 else self.params["plan_timeout_s"]
-        give_up = time.monotonic() + limit + 2 * wait_s
-        canceled, absent_since = False, None
-        while not done.wait(POLL_S) and not result.done():
-            if should_cancel() and not canceled:
-                handle.cancel_goal_async()
-                canceled = True
-            now = time.monotonic()
-            absent_since = None if self.client.server_is_ready() else absent_since or now
-            if absent_since is not None and now - absent_since > self.params["server_absent_s"]:
-                raise LlmPlannerError(f"{self._executor()} left the ROS graph during the task (it died or was "
-                                      "stopped); restart it and check the world")
-            if now > give_up:
-                handle.cancel_goal_async()
-                raise LlmPlannerError(f"{self._executor()} did not finish within the task's time limit of {limit:g} s "
-                                      f"plus {2 * wait_s:g} s; it was asked to cancel")
-        response = result.result()
-        self._drain_feedback(len(response.result.executed))
-        return response.status, response.result
 
     def _drain_feedback(self, steps: int) -> None:
         """The result and the feedback travel on different topics, and this node's threads may take

@@ -15,6 +15,7 @@ from typing import Any, TypedDict, TypeVar, cast
 
 import rclpy
 from llm_planner_interfaces.msg import TaskStatus
+from rclpy.action.server import GoalEvent
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
@@ -116,9 +117,14 @@ class StatusPublisher:
 
 
 def end_goal(goal_handle: Any, outcome: str, success: bool) -> None:
-    """Put an action goal in its final state: CANCELED when it was canceled on request, SUCCEEDED
-    when the task succeeded, ABORTED otherwise (failed, refused, canceled through cancel_task)."""
-    if outcome == CANCELED and goal_handle.is_cancel_requested:
+    """Put an action goal in its final state: CANCELED when its task was canceled (by the goal's
+    cancel, by ``cancel_task``, by an approval answered "no"), SUCCEEDED when the task succeeded,
+    ABORTED otherwise (failed, refused). A task canceled by another route than the goal's own cancel
+    request is first marked canceling on the server's side: ROS 2 actions let only a canceling goal
+    end CANCELED, and rclpy has no public call for a cancel the server itself decides."""
+    if outcome == CANCELED:
+        if not goal_handle.is_cancel_requested:
+            goal_handle._update_state(GoalEvent.CANCEL_GOAL)
         goal_handle.canceled()
     elif success:
         goal_handle.succeed()

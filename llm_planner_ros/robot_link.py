@@ -1,13 +1,20 @@
-"""The executor's link to the robot over ROS (a :class:`llm_planner.execution.RobotLink`): one
-``robot/skill`` call at a time and the latest message of each perception topic.
+"""The executor's link to the robot over ROS (a :class:`llm_planner.execution.RobotLink`): the robot
+contract of docs/guides/robot.md, and nothing private to our simulator.
 
-Before a skill, and while the observation after it is late, the simulator and perception are
-asked their lifecycle state (:class:`~llm_planner_ros.node_states.LifecycleStates`, bounded by
-``lifecycle_wait_s``): a node that is not active fails the task at once, named first with its state
-and the fix. Every wait is bounded by a parameter (``node_timeout_s`` for a skill,
-``perception_wait_s`` for the observation after it), and a node that stops answering is named from
-the ROS graph: the node that served the skill or published the latest message, and whether it has
-left the graph.
+- Going places: ``navigate_to_pose`` (nav2_msgs/action/NavigateToPose), the goal pose in ``map``.
+- Every other action: ``robot/skill`` (llm_planner_interfaces/action/RobotSkill), with the poses the
+  scene gives for its arguments.
+- Perception: the latest ``perception/state`` (and, for planners that need it, the optional
+  ``perception/full_state`` that only the simulator's perception publishes).
+
+A goal under way is canceled as soon as the task is (the base stops), and every wait is bounded by a
+parameter: ``node_timeout_s`` for a server to appear and accept a goal and for a goal to end after its
+cancel, ``skill_timeout_s`` for a goal to end, ``server_absent_s`` for a server gone from the graph,
+``perception_wait_s`` for the observation after a goal. With ``robot: simulated`` the simulator and
+perception nodes are also asked their lifecycle state (:class:`~llm_planner_ros.node_states.
+LifecycleStates`, ``lifecycle_wait_s``) before each goal and while perception is late: a node that
+is not active fails the task at once, named with its state and the fix. A node that stops answering
+is named from the ROS graph.
 """
 from __future__ import annotations
 
@@ -16,22 +23,31 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from action_msgs.msg import GoalStatus
+from geometry_msgs.msg import PoseStamped
+from llm_planner_interfaces.action import RobotSkill
 from llm_planner_interfaces.msg import PerceivedState
-from llm_planner_interfaces.srv import RobotSkill
+from nav2_msgs.action import NavigateToPose
+from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.client import Client
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
+from llm_planner.config import SIMULATED_ROBOT
 from llm_planner.domains.percept import Percept
+from llm_planner.domains.skill import Navigate, Pose2D, SkillOutcome, SkillRequest
 from llm_planner.errors import LlmPlannerError
-from llm_planner_ros.conversions import percept_from_msg, time_to_ns
-from llm_planner_ros.graph import is_alive, presence, publisher_of, server_of
+from llm_planner_ros.conversions import percept_from_msg, pose_stamped, time_to_ns
+from llm_planner_ros.goals import follow_goal, send_goal
+from llm_planner_ros.graph import presence, publisher_of, server_of
 from llm_planner_ros.node_states import LifecycleStates
-from llm_planner_ros.node_utils import GEOMETRY_QOS, SERVICE_QOS
+from llm_planner_ros.node_utils import ACTION_QOS, GEOMETRY_QOS
 
 #: How often a wait on a node checks whether it is still in the ROS graph.
 GRAPH_POLL_S = 0.5
+#: The robot contract's interfaces (relative names) and their types.
+NAVIGATE, SKILL = "navigate_to_pose", "robot/skill"
+MAP_FRAME = "map"
 
 
 class LatestMessage:
@@ -61,18 +77,21 @@ class LatestMessage:
 
 
 class PerceptionCache:
-    """The latest message of each perception topic of a domain, the node that published it, and a
-    bounded wait for one computed at or after a given time that gives up early when ``check`` (asked
-    every ``GRAPH_POLL_S``) names a node that is down."""
+    """The latest message of each perception topic of a domain (its ``perception_topics`` and the
+    optional ``privileged_topics``), the node that published it, and a bounded wait for one computed
+    at or after a given time that gives up early when ``check`` (asked every ``GRAPH_POLL_S``) names
+    a node that is down."""
 
     def __init__(self, node: Node, domain: Domain) -> None:
         self.node = node
+        self.domain = domain
         self.params = domain.params
-        self.topics = {t: node.resolve_topic_name(f"perception/{t}") for t in domain.perception_topics}
-        self.latest = {t: LatestMessage() for t in domain.perception_topics}
+        names = domain.perception_topics + domain.privileged_topics
+        self.topics = {t: node.resolve_topic_name(f"perception/{t}") for t in names}
+        self.latest = {t: LatestMessage() for t in names}
         self.publishers: dict[str, str | None] = {}  # topic -> the node that published its latest message
         group = MutuallyExclusiveCallbackGroup()
-        for topic in domain.perception_topics:
+        for topic in names:
             node.create_subscription(PerceivedState, f"perception/{topic}",
                                      lambda m, info, t=topic: self._store(t, m, info), GEOMETRY_QOS,
                                      callback_group=group)
@@ -81,6 +100,10 @@ class PerceptionCache:
         gid = info.get("publisher_gid") if isinstance(info, dict) else None
         self.publishers[topic] = publisher_of(self.node, self.topics[topic], gid) or self.publishers.get(topic)
         self.latest[topic].store(msg)
+
+    def publishes(self, topic: str) -> bool:
+        """Whether some node publishes ``perception/<topic>`` now."""
+        return self.node.count_publishers(self.topics[topic]) > 0
 
     def percept(self, topic: str, after_ns: int = 0, check: Callable[[], str] = lambda: "") -> Percept:
         """The latest percept of ``topic`` stamped at or after ``after_ns``. LlmPlannerError with what
@@ -105,67 +128,116 @@ class PerceptionCache:
                               f"perception_wait_s); {presence(self.node, owner, 'publishing it')}")
 
     def percepts(self) -> dict[str, Percept]:
-        """The latest percept of every topic (waiting for the first ones)."""
-        return {t: self.percept(t) for t in self.topics}
+        """The latest percept of every perception topic (waiting for the first ones), and of each
+        privileged topic that some node publishes."""
+        names = self.domain.perception_topics + tuple(t for t in self.domain.privileged_topics if self.publishes(t))
+        return {t: self.percept(t) for t in names}
 
 
-#: The nodes the executor's robot depends on, in the order a fault is blamed (perception is silent
-#: when the simulator that feeds it is down).
-ROBOT_NODES = ("simulator", "perception")
+#: The nodes of the simulated robot, in the order a fault is blamed (perception is silent when the
+#: simulator that feeds it is down). An external robot's nodes are not asked their lifecycle state.
+ROBOT_NODES = SIMULATED_ROBOT
 
 
 class RosRobotLink:
+    """The robot contract's clients: ``navigate_to_pose`` (when the domain goes places), ``robot/skill``
+    and the perception topics."""
+
     def __init__(self, node: Node, domain: Domain) -> None:
         self.node = node
         self.params = domain.params
-        self.skill_client: Client[Any, Any] = node.create_client(RobotSkill, "robot/skill", qos_profile=SERVICE_QOS,
-                                               callback_group=ReentrantCallbackGroup())
-        self.skill_service = node.resolve_service_name("robot/skill")
-        self.simulator: str | None = None  # the node seen serving robot/skill
+        group = ReentrantCallbackGroup()
+        self.clients: dict[str, ActionClient] = {
+            SKILL: ActionClient(node, RobotSkill, SKILL, callback_group=group, **ACTION_QOS)}
+        if domain.navigates:
+            self.clients[NAVIGATE] = ActionClient(node, NavigateToPose, NAVIGATE, callback_group=group, **ACTION_QOS)
+        self.servers: dict[str, str | None] = {}  # interface -> the node seen serving it
         self.perception = PerceptionCache(node, domain)
-        self.states = LifecycleStates(node, ROBOT_NODES)
-        self.last_path: list[tuple[float, float]] = []  # the base path the last skill drove
-        self.last_stamp_ns = 0  # the stamp of the geometry published after the last skill
+        self.simulated = self.params["robot"] == "simulated"
+        self.states = LifecycleStates(node, ROBOT_NODES) if self.simulated else None
+        self.last_path: list[tuple[float, float]] = []  # the base path the last goal drove (map frame)
+        self.last_stamp_ns = 0  # the stamp perception must reach to show the last goal's outcome
 
     def problem(self) -> str:
-        """The first node the robot depends on (simulator, then perception) that is not active, its
-        state and the fix; "" when both are active. Bounded by ``lifecycle_wait_s`` per node."""
+        """The first node of the simulated robot (simulator, then perception) that is not active, its
+        state and the fix; "" when both are active or the robot is external. Bounded by
+        ``lifecycle_wait_s`` per node."""
+        if self.states is None:
+            return ""
         return self.states.first_problem(ROBOT_NODES, self.params["lifecycle_wait_s"])
 
     def percept(self, topic: str, after_ns: int) -> Percept:
         """The latest percept of ``topic`` stamped at or after ``after_ns`` (see :class:`PerceptionCache`);
-        while it is late, the simulator and perception are asked their state."""
+        while it is late, the simulated robot's nodes are asked their state."""
         return self.perception.percept(topic, after_ns, self.problem)
 
-    # ------------------------------------------------------------------ skills
-    def skill(self, name: str, args: list[str]) -> tuple[bool, str, int]:
-        """One skill call: (success, reason, stamp of the geometry published after it); LlmPlannerError
-        naming the simulator when it does not answer within ``node_timeout_s``."""
+    def publishes(self, topic: str) -> bool:
+        return self.perception.publishes(topic)
+
+    # ------------------------------------------------------------------ goals
+    def navigate(self, command: Navigate, should_stop: Callable[[], bool]) -> tuple[SkillOutcome, int]:
+        """Drive to the pose of ``command.target``: (outcome, the executor's clock when the goal
+        ended: perception stamped after it shows where the robot stopped). The path is the poses of
+        the feedback (``last_path``)."""
+        path: list[tuple[float, float]] = []
+
+        def on_feedback(message: Any) -> None:
+            position = message.feedback.current_pose.pose.position
+            path.append((position.x, position.y))
+
+        goal = NavigateToPose.Goal(pose=self._pose(command.pose))
+        end = self._run(NAVIGATE, goal, on_feedback, should_stop, f"walk to {command.target}")
+        self.last_path, self.last_stamp_ns = path, self.node.get_clock().now().nanoseconds
+        if end.status == GoalStatus.STATUS_SUCCEEDED:
+            return SkillOutcome(True), self.last_stamp_ns
+        if end.status == GoalStatus.STATUS_CANCELED:
+            return SkillOutcome(False, f"canceled on the way to {command.target}"), self.last_stamp_ns
+        why = end.result.error_msg or f"navigation error code {end.result.error_code}"
+        return SkillOutcome(False, why), self.last_stamp_ns
+
+    def skill(self, command: SkillRequest, should_stop: Callable[[], bool]) -> tuple[SkillOutcome, int]:
+        """One skill: (outcome, the stamp of its end as the robot gives it, else this node's clock)."""
+        poses = [self._pose(p) if p is not None else PoseStamped() for p in command.poses]
+        goal = RobotSkill.Goal(skill=command.name, args=list(command.args), poses=poses)
+        shown = " ".join(command.args) if len(" ".join(command.args)) < 80 else f"{len(command.args)} argument(s)"
+        end = self._run(SKILL, goal, None, should_stop, f"skill {command.name} {shown}")
+        self.last_path = []
+        self.last_stamp_ns = time_to_ns(end.result.stamp) or self.node.get_clock().now().nanoseconds
+        if end.status == GoalStatus.STATUS_CANCELED:
+            return SkillOutcome(False, f"canceled during {command.name}"), self.last_stamp_ns
+        return SkillOutcome(bool(end.result.success), end.result.reason), self.last_stamp_ns
+
+    def _pose(self, pose: Pose2D) -> PoseStamped:
+        return pose_stamped(pose, MAP_FRAME, self.node.get_clock().now().to_msg())
+
+    def _run(self, interface: str, goal: Any, feedback: Callable[[Any], None] | None,
+             should_stop: Callable[[], bool], what: str) -> Any:
+        """Send one goal and follow it to its end (:func:`~llm_planner_ros.goals.follow_goal`)."""
         problem = self.problem()
         if problem:
-            raise LlmPlannerError(f"{problem} (no skill was sent: {name})")
-        timeout = self.params["node_timeout_s"]
-        service = self.skill_service
-        if not self.skill_client.wait_for_service(timeout_sec=timeout):
-            raise LlmPlannerError(f"{self._who()} does not serve {service} (waited "
-                                  f"{timeout:g} s, parameter node_timeout_s); {presence(self.node, self.simulator)}")
-        self.simulator = server_of(self.node, service) or self.simulator
-        future = self.skill_client.call_async(RobotSkill.Request(action=name, args=args))
-        answered = threading.Event()
-        future.add_done_callback(lambda _: answered.set())
-        deadline = time.monotonic() + timeout
-        while not answered.wait(GRAPH_POLL_S) and not future.done():
-            gone = self.simulator is not None and not is_alive(self.node, self.simulator)
-            if gone or time.monotonic() > deadline:
-                self.skill_client.remove_pending_request(future)
-                shown = " ".join(args) if len(" ".join(args)) < 80 else f"{len(args)} argument(s)"
-                raise LlmPlannerError(f"{self._who()} did not answer the skill {name} {shown} "
-                                      f"{'and' if gone else f'within {timeout:g} s (parameter node_timeout_s);'} "
-                                      f"{presence(self.node, self.simulator)}")
-        response = future.result()
-        assert response is not None  # the call is done (a failed call raised)
-        self.last_path, self.last_stamp_ns = [(p.x, p.y) for p in response.path], time_to_ns(response.stamp)
-        return bool(response.success), response.reason, self.last_stamp_ns
+            raise LlmPlannerError(f"{problem} (no goal was sent: {what})")
+        client, wait_s = self.clients[interface], self.params["node_timeout_s"]
+        if not client.server_is_ready() and not client.wait_for_server(timeout_sec=wait_s):
+            raise LlmPlannerError(f"{self._who(interface)} does not serve {self._name(interface)} (waited "
+                                  f"{wait_s:g} s, parameter node_timeout_s); "
+                                  f"{presence(self.node, self.servers.get(interface))}")
+        handle = send_goal(client, goal, feedback, wait_s,
+                           lambda: f"{self._who(interface)} did not accept the {what} within {wait_s:g} s")
+        self.servers[interface] = server_of(self.node, f"{self._name(interface)}/_action/send_goal") \
+            or self.servers.get(interface)
+        limit = self.params["skill_timeout_s"]
+        return follow_goal(
+            client, handle, should_cancel=should_stop, limit_s=limit, absent_s=self.params["server_absent_s"],
+            cancel_wait_s=wait_s,
+            gone=lambda: (f"{self._who(interface)} left the ROS graph during the {what} (it died or was stopped); "
+                          "restart it and send the task again"),
+            overrun=lambda s: (f"{self._who(interface)} did not end the {what} within {s:.0f} s (parameters "
+                               "skill_timeout_s, and node_timeout_s after a cancel); it was asked to cancel"))
 
-    def _who(self) -> str:
-        return f"the simulator node '{self.simulator}'" if self.simulator else "the simulator node"
+    def _name(self, interface: str) -> str:
+        return self.node.resolve_topic_name(interface)
+
+    def _who(self, interface: str) -> str:
+        owner = self.servers.get(interface)
+        role = "the simulator node" if self.simulated else "the robot's node"
+        return f"{role} '{owner}'" if owner else f"{role} serving {self._name(interface)}"

@@ -3,9 +3,10 @@
 
 For each of its last ``task_records`` tasks the executor keeps the world before the first step and,
 per step, the action, its outcome, the LLM requests and belief of the decision, the base path the
-skill drove and the geometry published right after the skill (the message whose stamp the skill's
-answer carries, taken from ``sim/geometry``). Whoever sent the task (the action, ``/plan_task``, a
-voice directive) can draw it afterwards: ``llm-planner snapshot --task TASK_ID``, or the demo report.
+walk drove (from the navigation feedback) and, on the simulated robot, the geometry published right
+after the step (``sim/geometry``, the simulator's own topic: an external robot's records have none).
+Whoever sent the task (the action, ``/plan_task``, a voice directive) can draw it afterwards:
+``llm-planner snapshot --task TASK_ID``, or the demo report.
 """
 from __future__ import annotations
 
@@ -31,18 +32,19 @@ class TaskRecords:
     def __init__(self, node: Node, domain: Domain) -> None:
         self.params = domain.params
         self.domain = domain
-        self.geometry = LatestMessage()
+        self.geometry = LatestMessage() if self.params["robot"] == "simulated" else None
         self.records: OrderedDict[str, TaskRecord.Response] = OrderedDict()
         self.lock = threading.Lock()
         group = MutuallyExclusiveCallbackGroup()
-        node.create_subscription(GeometrySnapshot, "sim/geometry", self.geometry.store, GEOMETRY_QOS,
-                                 callback_group=group)
+        if self.geometry is not None:
+            node.create_subscription(GeometrySnapshot, "sim/geometry", self.geometry.store, GEOMETRY_QOS,
+                                     callback_group=group)
         node.create_service(TaskRecord, "task_record", self.on_request, qos_profile=SERVICE_QOS, callback_group=group)
 
     def begin(self, task_id: str, directive: str, planner: str, goal: str) -> None:
         """A new task: its record starts with the latest geometry (the world before the first step)."""
         world = self.params["scene"] if self.domain.name == "household" else self.params["problem"]
-        start = self.geometry.wait(0, self.params["perception_wait_s"]) or GeometrySnapshot()
+        start = self._geometry(0) or GeometrySnapshot()
         record = TaskRecord.Response(success=True, task_id=task_id, directive=directive, planner=planner,
                                      goal=goal, domain=self.domain.name, world=world, state=EXECUTING, start=start)
         with self.lock:
@@ -52,8 +54,8 @@ class TaskRecords:
 
     def step(self, task_id: str, fields: dict[str, Any], path: Sequence[tuple[float, float]], stamp_ns: int) -> None:
         """One executed step (:func:`~llm_planner_ros.conversions.step_fields`), with the geometry
-        stamped at or after the skill's answer (the latest one if it does not come in time)."""
-        geometry = self.geometry.wait(stamp_ns, self.params["perception_wait_s"]) or self.geometry.msg
+        stamped at or after the step's end (the latest one if it does not come in time)."""
+        geometry = self._geometry(stamp_ns)
         step = ExecutedStep(step=fields["step"], action=fields["action"], success=fields["outcome"] == "ok",
                             reason="" if fields["outcome"] == "ok" else fields["outcome"],
                             observation=fields["observation"], llm_requests=fields["llm_requests"],
@@ -64,6 +66,13 @@ class TaskRecords:
         with self.lock:
             if task_id in self.records:
                 self.records[task_id].steps.append(step)
+
+    def _geometry(self, after_ns: int) -> GeometrySnapshot | None:
+        """The simulator's geometry stamped at or after ``after_ns`` (the latest one if it does not come
+        within ``perception_wait_s``); None on an external robot."""
+        if self.geometry is None:
+            return None
+        return self.geometry.wait(after_ns, self.params["perception_wait_s"]) or self.geometry.msg
 
     def end(self, task_id: str, state: str, message: str) -> None:
         with self.lock:

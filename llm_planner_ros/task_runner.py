@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -130,30 +131,45 @@ class TaskRunner:
         goal = self.domain.goal_lists(task.translation.goal)
         requests = task.translation.llm_requests
         if stop():
-            self.status(task_id, task.directive, CANCELED, message="canceled before execution")
-            return task.result(self.domain, False, "canceled before execution"), CANCELED
+            return self._ended(task, CANCELED, "canceled before execution")
         self.status(task_id, task.directive, PLANNING, message=f"goal {goal} with {task.planner}")
         on_feedback({"task_id": task_id, "state": PLANNING, "step": 0, "action": "", "outcome": "",
                      "observation": "", "llm_requests": requests, "decision_llm_requests": 0, "belief": ()})
+        steps: list[dict[str, Any]] = []  # what the executor reported, step by step
 
         def relay(feedback: Any) -> None:
             fields = feedback_to_dict(feedback)
+            if fields["step"] > len(steps):
+                steps.append(fields)
             on_feedback({**fields, "llm_requests": fields["llm_requests"] + requests})
 
         order = ExecuteTask.Goal(task_id=task_id, directive=task.directive, goal=json.dumps(goal),
-                                 planner=task.planner, timeout_s=task.timeout_s)
+                                 planner=task.planner, timeout_s=task.timeout_s, context=task.translation.message)
+        started = time.monotonic()
         try:
             status, result = await self.execution.run(self.executor.run, order, relay, stop)
-        except LlmPlannerError as exc:
-            self.status(task_id, task.directive, FAILED, message=str(exc))
-            return task.result(self.domain, False, str(exc)), FAILED
+        except LlmPlannerError as exc:  # the executor is gone: tell what it reported before
+            return self._ended(task, FAILED, str(exc), plan=[s["action"] for s in steps],
+                               executed=[f"{s['action']} -> {s['outcome']}; observed: {s['observation']}"
+                                         for s in steps],
+                               llm_requests=steps[-1]["llm_requests"] if steps else 0,
+                               planning_time_s=task.seconds + time.monotonic() - started)
         outcome = CANCELED if status == GoalStatus.STATUS_CANCELED else SUCCEEDED if result.success else FAILED
-        return task.result(self.domain, result.success, result.message, plan=list(result.plan),
+        return task.result(self.domain, result.success, result.message, said=True, plan=list(result.plan),
                            executed=list(result.executed), llm_requests=result.llm_requests,
                            planning_time_s=task.seconds + result.planning_time_s), outcome
 
+    def _ended(self, task: Any, outcome: str, message: str, **fields: Any) -> tuple[PlanTaskResult, str]:
+        """End a prepared task before or outside the executor: ``task_status`` and the result say the
+        same sentence."""
+        result = task.result(self.domain, False, message, **fields)
+        self.status(task.task_id, task.directive, outcome, len(result.executed), message=result.message,
+                    llm_requests=result.llm_requests)
+        return result, outcome
+
     def cancel(self, task_id: str = "") -> tuple[bool, str]:
-        """Stop the running task (``task_id``, or whatever runs) before its next skill: (done, message)."""
+        """Stop the running task (``task_id``, or whatever runs): the walk or skill under way is
+        canceled. (done, message)."""
         done, message = self.slot.cancel(task_id)
         if done:
             self.desk.cancel(task_id)  # a task that asks stops waiting at once
@@ -240,12 +256,10 @@ class TaskRunner:
         question = approval_question(goal_text, plan)
         option, ended = await self._ask(task.task_id, task.directive, question, on_feedback)
         if option is None:
-            return False, (task.result(self.domain, False, ended[0].message, question=question.text,
+            return False, (task.result(self.domain, False, ended[0].message, said=True, question=question.text,
                                        options=list(question.labels)), ended[1])
         if option.value == NO:
-            message = f"canceled: not approved ({question.text} no); nothing was moved"
-            self.status(task.task_id, task.directive, CANCELED, message=message)
-            return False, (task.result(self.domain, False, message), CANCELED)
+            return False, self._ended(task, CANCELED, f"canceled: not approved ({question.text} no); nothing was moved")
         return True, ended
 
     def _internal_error(self, exc: Exception, task_id: str) -> PlanTaskResult:

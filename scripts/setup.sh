@@ -13,7 +13,9 @@ command -v "$PYTHON_BIN" >/dev/null 2>&1 || PYTHON_BIN=python3
 
 # What the set-up depends on: when none of it changed since the last successful run, stop here.
 stamp_inputs=(requirements.txt requirements-dev.txt setup.py setup.cfg package.xml scripts/setup.sh
-              interfaces/CMakeLists.txt interfaces/package.xml)
+              interfaces/CMakeLists.txt interfaces/package.xml
+              interfaces/nav2_msgs/CMakeLists.txt interfaces/nav2_msgs/package.xml
+              interfaces/nav2_msgs/action/NavigateToPose.action)
 # (the names of the launch files too: each is linked into share/llm_planner/launch at the end)
 STAMP="$(cd "$ROOT" && { cat "${stamp_inputs[@]}" msg/*.msg srv/*.srv action/*.action; printf "%s\n" launch/*.py; } | sha256sum | cut -c1-16)"
 if [[ -f "$VENV/.setup-stamp" && "$(cat "$VENV/.setup-stamp")" == "$STAMP" ]]; then
@@ -112,6 +114,22 @@ mkdir -p "$BUILD"
   cmake --install "$BUILD" >"$BUILD/install.log" 2>&1 || { tail -40 "$BUILD/install.log"; exit 1; }
 )
 
+# nav2_msgs/action/NavigateToPose, the robot contract's way of going places: a ROS 2 install with Nav2
+# has it; here (PyPI wheels) it is built from interfaces/nav2_msgs, navigation2 1.4.2's definition.
+if ! "$PY" -c "import nav2_msgs.action" >/dev/null 2>&1; then
+  log "building nav2_msgs/action/NavigateToPose (navigation2 1.4.2, Kilted) with cmake"
+  NAV2_BUILD="$ROOT/build/nav2_msgs"
+  mkdir -p "$NAV2_BUILD"
+  (
+    export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV" PATH="$VENV/bin:$PATH"
+    cmake -S "$ROOT/interfaces/nav2_msgs" -B "$NAV2_BUILD" -DCMAKE_INSTALL_PREFIX="$VENV" \
+      -DPython3_EXECUTABLE="$PY" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >"$NAV2_BUILD/cmake.log" 2>&1 \
+      || { tail -40 "$NAV2_BUILD/cmake.log"; exit 1; }
+    cmake --build "$NAV2_BUILD" -j2 >"$NAV2_BUILD/build.log" 2>&1 || { tail -40 "$NAV2_BUILD/build.log"; exit 1; }
+    cmake --install "$NAV2_BUILD" >"$NAV2_BUILD/install.log" 2>&1 || { tail -40 "$NAV2_BUILD/install.log"; exit 1; }
+  )
+fi
+
 log "installing llm_planner (editable) and its node executables"
 "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"
 # `ros2 run` / launch look for executables in <prefix>/lib/<package>/; pip puts them in bin/.
@@ -136,7 +154,7 @@ for f in "$ROOT"/launch/*.py; do ln -sfn "$f" "$VENV/share/llm_planner/launch/$(
 ln -sfn "$ROOT/config" "$VENV/share/llm_planner/config"
 ln -sf "$ROOT/package.xml" "$VENV/share/llm_planner/package.xml"
 
-"$PY" -c "import rclpy, llm_planner_interfaces.srv, unified_planning, fastapi, uvicorn, gguf, pocketsphinx; from llm_planner.domains.bullet import pybullet" \
+"$PY" -c "import rclpy, llm_planner_interfaces.action, nav2_msgs.action, unified_planning, fastapi, uvicorn, gguf, pocketsphinx; from llm_planner.domains.bullet import pybullet" \
   || { log "set-up finished but the imports fail; delete .venv and run again"; exit 1; }
 echo "$STAMP" > "$VENV/.setup-stamp"
 log "done in $((SECONDS - started)) s"

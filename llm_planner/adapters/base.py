@@ -8,11 +8,18 @@ scene and simulator, the G-TAMP problems and PyBullet world). The nodes pick one
 The flow through it::
 
     simulator node   sim = domain.make_simulator();  ok, reason = sim.execute_skill(name, args)
+                     poses, reason = sim.plan_navigation(pose); sim.move_base(pose)   (domain.navigates)
                      geometry = sim.geometry()                       -> sim/geometry
     perception node  percepts = domain.make_perceiver().perceive(geometry)  -> perception/<topic>
     planner node     translation = domain.ground(directive, planner)
     executor node    planner = domain.make_planner(name); task = domain.make_task(directive, goal, timeout)
-                     run_episode(planner, task, RobotWorld(domain, link))
+                     run_episode(planner, task, RobotWorld(domain, link)): each action becomes
+                     domain.robot_command(action, observation), a navigate_to_pose or robot/skill goal
+
+The executor needs only what any robot of the contract offers (docs/guides/robot.md):
+``perception_topics`` (``perception/state``), ``navigate_to_pose`` and ``robot/skill``. A
+``privileged_topics`` topic (the household's ``perception/full_state``) is an option of the
+simulator, read only for planners that see the full state (``Planner.needs_full_state``).
 """
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ from typing import Any, ClassVar, Protocol
 
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
+from llm_planner.domains.skill import Pose2D, RobotCommand
 from llm_planner.planners.base import Planner
 
 
@@ -38,6 +46,48 @@ class Simulator(Protocol):
     def geometry(self) -> GeometrySnapshot: ...
 
     def close(self) -> None: ...
+
+
+class MobileBase(Protocol):
+    """A simulator whose robot goes places (``navigate_to_pose``, :attr:`Domain.navigates`): a drive
+    planned and checked before the base moves, then the base moved pose by pose (the simulator
+    node paces it and stops on cancel)."""
+
+    def plan_navigation(self, pose: Pose2D) -> tuple[list[Pose2D], str]:
+        """(the base poses from where the robot stands to ``pose``, "") or ([], why it cannot go)."""
+
+    def move_base(self, pose: Pose2D) -> None: ...
+
+    def base_pose(self) -> Pose2D: ...
+
+
+class Memory(Protocol):
+    """What the robot has perceived during a task, for judging its goal: the executor's view of the
+    world, never a privileged one."""
+
+    def update(self, percepts: Mapping[str, Percept]) -> None: ...
+
+    def goal_reached(self, goal: Any) -> bool: ...
+
+    def state(self) -> Any:
+        """The state the closed loop's guard counts (None: not counted)."""
+
+
+class LatestPercepts:
+    """The memory of a fully observed world (G-TAMP): the goal is judged on the latest percepts."""
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.percepts: Mapping[str, Percept] | None = None
+
+    def update(self, percepts: Mapping[str, Percept]) -> None:
+        self.percepts = percepts
+
+    def goal_reached(self, goal: Any) -> bool:
+        return self.percepts is not None and self.domain.goal_reached(self.percepts, goal)
+
+    def state(self) -> None:
+        return None
 
 
 class Perceiver(Protocol):
@@ -62,8 +112,13 @@ class Domain(ABC):
     :mod:`llm_planner.adapters` and built from the node parameters (:mod:`llm_planner.config`)."""
 
     name: ClassVar[str] = ""
-    #: perception topics (under ``perception/``) the perception node publishes
+    #: perception topics (under ``perception/``) every robot publishes and the executor reads
     perception_topics: ClassVar[tuple[str, ...]] = ("state",)
+    #: perception topics only the simulator's perception publishes (a privileged view), read only
+    #: for planners that need the full state
+    privileged_topics: ClassVar[tuple[str, ...]] = ()
+    #: whether plans go places (``walk``): the robot serves ``navigate_to_pose``
+    navigates: ClassVar[bool] = False
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.params = dict(params)
@@ -172,8 +227,17 @@ class Domain(ABC):
         return markers_from_geometry(geometry)
 
     @abstractmethod
-    def skill_call(self, action: Any) -> tuple[str, list[str]]:
-        """A planner's action as a skill request: (name, args)."""
+    def robot_command(self, action: Any, observation: Any) -> RobotCommand:
+        """What the robot is sent for a planner's action, given the latest observation: a
+        :class:`~llm_planner.domains.skill.Navigate` goal, a
+        :class:`~llm_planner.domains.skill.SkillRequest`, or a failed
+        :class:`~llm_planner.domains.skill.SkillOutcome` (not sent) when the observation shows it
+        cannot be done, with the reason the world model gives."""
+
+    def base_path(self, action: Any) -> list[tuple[float, float]]:
+        """The base path (map frame) an action drives as part of a skill, for pictures; empty by
+        default (a walk's path comes from the navigation feedback)."""
+        return []
 
     @abstractmethod
     def observation(self, percepts: Mapping[str, Percept]) -> Any:
@@ -185,7 +249,22 @@ class Domain(ABC):
 
     @abstractmethod
     def goal_reached(self, percepts: Mapping[str, Percept], goal: Any) -> bool:
-        """Whether the goal holds in what perception reports."""
+        """Whether the goal holds in what these percepts show (the robot's own view)."""
+
+    def full_state_refusal(self, planner: str) -> str:
+        """Why ``planner``, which plans on the full state, cannot run on a robot that publishes no
+        privileged topic; names the planners that can."""
+        from llm_planner.planners.base import observing
+
+        topics = ", ".join(f"perception/{t}" for t in self.privileged_topics) or "a full view"
+        return (f"planner {planner} plans on the full state of the world ({topics}), which this robot does not "
+                "publish (the simulator's perception does; a real robot sees only what is in view); choose a planner "
+                f"that decides from the robot's own observations: {', '.join(observing(self.name))}")
+
+    def memory(self) -> Memory:
+        """A fresh memory of what the robot perceives during one task (its goal is judged on it); by
+        default the latest percepts, as for a fully observed world."""
+        return LatestPercepts(self)
 
     # ---------------------------------------------------------------- text
     @classmethod

@@ -19,6 +19,7 @@ from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, GState, P
 from llm_planner.domains.gtamp.perception import GeometryPerceiver, load_gtamp_problem, state_from_percept
 from llm_planner.domains.gtamp.sim import GTampSimulator
 from llm_planner.domains.percept import Percept, Translation
+from llm_planner.domains.skill import SkillRequest
 from llm_planner.errors import GoalError
 from llm_planner.planners.base import Planner
 
@@ -119,8 +120,14 @@ class GTampDomain(Domain):
 
         return markers_from_problem(self.problem, geometry)
 
-    def skill_call(self, action: ConcreteAction) -> tuple[str, list[str]]:
-        return action.action.op, [encode(action)]
+    def robot_command(self, action: ConcreteAction, observation: GState) -> SkillRequest:
+        """Every G-TAMP action is a skill (its base motion is part of pick and place): the operator
+        and the JSON of the concrete action (:mod:`llm_planner.domains.gtamp.codec`)."""
+        return SkillRequest(action.action.op, (encode(action),), (None,))
+
+    def base_path(self, action: ConcreteAction) -> list[tuple[float, float]]:
+        """The base path planned into a pick or place (its kappa), for pictures."""
+        return [(q.x, q.y) for q in action.kappa.base_path] if action.kappa is not None else []
 
     def observation(self, percepts: Mapping[str, Percept]) -> GState:
         return state_from_percept(percepts["state"], self.problem)

@@ -3,9 +3,14 @@
 Scene from the ``scene`` parameter; the PyBullet apartment
 (:class:`llm_planner.domains.household.sim.world.HouseholdSim`) as the simulator; perception from
 geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics: ``state`` (the robot's
-partial observation, LLM-MCTS App. A.5) and ``full_state`` (the privileged view, for fully
-observable planners and the goal check, as a simulator's success check would); directives translated
-by the LLM layer (:mod:`llm_planner.translation`).
+partial observation, LLM-MCTS App. A.5, with the robot's own pose), which any robot of the contract
+publishes, and ``full_state`` (the simulator's privileged view, only for planners that see the full
+state); directives translated by the LLM layer (:mod:`llm_planner.translation`).
+
+A ``walk`` of a plan goes to the pose of its place (:mod:`llm_planner.domains.household.places`:
+the room, the furniture, or the furniture where the robot last saw the object) as a
+``navigate_to_pose`` goal; the other actions are ``robot/skill`` goals carrying the poses of their
+furniture. The goal is judged on what the robot has seen (:class:`SeenWorld`).
 """
 from __future__ import annotations
 
@@ -14,7 +19,9 @@ from typing import Any
 
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
 from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.seen import SeenWorld
 from llm_planner.domains.household.world.symbolic import (
     Action,
     Goal,
@@ -25,6 +32,8 @@ from llm_planner.domains.household.world.symbolic import (
     goal_to_lists,
 )
 from llm_planner.domains.percept import Fact, Percept, Translation
+from llm_planner.domains.shapes import Frame2D
+from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
 from llm_planner.planners.base import Planner, Task
 
 ROBOT = "robot"
@@ -32,7 +41,9 @@ ROBOT = "robot"
 
 class HouseholdDomain(Domain):
     name = "household"
-    perception_topics = ("state", "full_state")
+    perception_topics = ("state",)
+    privileged_topics = ("full_state",)
+    navigates = True
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         super().__init__(params)
@@ -88,8 +99,42 @@ class HouseholdDomain(Domain):
 
         return markers_from_geometry(geometry, self.scene)
 
-    def skill_call(self, action: Action) -> tuple[str, list[str]]:
-        return action.verb, list(action.args)
+    def place_poses(self) -> PlacePoses:
+        """Where the robot goes for each room and furniture of the scene (map frame)."""
+        return place_poses(self.scene)
+
+    def place_pose(self, name: str) -> PlacePose:
+        """Where the robot goes for a room or furniture (SceneError when the scene gives it no pose)."""
+        return self.place_poses()[name]
+
+    def robot_command(self, action: Action, observation: Observation) -> RobotCommand:
+        """``walk`` as a navigation goal to the pose of its place (refused, as the symbolic model
+        refuses it, when the observation shows the target out of sight); every other action as a
+        skill with the pose of each furniture argument (seed 000 App. A.4's actions)."""
+        verb, args = action
+        if verb != "walk":
+            poses = tuple(self._pose(a) if a in self.household.furniture_room else None for a in args)
+            return SkillRequest(verb, tuple(args), poses)
+        target = args[0]
+        household = self.household
+        if target in household.scene.rooms:
+            return Navigate(target, self._pose(target))
+        if target in household.furniture_room:
+            if household.furniture_room[target] != observation.room:
+                return SkillOutcome(False, f"{target} is not visible")
+            return Navigate(target, self._pose(target))
+        if target in household.index:
+            if target == observation.holding:
+                return SkillOutcome(False, f"already holding {target}")
+            place = next((f for _, o, f in observation.relations if o == target), None)
+            if place is None:
+                return SkillOutcome(False, f"{target} is not visible")
+            return Navigate(place, self._pose(place))
+        return SkillOutcome(False, f"unknown target '{target}'")
+
+    def _pose(self, name: str) -> Pose2D:
+        pose = self.place_pose(name)
+        return (pose.x, pose.y, pose.yaw)
 
     def observation(self, percepts: Mapping[str, Percept]) -> Observation:
         return observation_from_percept(percepts["state"], self.household)
@@ -98,12 +143,35 @@ class HouseholdDomain(Domain):
         return state_from_percept(percepts["full_state"], self.household)
 
     def goal_reached(self, percepts: Mapping[str, Percept], goal: Goal) -> bool:
-        return self.household.satisfied(self.full_state(percepts), goal)
+        """The goal holds in what the robot sees now (``perception/state``)."""
+        seen = SeenWorld(self.household)
+        seen.update(self.observation(percepts))
+        return seen.goal_reached(goal)
+
+    def memory(self) -> HouseholdMemory:
+        return HouseholdMemory(self)
 
     # ---------------------------------------------------------------- text
     @classmethod
     def step_text(cls, task: Any) -> HouseholdText:
         return HouseholdText()
+
+
+class HouseholdMemory:
+    """What the robot has seen during one task (:class:`SeenWorld`), from its ``perception/state``."""
+
+    def __init__(self, domain: HouseholdDomain) -> None:
+        self.domain = domain
+        self.seen = SeenWorld(domain.household)
+
+    def update(self, percepts: Mapping[str, Percept]) -> None:
+        self.seen.update(self.domain.observation(percepts))
+
+    def goal_reached(self, goal: Goal) -> bool:
+        return self.seen.goal_reached(goal)
+
+    def state(self) -> State:
+        return self.seen.state()
 
 
 class HouseholdText:
@@ -117,7 +185,8 @@ class HouseholdText:
 
 
 class HouseholdSimulator:
-    """The PyBullet apartment behind the ``robot/skill`` service: skills by verb and arguments."""
+    """The PyBullet apartment behind ``robot/skill`` (grab, open, close, putin, puton by verb and
+    arguments) and ``navigate_to_pose`` (a drive to any free pose, planned and checked first)."""
 
     def __init__(self, scene: Any, seed: int) -> None:
         from llm_planner.domains.household.sim.world import HouseholdSim  # PyBullet only where the simulator runs
@@ -125,8 +194,27 @@ class HouseholdSimulator:
         self.sim = HouseholdSim(scene, scene.sample_placement(seed), seed=seed)
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
-        result = self.sim.execute(Action(name.strip().lower(), tuple(a.strip() for a in args)))
+        verb = name.strip().lower()
+        if verb == "walk":
+            return False, "going places is navigate_to_pose (nav2_msgs/action/NavigateToPose), not a skill"
+        result = self.sim.execute(Action(verb, tuple(a.strip() for a in args)))
         return bool(result.success), result.reason
+
+    def plan_navigation(self, pose: Pose2D) -> tuple[list[Pose2D], str]:
+        from llm_planner.domains.household.sim.skills import SkillFailed
+
+        try:
+            poses = self.sim.plan_navigation(Frame2D(*pose))
+        except SkillFailed as exc:
+            return [], str(exc)
+        return [(q.x, q.y, q.yaw) for q in poses], ""
+
+    def move_base(self, pose: Pose2D) -> None:
+        self.sim.move_base(Frame2D(*pose))
+
+    def base_pose(self) -> Pose2D:
+        q = self.sim.robot.base_pose()
+        return (q.x, q.y, q.yaw)
 
     @property
     def last_path(self) -> list[tuple[float, float]]:
@@ -154,6 +242,7 @@ class HouseholdPerceiver:
 
         observation = perceive(self.household.scene, geometry)
         visible = {o for _, o, _ in observation.relations} | ({observation.holding} if observation.holding else set())
+        visible.add(ROBOT)  # the robot's own pose (check-robot, pictures)
         state = perceive_full(self.household.scene, geometry, self.household)
         return {
             "state": Percept(geometry.scene, observation.room, tuple(predicates(observation)),

@@ -1,7 +1,13 @@
-"""What a world returns for one skill (the closed loop of :mod:`llm_planner.execution` reads it)."""
+"""What a world returns for one skill (the closed loop of :mod:`llm_planner.execution` reads it), and
+what the executor sends a robot for one action of a plan (the robot contract, docs/guides/robot.md):
+going places is a :class:`Navigate` (``navigate_to_pose``, nav2_msgs/action/NavigateToPose), every
+other action a :class:`SkillRequest` (``robot/skill``, llm_planner_interfaces/action/RobotSkill)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+#: A pose in the map frame: x, y (metres) and yaw (radians).
+Pose2D = tuple[float, float, float]
 
 
 @dataclass(frozen=True)
@@ -10,3 +16,26 @@ class SkillOutcome:
 
     success: bool
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Navigate:
+    """Go to ``pose`` (map frame), the pose of the place ``target`` (a room, a furniture)."""
+
+    target: str
+    pose: Pose2D
+
+
+@dataclass(frozen=True)
+class SkillRequest:
+    """One manipulation skill with its arguments and, per argument, the pose where the robot works
+    at it (None where the world gives none, e.g. an object)."""
+
+    name: str
+    args: tuple[str, ...]
+    poses: tuple[Pose2D | None, ...] = ()
+
+
+#: What the executor sends the robot for one action; a :class:`SkillOutcome` instead when the
+#: action cannot be done from what the robot perceives (it is not sent, and fails with the reason).
+RobotCommand = Navigate | SkillRequest | SkillOutcome

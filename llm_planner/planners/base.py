@@ -218,6 +218,12 @@ def available(domain: str | None = None) -> list[str]:
     return sorted(name for name, cls in _REGISTRY.items() if domain is None or cls.domain == domain)
 
 
+def observing(domain: str) -> list[str]:
+    """The planners of ``domain`` that decide from the robot's own observations (not
+    :attr:`Planner.needs_full_state`): the ones any robot of the contract can run."""
+    return [name for name in available(domain) if not _REGISTRY[name].needs_full_state]
+
+
 def create(name: str, **params: Any) -> Planner:
     """Instantiate a registered planner; unknown names raise ConfigError listing the known ones.
     A name not registered yet loads the domains' planner modules one domain at a time until it is."""

@@ -1,4 +1,4 @@
-"""``llm-planner cancel [TASK_ID]``: stop the running task (the robot stops before its next skill)."""
+"""``llm-planner cancel [TASK_ID]``: stop the running task (the walk or skill under way is canceled)."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +8,9 @@ from llm_planner_ros.commands.plan import add_graph_options
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cancel", help="cancel the running task (cancel_task)",
-                       description="Asks the planner node to stop the running task: the current skill finishes, "
-                       "no other starts, and the task ends canceled. Exit code 0 when a task was canceled.")
+                       description="Asks the planner node to stop the running task: the walk or skill under way is "
+                       "canceled (the base stops), no other starts, and the task ends canceled. Exit code 0 when a "
+                       "task was canceled.")
     p.add_argument("task_id", nargs="?", default="", help="the task to cancel (default: whatever task runs)")
     add_graph_options(p)
     p.set_defaults(func=run)

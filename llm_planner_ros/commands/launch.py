@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 DESCRIPTION = """\
 Runs launch/NAME.launch.py (default: llm_planner; `gtamp` for the G-TAMP graph, or a path): with the
@@ -96,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     timeouts.update({key: value for key, value in flags.items() if value is not None})
     settings = load_launch_settings(args.settings, on_exit=args.on_exit, exit_grace_s=args.exit_grace_s, **timeouts)
     launch_file = resolve_launch_file(name)
+    params_file = arguments.get("params_file")
+    if params_file is not None and not Path(params_file).is_file():
+        raise ConfigError(f"params_file:={params_file} is not a file: give the path of a parameter file "
+                          "(a copy of config/llm_planner.yaml, edited)")
     if args.show_args:
         print(f"Arguments (pass arguments as '<name>:=<value>') of {launch_file.name}:")
         for argument in declared_arguments(launch_file):

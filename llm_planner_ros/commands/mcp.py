@@ -3,8 +3,12 @@ Context Protocol (docs/guides/mcp.md); stdio by default, ``--http PORT`` for str
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from llm_planner_ros.commands.plan import add_graph_options
+
+if TYPE_CHECKING:
+    from llm_planner_ros.frontends.mcp.robot import Robot
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "skill. Over stdio (an MCP client starts it) unless --http is given. Settings: config/mcp.yaml.")
     p.add_argument("--http", type=int, default=None, metavar="PORT",
                    help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    p.add_argument("--host", default=None,
+                   help="with --http: the address to listen on (default: http_host of config/mcp.yaml, 127.0.0.1); "
+                   "beyond loopback every request needs the bearer token printed at start (docs/guides/security.md)")
     p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the planner node at start")
     add_graph_options(p)
     p.set_defaults(func=run)
@@ -29,14 +36,35 @@ def run(args: argparse.Namespace) -> int:
 
     if args.http is not None and not 0 < args.http < 65536:
         raise ConfigError(f"--http takes a TCP port between 1 and 65535, got {args.http}")
+    if args.host is not None and args.http is None:
+        raise ConfigError("--host goes with --http PORT: over stdio the server listens on no address")
     settings = mcp_settings()
     with PlannerClient("llm_planner_mcp", args.namespace, args.server_timeout) as client:
         if not client.wait_for_planner(args.wait):
             raise ConfigError(f"no active planner node in namespace '{args.namespace or '/'}' within {args.wait:g} s: "
                               "start the graph first (llm-planner launch)")
-        server = build_server(Robot(client, settings))
         if args.http is None:
-            server.run("stdio")
+            build_server(Robot(client, settings)).run("stdio")
         else:
-            server.run("streamable-http", host=settings.http_host, port=args.http)
+            serve_http(Robot(client, settings), args.host or settings.http_host, args.http)
     return 0
+
+
+def serve_http(robot: Robot, host: str, port: int) -> None:
+    """Serve ``robot`` over streamable HTTP on ``host:port``: Host and Origin checked, a bearer
+    token beyond loopback (or from the environment), printed once to the terminal and never logged."""
+    from llm_planner_ros.frontends.access import display_host, served_hosts, server_token, url_host
+    from llm_planner_ros.frontends.mcp.http import ExplainRefusals, explanations, serve, token_auth, transport_security
+    from llm_planner_ros.frontends.mcp.server import build_server
+
+    settings = robot.settings
+    token, generated = server_token(host, settings.token_env)
+    hosts = served_hosts(host, settings.allowed_hosts)
+    url = f"http://{url_host(display_host(host))}:{port}/mcp"
+    server = build_server(robot, token_auth(token, url) if token is not None else None)
+    shown = token if generated else f"${settings.token_env}"
+    bearer = "" if token is None else f"; send 'Authorization: Bearer {shown}'"
+    print(f"llm-planner mcp: {url} (answers to {', '.join(hosts)}{bearer}; Ctrl-C stops)", flush=True)
+    app = server.streamable_http_app(transport_security=transport_security(hosts), host=host,
+                                     max_request_body_size=settings.max_body_bytes)
+    serve(ExplainRefusals(app, explanations(settings.max_body_bytes, "config/mcp.yaml")), host, port)

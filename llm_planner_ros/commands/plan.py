@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="plan a directive (plan_task), or execute it with --execute (execute_directive)",
                        description="Plans a directive on a running system (start it with `llm-planner launch`). "
                        "With --execute the robot carries it out through the execute_directive action: feedback "
-                       "is printed per step, Ctrl-C cancels the task (the robot stops before its next skill). "
+                       "is printed per step, Ctrl-C cancels the task (the walk or skill under way is canceled). "
                        "Exit code 0 when the planner succeeded, 1 otherwise, 130 when canceled.")
     p.add_argument("directive", help='e.g. "put one apple inside the fridge"')
     p.add_argument("--planner", default="",
@@ -31,30 +31,43 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "launch gtamp): stalm, stalm_no_uct, stalm_no_occ, stalm_no_chal, stalm_no_occ_no_chal, uct, "
                         "uct_hcount, saycan, iterative_replanning, llm_mcts (default: the configured one)")
     p.add_argument("--execute", action="store_true", help="also execute the plan on the robot")
+    p.add_argument("--bt", default="", metavar="FILE",
+                   help="also write the plan as a BehaviorTree.CPP v4 tree to FILE: NavigateToPose and RobotSkill "
+                        "nodes with the goals the executor would send (docs/guides/robot.md); plan-only, household, "
+                        "a whole plan (--planner classical; LLM-MCTS answers only its first step)")
     p.add_argument("--timeout", type=float, default=0.0, help="time limit in seconds (default: configured)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object (no feedback lines)")
     p.add_argument("--answer", action="append", default=None, metavar="TEXT",
                    help="with --execute: the answer to the task's question (which table? how many? May I ...?), "
                         "repeatable for several questions in order; without it a question is read from the terminal")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the planner node to appear")
+    p.add_argument("--wait", type=float, default=30.0,
+                   help="seconds to wait for the planner node to appear (with --bt: and for perception/full_state)")
     add_graph_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.client import PlannerClient, format_feedback
+    from llm_planner_ros.plan_tree import TreeWriter
 
+    if args.bt and args.execute:
+        raise SystemExit("llm-planner plan: --bt writes a plan for your own BehaviorTree.CPP executor to run, and "
+                         "--execute runs it with this one; give one of them (plan with --bt, then run the tree)")
     with PlannerClient("llm_planner_plan_cli", args.namespace, args.server_timeout) as client:
+        tree = TreeWriter(client, args.wait) if args.bt else None  # a G-TAMP graph is refused before it plans
         if args.execute:
             show = None if args.json else lambda fields: print(format_feedback(fields), flush=True)
             result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait,
                                 on_question=Answerer(args.answer, quiet=args.json))
         else:
             result = client.plan(args.directive, args.planner, args.timeout, wait_s=args.wait)
+        written = tree.write(result, args.directive, args.planner, args.bt) if tree and result["success"] else ""
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({**result, "bt": args.bt} if written else result))
     else:
         print_result(result, executed=not args.execute)
+        if written:
+            print(written)
     if result.get("status") == CANCELED:
         return 130
     return 0 if result["success"] else 1

@@ -23,6 +23,9 @@ class WebSettings:
     render_wait_s: float
     spin_s: float
     shutdown_s: float
+    max_body_bytes: int
+    token_env: str
+    allowed_hosts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class VoiceSettings:
 
 def _section(cls: type[T], data: Any, where: str) -> T:
     """``cls`` built from the mapping ``data``; ConfigError naming ``where`` and any unknown, missing
-    or ill-typed key. Numbers must be positive, except the two confidence levels."""
+    or ill-typed key. Numbers must be positive, except the two confidence levels; a list holds text."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be a mapping of settings")
     known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
@@ -50,8 +53,13 @@ def _section(cls: type[T], data: Any, where: str) -> T:
         raise ConfigError(f"{where}: unknown keys {unknown}, missing keys {missing} (known: {', '.join(known)})")
     values: dict[str, Any] = {}
     for name, f in known.items():
-        kind = {"int": int, "float": float, "str": str}[str(f.type)]
         value = data[name]
+        if str(f.type) == "tuple[str, ...]":
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise ConfigError(f"{where}: {name} = {value!r} must be a list of names, e.g. [robot.local]")
+            values[name] = tuple(value)
+            continue
+        kind = {"int": int, "float": float, "str": str}[str(f.type)]
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind is not str else str):
             raise ConfigError(f"{where}: {name} = {value!r} must be a {'text' if kind is str else 'number'}")
         if not isinstance(value, str) and value <= 0 and name not in ("confidence_floor", "confirm_below"):

@@ -2,14 +2,16 @@
 
 Serves the action ``execute_task`` (llm_planner_interfaces/action/ExecuteTask): for a grounded goal
 and a planner's registry name (resolved once, by the planner node) it runs
-:func:`llm_planner.execution.run_task` on a worker thread. Each action goes to ``robot/skill``; the
-observation after it is the first perception message stamped at or after the skill's outcome.
-Feedback and ``task_status`` report every step (with the LLM requests of the decision and the
-planner's belief about the goal's objects). Cancel stops the robot before its next skill; one robot
-runs one task at a time (a second goal is aborted at once). A task is refused at once, naming the
-node, its state and the fix, while the simulator or perception is not active (asked before the
-task, before every skill and while perception is late: ``lifecycle_wait_s``). The record of its last ``task_records``
-tasks (steps and the geometry after each) is served on ``task_record``.
+:func:`llm_planner.execution.run_task` on a worker thread, on the robot of the contract
+(:mod:`llm_planner_ros.robot_link`, docs/guides/robot.md): a walk goes to ``navigate_to_pose``, every
+other action to ``robot/skill``; the observation after it is the first ``perception/state`` message
+stamped at or after the goal's end. Feedback and ``task_status`` report every step (with the LLM
+requests of the decision and the planner's belief about the goal's objects). Cancel cancels the goal
+under way (the base stops) and ends the task; one robot runs one task at a time (a second goal is
+aborted at once). With ``robot: simulated`` a task is refused at once, naming the node, its state
+and the fix, while the simulator or perception is not active (asked before the task, before every
+goal and while perception is late: ``lifecycle_wait_s``). The record of its last ``task_records``
+tasks (steps and, on the simulated robot, the geometry after each) is served on ``task_record``.
 """
 from __future__ import annotations
 
@@ -22,9 +24,10 @@ from rclpy.action import ActionServer, CancelResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
+from llm_planner.errors import LlmPlannerError
 from llm_planner.execution import EpisodeResult, StepRecord, run_task
 from llm_planner.task_states import CANCELED, EXECUTING, final_state
-from llm_planner_ros.conversions import feedback_from_dict, step_fields, time_to_ns
+from llm_planner_ros.conversions import feedback_from_dict, goal_from_json, step_fields, time_to_ns
 from llm_planner_ros.managed_node import ERROR, OK, WARN, ManagedNode
 from llm_planner_ros.model_watch import ModelWatch
 from llm_planner_ros.node_utils import ACTION_QOS, StatusPublisher, WorkerPool, end_goal, run_node
@@ -34,11 +37,13 @@ from llm_planner_ros.task_records import TaskRecords
 
 class ExecutorNode(ManagedNode):
     """Lifecycle: configure builds the robot link and reaches the model server, activate takes
-    tasks, deactivate refuses new ones and cancels a running one before its next skill."""
+    tasks, deactivate refuses new ones and cancels a running one (the robot stops)."""
 
     def __init__(self) -> None:
         super().__init__("executor")
-        self.robot: RosRobotLink | None = None
+        # Built before the node spins: rclpy's ActionClient joins the node's waitables before it is
+        # fully built, so one made while a MultiThreadedExecutor spins can crash it.
+        self.robot = RosRobotLink(self, self.domain)
         self.records: TaskRecords | None = None
         self.watch: ModelWatch | None = None
         self.status = StatusPublisher(self)
@@ -50,8 +55,7 @@ class ExecutorNode(ManagedNode):
                      callback_group=ReentrantCallbackGroup(), **ACTION_QOS)
 
     def configure(self) -> None:
-        if self.robot is None:
-            self.robot = RosRobotLink(self, self.domain)
+        if self.records is None:
             self.records = TaskRecords(self, self.domain)
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
         assert self.watch is not None
@@ -83,6 +87,8 @@ class ExecutorNode(ManagedNode):
             result = await self.worker.run(self.run, goal_handle)
         finally:
             self.running = None
+        if request.context:
+            result.message = f"{request.context}; {result.message}"
         end_goal(goal_handle, result.outcome, result.success)
         state = final_state(result.outcome)
         assert self.records is not None  # configured before it takes tasks
@@ -97,11 +103,11 @@ class ExecutorNode(ManagedNode):
     def run(self, goal_handle: ServerGoalHandle[Any, Any, Any]) -> EpisodeResult:
         request = goal_handle.request
         robot, records = self.robot, self.records
-        assert robot is not None and records is not None  # configured before it takes tasks
+        assert records is not None  # configured before it takes tasks
         self.step = 0
-        problem = robot.problem()  # the simulator and perception must be active before the robot moves
+        problem = robot.problem()  # a simulated robot's nodes must be active before it moves
         if problem:
-            return EpisodeResult(False, f"refused: {problem} (no skill was sent)")
+            return EpisodeResult(False, f"refused: {problem} (no goal was sent)")
         self.status(request.task_id, request.directive, EXECUTING, message=f"planner {request.planner}")
         records.begin(request.task_id, request.directive, request.planner, request.goal)
         lm = self.domain.language_model() if self.params["llm_backend"] == "openai" else None
@@ -131,10 +137,15 @@ class ExecutorNode(ManagedNode):
                 fields = {**fields, "observation": f"{fields['observation']} [{note}]"}
             goal_handle.publish_feedback(feedback_from_dict(ExecuteTask.Feedback, fields))
             self.status.step(request.directive, fields)
-            records.step(request.task_id, fields, robot.last_path, robot.last_stamp_ns)
+            path = robot.last_path or (self.domain.base_path(record.action) if record.success else [])
+            records.step(request.task_id, fields, path, robot.last_stamp_ns)
 
         try:
-            result = run_task(self.domain, robot, request.directive, request.goal, request.planner,
+            goal = goal_from_json(self.domain, request.goal)
+        except LlmPlannerError as exc:
+            return EpisodeResult(False, f"cannot run the task: {exc}")
+        try:
+            result = run_task(self.domain, robot, request.directive, goal, request.planner,
                               request.timeout_s, start_ns=self.get_clock().now().nanoseconds, on_step=on_step,
                               should_stop=lambda: goal_handle.is_cancel_requested or not self.active)
         except Exception as exc:  # noqa: BLE001 - a planner bug must not take the executor down
@@ -151,7 +162,7 @@ class ExecutorNode(ManagedNode):
         running = self.running
         values: dict[str, Any] = {"task": running.task_id if running else "", "step": self.step if running else 0}
         stale = self.params["perception_stale_s"]
-        msg = self.robot.perception.latest[self.domain.perception_topics[0]].msg if self.robot else None
+        msg = self.robot.perception.latest[self.domain.perception_topics[0]].msg
         if msg is None:
             level, message = WARN, "no perception received yet"
         else:

@@ -27,6 +27,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.client import Client
 from rclpy.node import Node
 
+from llm_planner.config import SIMULATED_ROBOT
 from llm_planner_ros.node_states import LifecycleStates
 from llm_planner_ros.node_utils import run_node, wait_future
 from llm_planner_ros.parameters import declare_manager_params
@@ -36,7 +37,7 @@ class LifecycleManager(Node):
     def __init__(self) -> None:
         super().__init__("lifecycle_manager")
         self.params = declare_manager_params(self)
-        names = list(self.params["node_names"])
+        names = self.managed()
         self.states = LifecycleStates(self, names)  # the get_state clients the executor uses too
         group = ReentrantCallbackGroup()
         self.changes: dict[str, Client[Any, Any]] = {
@@ -106,8 +107,13 @@ class LifecycleManager(Node):
             self.get_logger().info(f"{name} (re)started: bringing it up")
             self.bring_up([name])
 
+    def managed(self) -> list[str]:
+        """``node_names`` in order, without our simulated robot's nodes when ``robot`` is external."""
+        external = self.params["robot"] == "external"
+        return [n for n in self.params["node_names"] if not (external and n in SIMULATED_ROBOT)]
+
     def manage(self) -> None:
-        names = list(self.params["node_names"])
+        names = self.managed()
         if self.bring_up(names):
             self.get_logger().info(f"every node is active: {', '.join(names)}")
         self.processes = {name: self.process_ids(name) for name in names}

@@ -36,7 +36,7 @@ class PerceptionNode(ManagedNode):
             self.perceiver = self.domain.make_perceiver()
         if not self.pubs:
             self.pubs = {t: self.create_publisher(PerceivedState, f"perception/{t}", GEOMETRY_QOS)
-                         for t in self.domain.perception_topics}
+                         for t in self.domain.perception_topics + self.domain.privileged_topics}
 
     def activate(self) -> None:
         self.get_logger().info(f"perceiving {self.domain.world_name} from sim/geometry")

@@ -4,7 +4,7 @@
   are answered concurrently; with ``execute`` the task runs on the robot and the response comes
   when it ends. Bad input answers success=false with a message saying what was wrong.
 - ``execute_directive`` (action ExecuteDirective): execute a directive with feedback per step;
-  cancel stops the robot before its next skill. A goal sent while a task runs is accepted and
+  cancel stops the robot (the walk or skill under way is canceled). A goal sent while a task runs is accepted and
   aborted at once, its result message naming the running task.
 - ``cancel_task`` (CancelTask): cancel the running task by id (or whatever runs). It, the
   ``execute_directive`` goal's cancel (Ctrl-C in ``llm-planner plan --execute``), ``llm-planner
@@ -43,11 +43,13 @@ from llm_planner_ros.task_runner import TaskRunner
 class PlannerNode(ManagedNode):
     """Lifecycle: configure builds the task runner (perception cache, executor link) and reaches the
     model server, activate takes requests, deactivate refuses new ones ("the planner is inactive;
-    activate it with ...") and cancels a running task before its next skill."""
+    activate it with ...") and cancels a running task (the robot stops)."""
 
     def __init__(self) -> None:
         super().__init__("planner")
-        self.runner: TaskRunner | None = None
+        # Built before the node spins: rclpy's ActionClient joins the node's waitables before it is
+        # fully built, so one made while a MultiThreadedExecutor spins can crash it (its executor link).
+        self.runner: TaskRunner | None = TaskRunner(self, self.domain)
         self.watch: ModelWatch | None = None
         self.in_flight = 0  # requests being planned or executed
         self.count_lock = threading.Lock()
@@ -65,8 +67,7 @@ class PlannerNode(ManagedNode):
                             callback_group=group)
 
     def configure(self) -> None:
-        if self.runner is None:
-            self.runner = TaskRunner(self, self.domain)
+        if self.watch is None:
             self.watch = ModelWatch(self.domain, self.params, self.get_fully_qualified_name())
         assert self.watch is not None
         self.watch.start()

@@ -42,6 +42,15 @@ def test_node_parameters_given_as_launch_arguments_reach_the_four_nodes_and_empt
     assert "problem:=P5" in _commands("gtamp", {"problem": "P5"})[0].argv
 
 
+def test_robot_external_starts_neither_our_simulator_nor_perception_and_the_manager_leaves_them_out():
+    commands = {c.name: c for c in _commands("llm_planner", {"robot": "external"})}
+    assert set(commands) == {"executor", "planner", "lifecycle_manager"}
+    for command in commands.values():
+        assert "robot:=external" in [command.argv[i + 1] for i, a in enumerate(command.argv) if a == "-p"]
+    assert {c.name for c in _commands("llm_planner", {"robot": ""})} == {
+        "simulator", "perception", "executor", "planner", "lifecycle_manager"}
+
+
 def test_an_undeclared_launch_argument_is_refused_naming_the_declared_ones():
     import pytest
 

@@ -10,4 +10,5 @@ below them: no topic, parameter or skill is reachable from a tool.
   used by one thread at a time.
 - :mod:`.world`: the names of the graph's apartment (rooms, furniture, object types).
 - :mod:`.server`: the MCP tools, the world-file resource and the directive prompt.
+- :mod:`.http`: who may reach it over streamable HTTP (Host, Origin, the bearer token, body size).
 """

@@ -131,7 +131,8 @@ class Robot:
             latest = self.client.feedback()
             if latest is not None and not self.client.is_task_complete(0.0) and task_id in ("", latest["task_id"]):
                 if self.client.cancel():
-                    return True, f"task {latest['task_id']}: canceled; the robot stops before its next skill"
+                    return True, (f"task {latest['task_id']}: canceled; the robot stops (the walk or skill under "
+                                  "way is canceled)")
             return self.client.cancel_task(task_id)
 
     # ------------------------------------------------------------------ records, pictures, the world

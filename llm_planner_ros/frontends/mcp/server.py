@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -21,6 +22,8 @@ from pydantic import BaseModel, Field
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.task_states import ASKING, PLANNING
+from llm_planner_ros.frontends.inputs import BadInput, plain_text
+from llm_planner_ros.frontends.mcp.http import StaticToken
 from llm_planner_ros.frontends.mcp.robot import Robot
 from llm_planner_ros.frontends.mcp.world import describe_world as names_of_world
 from llm_planner_ros.frontends.mcp.world import world_file
@@ -53,9 +56,13 @@ class Answer(BaseModel):
     answer: str = Field(description='e.g. "the coffee table", "two", "yes" or "no"')
 
 
-def build_server(robot: Robot) -> MCPServer:
-    """An MCPServer with the tools, the ``llm-planner://world`` resource and the ``directive`` prompt."""
-    server: MCPServer = MCPServer("llm-planner", instructions=INSTRUCTIONS, log_level="WARNING")
+def build_server(robot: Robot, auth: tuple[StaticToken, AuthSettings] | None = None) -> MCPServer:
+    """An MCPServer with the tools, the ``llm-planner://world`` resource and the ``directive`` prompt;
+    with ``auth`` (:func:`~llm_planner_ros.frontends.mcp.http.token_auth`) every HTTP request needs
+    the token."""
+    verifier, settings = auth if auth is not None else (None, None)
+    server: MCPServer = MCPServer("llm-planner", instructions=INSTRUCTIONS, log_level="WARNING",
+                                  token_verifier=verifier, auth=settings)
     _add_task_tools(server, robot)
     _add_looking_tools(server, robot)
     _add_world(server, robot)
@@ -72,6 +79,20 @@ async def _call(fn: Callable[..., T], *args: Any) -> T:
         raise ToolError(str(exc)) from exc
 
 
+#: What to send instead, per text argument (the message of a refused argument shows it).
+EXAMPLES = {"directive": "put one apple inside the fridge", "planner": "classical", "text": "the coffee table",
+            "task_id": "cc9a32ca11c8"}
+
+
+def _text(value: str, field: str, required: bool = True) -> str:
+    """``value`` stripped when it is plain text; the tool's error, saying what to send instead, when
+    it is empty (and ``required``) or holds control characters, so no such request reaches the graph."""
+    try:
+        return plain_text(value, field, EXAMPLES[field], required)
+    except BadInput as exc:
+        raise ToolError(str(exc)) from exc
+
+
 def _add_task_tools(server: MCPServer, robot: Robot) -> None:
     @server.tool(annotations=READ_ONLY)
     async def plan_task(directive: DIRECTIVE, planner: PLANNER = "") -> dict[str, Any]:
@@ -80,11 +101,12 @@ def _add_task_tools(server: MCPServer, robot: Robot) -> None:
         that is not a whole number), the formal goal, the plan steps and a task id. LLM-MCTS decides
         one step at a time, so its plan is the first step; `classical` answers a whole plan. A
         directive that needs a question answered returns the question instead of planning."""
-        return await _call(robot.plan, directive, planner)
+        return await _call(robot.plan, _text(directive, "directive"), _text(planner, "planner", required=False))
 
     @server.tool(annotations=MOVES)
     async def execute_directive(directive: DIRECTIVE, ctx: Context, planner: PLANNER = "",
-                                timeout_s: Annotated[float, Field(ge=0.0, description="time limit in seconds "
+                                timeout_s: Annotated[float, Field(ge=0.0, allow_inf_nan=False,
+                                                                  description="time limit in seconds "
                                                                   "(0: the graph's plan_timeout_s)")] = 0.0,
                                 ) -> dict[str, Any]:
         """Carry a directive out on the robot (execute_directive). The robot moves, opens, picks and
@@ -96,7 +118,7 @@ def _add_task_tools(server: MCPServer, robot: Robot) -> None:
         (which table? how many? "May I ...?") it is put to the person through elicitation when the
         client offers it; otherwise this returns state `asking` with the question, its options and
         the task id, and answer_task continues the task. One task at a time."""
-        await _call(robot.start, directive, planner, timeout_s)
+        await _call(robot.start, _text(directive, "directive"), _text(planner, "planner", required=False), timeout_s)
         return await _follow(robot, ctx)
 
     @server.tool(annotations=MOVES)
@@ -108,17 +130,17 @@ def _add_task_tools(server: MCPServer, robot: Robot) -> None:
         question). Do not answer approval questions ("May I ...?") yourself: "no" ends the task
         with nothing moved. Returns taken false and the reason when no task asks or the text
         answers nothing (the task then asks once more)."""
-        taken, message = await _call(robot.answer, text, task_id)
+        taken, message = await _call(robot.answer, _text(text, "text"), _text(task_id, "task_id", required=False))
         if not taken or not await _call(robot.running):
             return {"taken": taken, "message": message}
         return {"taken": taken, "answer_read_as": message, **await _follow(robot, ctx)}
 
     @server.tool(annotations=MOVES)
     async def cancel_task(task_id: TASK_ID = "") -> dict[str, Any]:
-        """Stop the running task (cancel_task): the robot stops before its next skill and the task
+        """Stop the running task (cancel_task): the walk or skill under way is canceled and the task
         ends `canceled`; a running execute_directive call then returns that result. Returns done
         and the planner's message ("no task is running" when there is none)."""
-        done, message = await _call(robot.cancel, task_id)
+        done, message = await _call(robot.cancel, _text(task_id, "task_id", required=False))
         return {"done": done, "message": message}
 
 

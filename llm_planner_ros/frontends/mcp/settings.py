@@ -19,6 +19,9 @@ class McpSettings:
     status_tasks: int
     snapshot_scale: float
     http_host: str
+    allowed_hosts: tuple[str, ...]
+    token_env: str
+    max_body_bytes: int
 
 
 def mcp_settings(path: Path | None = None) -> McpSettings:
@@ -32,14 +35,21 @@ def mcp_settings(path: Path | None = None) -> McpSettings:
     try:
         settings = McpSettings(float(data["poll_s"]), float(data["task_wait_s"]), _flag(data["elicit"]),
                                float(data["elicit_wait_s"]), int(data["status_tasks"]),
-                               float(data["snapshot_scale"]), str(data["http_host"]))
+                               float(data["snapshot_scale"]), str(data["http_host"]), _names(data["allowed_hosts"]),
+                               str(data["token_env"]), int(data["max_body_bytes"]))
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    positive = ("poll_s", "task_wait_s", "elicit_wait_s", "status_tasks", "snapshot_scale")
+    positive = ("poll_s", "task_wait_s", "elicit_wait_s", "status_tasks", "snapshot_scale", "max_body_bytes")
     bad = [k for k in positive if getattr(settings, k) <= 0]
     if bad:
         raise ConfigError(f"{path}: {', '.join(bad)} must be positive")
     return settings
+
+
+def _names(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"allowed_hosts must be a list of names, e.g. [robot.local], got {value!r}")
+    return tuple(value)
 
 
 def _flag(value: object) -> bool:

@@ -8,10 +8,15 @@ Routes (JSON in and out, except the page, the pictures and the event stream):
   ``plan``): first the ones kept (:class:`GraphBridge`), then live ones;
 - ``POST /api/execute`` and ``/api/plan`` ``{"directive", "planner"}``, ``/api/answer``
   ``{"text", "task_id"}``, ``/api/cancel`` ``{"task_id"}``: ``{"ok", "message"}``; a request the
-  graph refuses is answered 200 with ``ok: false`` and its reason, bad JSON 400, a graph that
-  does not answer 503, always with a message saying what to do;
+  graph refuses is answered 200 with ``ok: false`` and its reason; a body over ``max_body_bytes``
+  413; no JSON object, an unknown field, a field of the wrong type or text with control
+  characters 400 (the graph is not asked); a graph that does not answer 503; always with a
+  message saying what to do;
 - ``GET /api/tasks``: the recent tasks; ``GET /report/{task_id}``: the executor's record of a task
   as a page with its pictures; ``GET /picture/{n}.png``: the n-th picture of the world.
+
+Every request passes :class:`~llm_planner_ros.frontends.web.guard.Door` first (Host, Origin,
+token, JSON content type, body size).
 """
 from __future__ import annotations
 
@@ -25,13 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner_ros.client import PlannerClient
+from llm_planner_ros.frontends.inputs import BadInput, plain_text
 from llm_planner_ros.frontends.web.bridge import Event, GraphBridge
+from llm_planner_ros.frontends.web.guard import BodyTooLarge, Door, GuardMiddleware, read_body
 
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REPORT_FILES = ("before.png", "after.png", "strip.png")
@@ -41,21 +49,38 @@ def page_html() -> str:
     return resources.files("llm_planner_ros.frontends.web").joinpath("static/index.html").read_text()
 
 
-class BadRequest(Exception):
-    """A browser's request that cannot be sent to the graph (the message says why)."""
+DIRECTIVE_EXAMPLE = "put one apple inside the fridge"
 
 
-def _text(body: dict[str, Any], key: str, required: bool = True) -> str:
-    value = body.get(key, "")
-    if not isinstance(value, str):
-        raise BadRequest(f"'{key}' must be text, got {type(value).__name__}")
-    if required and not value.strip():
-        raise BadRequest(f"'{key}' is empty: type what the robot should do, e.g. \"put one apple inside the fridge\"")
-    return value.strip()
+def _json(raw: bytes) -> Any:
+    """``raw`` decoded as UTF-8 JSON; BadInput saying what to send when it is none."""
+    try:
+        return json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise BadInput(f"the body is no JSON ({exc}): send e.g. {{\"directive\": \"{DIRECTIVE_EXAMPLE}\"}}") from None
 
 
-def create_app(bridge: GraphBridge) -> Starlette:
-    """The starlette application over a started :class:`GraphBridge`."""
+def _fields(body: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """``body`` when it is a JSON object of no other keys than ``allowed``; BadInput otherwise."""
+    if not isinstance(body, dict):
+        raise BadInput(f"send a JSON object with {', '.join(allowed)}, e.g. {{\"directive\": \"{DIRECTIVE_EXAMPLE}\"}}")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise BadInput(f"unknown field(s) {', '.join(map(repr, unknown))}: this request takes {', '.join(allowed)}")
+    return body
+
+
+def _task_id(body: dict[str, Any]) -> str:
+    """The optional ``task_id`` of ``body`` ('' for the latest task); BadInput when it is no task id."""
+    task_id = plain_text(body.get("task_id", ""), "task_id", "cc9a32ca11c8", required=False)
+    if task_id and not TASK_ID.match(task_id):
+        raise BadInput("'task_id' must be a task id such as 'cc9a32ca11c8' (letters, digits, _ and -, at most 64), "
+                       "or empty for the latest task")
+    return task_id
+
+
+def create_app(bridge: GraphBridge, door: Door) -> Starlette:
+    """The starlette application over a started :class:`GraphBridge`, every request checked by ``door``."""
     wait_s = bridge.settings.command_wait_s
 
     async def on_graph(request: Callable[[PlannerClient], Any]) -> Any:
@@ -63,14 +88,14 @@ def create_app(bridge: GraphBridge) -> Starlette:
 
     Handler = Callable[[dict[str, Any]], Awaitable[tuple[bool, str]]]
 
-    def api(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    def api(handler: Handler, allowed: tuple[str, ...]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
-                body = await request.json()
-                if not isinstance(body, dict):
-                    raise BadRequest("send a JSON object")
+                body = _fields(_json(await read_body(request, door.max_body_bytes)), allowed)
                 ok, message = await handler(body)
-            except (BadRequest, json.JSONDecodeError) as exc:
+            except BodyTooLarge as exc:
+                return JSONResponse({"ok": False, "message": str(exc)}, status_code=413)
+            except BadInput as exc:
                 return JSONResponse({"ok": False, "message": f"bad request: {exc}"}, status_code=400)
             except LlmPlannerError as exc:
                 return JSONResponse({"ok": False, "message": str(exc)})
@@ -80,23 +105,27 @@ def create_app(bridge: GraphBridge) -> Starlette:
             return JSONResponse({"ok": ok, "message": message})
         return endpoint
 
+    def directive_of(body: dict[str, Any]) -> tuple[str, str]:
+        return (plain_text(body.get("directive"), "directive", DIRECTIVE_EXAMPLE),
+                plain_text(body.get("planner", ""), "planner", "classical", required=False))
+
     async def execute(body: dict[str, Any]) -> tuple[bool, str]:
-        directive, planner = _text(body, "directive"), _text(body, "planner", required=False)
+        directive, planner = directive_of(body)
         return True, await on_graph(lambda c: bridge.execute(c, directive, planner))
 
     async def plan(body: dict[str, Any]) -> tuple[bool, str]:
-        directive, planner = _text(body, "directive"), _text(body, "planner", required=False)
+        directive, planner = directive_of(body)
         result = await on_graph(lambda c: c.plan(directive, planner))
         bridge.publish({"kind": "plan", **{k: result.get(k) for k in ("task_id", "success", "message", "plan")},
                         "directive": directive})
         return bool(result["success"]), str(result["message"])
 
     async def answer(body: dict[str, Any]) -> tuple[bool, str]:
-        text, task_id = _text(body, "text"), _text(body, "task_id", required=False)
+        text, task_id = plain_text(body.get("text"), "text", "the coffee table"), _task_id(body)
         return tuple(await on_graph(lambda c: c.answer(text, task_id)))
 
     async def cancel(body: dict[str, Any]) -> tuple[bool, str]:
-        task_id = _text(body, "task_id", required=False)
+        task_id = _task_id(body)
         return tuple(await on_graph(lambda c: c.cancel_task(task_id)))
 
     async def events(request: Request) -> Response:
@@ -155,13 +184,16 @@ def create_app(bridge: GraphBridge) -> Starlette:
     async def index(request: Request) -> Response:
         return HTMLResponse(page_html())
 
+    directive_fields = ("directive", "planner")
     return Starlette(routes=[
         Route("/", index), Route("/events", events), Route("/api/tasks", tasks),
-        Route("/api/execute", api(execute), methods=["POST"]), Route("/api/plan", api(plan), methods=["POST"]),
-        Route("/api/answer", api(answer), methods=["POST"]), Route("/api/cancel", api(cancel), methods=["POST"]),
+        Route("/api/execute", api(execute, directive_fields), methods=["POST"]),
+        Route("/api/plan", api(plan, directive_fields), methods=["POST"]),
+        Route("/api/answer", api(answer, ("text", "task_id")), methods=["POST"]),
+        Route("/api/cancel", api(cancel, ("task_id",)), methods=["POST"]),
         Route("/picture/{number:int}.png", picture), Route("/report/{task_id}", report),
         Route("/report/{task_id}/{name}", report_file),
-    ])
+    ], middleware=[Middleware(GuardMiddleware, door=door)])
 
 
 def report_html(task_id: str, folder: Path) -> str:
@@ -176,11 +208,12 @@ def report_html(task_id: str, folder: Path) -> str:
             f'<body><p><a href="/">back to the robot</a></p><pre>{html.escape(text)}</pre>{pictures}</body></html>')
 
 
-def serve(bridge: GraphBridge, host: str, port: int) -> None:
-    """Serve the page on ``host:port`` until Ctrl-C or SIGTERM, then stop ``bridge``."""
+def serve(bridge: GraphBridge, door: Door, host: str, port: int) -> None:
+    """Serve the page on ``host:port`` behind ``door`` until Ctrl-C or SIGTERM, then stop ``bridge``.
+    No request is logged (a URL may carry the token)."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(bridge), host=host, port=port, log_level="warning",
+    config = uvicorn.Config(create_app(bridge, door), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=int(bridge.settings.shutdown_s))
     try:
         uvicorn.Server(config).run()

@@ -52,17 +52,21 @@ def test_preview_plans_on_the_perceived_state(gtamp_system):
 
 
 def _skill(client, action: str, args: list[str]):
-    from llm_planner_interfaces.srv import RobotSkill
+    """One robot/skill goal, as the executor sends it: its result."""
+    from llm_planner_interfaces.action import RobotSkill
+    from rclpy.action import ActionClient
 
-    skill = client.node.create_client(RobotSkill, "robot/skill")
+    skill = ActionClient(client.node, RobotSkill, "robot/skill")
     try:
-        assert skill.wait_for_service(timeout_sec=10.0)
+        assert skill.wait_for_server(timeout_sec=10.0)
         client.spin_for(0.5)  # let discovery settle: a response sent before the server knows us is lost
-        future = skill.call_async(RobotSkill.Request(action=action, args=args))
-        assert client.spin_until(future, 30.0)
-        return future.result()
+        sent = skill.send_goal_async(RobotSkill.Goal(skill=action, args=args))
+        assert client.spin_until(sent, 30.0) and sent.result().accepted
+        done = sent.result().get_result_async()
+        assert client.spin_until(done, 30.0)
+        return done.result().result
     finally:
-        client.node.destroy_client(skill)
+        skill.destroy()
 
 
 def test_skill_service_refuses_bad_requests(gtamp_system):

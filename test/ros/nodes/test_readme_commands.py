@@ -51,6 +51,8 @@ SKIPPED = (
     ("--list-tasks", ""),  # runs: it only lists the tasks
     (" bench ", "runs a benchmark for minutes (the bench tests run each with small sizes)"),
     (" mcp", "serves MCP to a client until it leaves (test/ros/nodes/test_mcp.py drives it with the SDK's clients)"),
+    ("check-robot", "checks a robot, failing where there is none (test/ros/nodes/test_robot.py and "
+                    "test_own_robot.py run it against the simulator, without it, and against the guide's robot)"),
 )
 
 
@@ -118,6 +120,9 @@ def test_the_command_lines_not_run_are_valid_command_lines(ros_env, scratch):
             continue
         words = expand(line)
         if words[0] == "launch":
+            for name in (w.removeprefix("params_file:=") for w in words if w.startswith("params_file:=")):
+                if not (scratch / name).exists():  # a file the page has the reader write: a copy of the default
+                    shutil.copy(config_dir() / "llm_planner.yaml", scratch / name)
             done = _run(scratch, ros_env, [*words, "--print"], timeout=120)
             assert done.returncode == 0, (line, done.stdout[-2000:], done.stderr[-2000:])
             assert "planner_node" in done.stdout or "simulator_node" in done.stdout, (line, done.stdout)

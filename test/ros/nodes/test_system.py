@@ -415,9 +415,8 @@ def _kill_during_a_task(graph, node: str, directive: str) -> tuple[dict, float]:
 def test_a_killed_simulator_fails_the_task_by_name_and_after_a_restart_the_next_task_succeeds(graph):
     result, took = _kill_during_a_task(graph, "simulator", "put one pillow on the sofa and a teddybear on the desk")
     assert result["status"] == "failed" and "the simulator node '/simulator'" in result["message"], result
-    assert ("'/simulator' has left the ROS graph" in result["message"]  # DDS noticed within its 4 s lease
-            or f"within {NODE_TIMEOUT_S:g} s (parameter node_timeout_s)" in result["message"]
-            or "/simulator/get_state" in result["message"])  # killed between two skills: asked before the next
+    assert ("'/simulator' left the ROS graph during the" in result["message"]  # DDS noticed within its 4 s lease
+            or "/simulator/get_state" in result["message"])  # killed between two goals: asked before the next
     assert took < NODE_TIMEOUT_S + 60.0  # the bound plus one planning decision, on a loaded machine
     assert graph.client.plan("put one apple on the sofa")["success"]  # the planner node keeps serving
     graph.wait_gone("simulator")  # a restart before DDS drops the old one is not seen as a restart by the manager

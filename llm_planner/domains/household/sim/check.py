@@ -363,6 +363,28 @@ def room_spot(planner: BasePlanner, scene: Scene, room: str, keep_from: Iterable
     return None
 
 
+def given_spot(scene: Scene, room: str) -> Point | None:
+    """The robot's place in ``room`` as the scene file gives it (``rooms.<room>.approach``), or None."""
+    approach = scene.rooms[room].approach
+    return (approach[0], approach[1]) if approach is not None else None
+
+
+def _given_spot_finding(check: LayoutCheck, room: str, planner: BasePlanner, anchor: Point | None) -> Finding | None:
+    """Why the robot cannot use the place the scene file gives for ``room``, or None."""
+    spot = given_spot(check.scene, room)
+    if spot is None:
+        return None
+    where = f"[{spot[0]:.2f}, {spot[1]:.2f}]"
+    if not planner.grid.is_free(spot):
+        return Finding(ERROR, f"rooms.{room}.approach", f"the robot does not fit there ({where}): it needs "
+                       f"{check.drive_radius:.2f} m of free floor around its centre; move it away from walls and "
+                       "furniture", (spot,))
+    if anchor is not None and not planner.reachable(spot, anchor):
+        return Finding(ERROR, f"rooms.{room}.approach", f"the robot cannot drive there ({where}) from its start",
+                       (spot,))
+    return None
+
+
 def keep_distance(cfg: SimConfig) -> float:
     """How far the robot's place in a room stays from every approach pose (so it is CLOSE to nothing)."""
     return 2.0 * cfg.perception.near_tolerance + cfg.approach_clearance
@@ -374,7 +396,11 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
     approaches = [(lay.approach.x, lay.approach.y) for lay in check.layouts.values()]
     keep = keep_distance(cfg)
     start_room = scene.robot_room
-    start = room_spot(planner, scene, start_room, approaches, keep, None)
+    problem = _given_spot_finding(check, start_room, planner, None)
+    if problem is not None:
+        check.findings.append(problem)
+        return
+    start = given_spot(scene, start_room) or room_spot(planner, scene, start_room, approaches, keep, None)
     if start is None:
         check.findings.append(Finding(ERROR, f"rooms.{start_room}", "the robot's start room has no free place for "
                                       f"the robot: it needs {check.drive_radius:.2f} m of free floor around its "
@@ -385,7 +411,11 @@ def _reachability(check: LayoutCheck, impassable: Mapping[int, Finding], cfg: Si
     for room in scene.rooms:
         if room == start_room:
             continue
-        spot = room_spot(planner, scene, room, approaches, keep, start)
+        problem = _given_spot_finding(check, room, planner, start)
+        if problem is not None:
+            check.findings.append(problem)
+            continue
+        spot = given_spot(scene, room) or room_spot(planner, scene, room, approaches, keep, start)
         if spot is not None:
             check.room_spots[room] = spot
             continue

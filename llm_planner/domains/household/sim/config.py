@@ -148,6 +148,7 @@ class MotionConfig:
     footprint_margin: float
     base_top_margin: float
     staging_search: float
+    pose_match: float
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,7 @@ def parse_sim_config(robot: RobotConfig, data: Any, where: str = "household_sim.
     m = r.sub("motion")
     motion = MotionConfig(
         **{k: m.num(k) for k in ("grid_resolution", "path_step", "arm_step", "yaw_step", "collision_tolerance",
-                                 "footprint_margin", "base_top_margin", "staging_search")},
+                                 "footprint_margin", "base_top_margin", "staging_search", "pose_match")},
         door_steps=m.integer("door_steps"))
     pe = r.sub("perception")
     perception = PerceptionConfig(pe.num("near_tolerance"), pe.num("on_tolerance"), pe.num("stack_height"))

@@ -23,7 +23,9 @@ class Driving:
     def make_goals(self) -> dict[str, DriveGoal]:
         """A free spot per room (found by the layout check) and the approach pose of every furniture,
         each with a reachable staging cell."""
-        goals = {room: DriveGoal(Frame2D(q[0], q[1], 0.0), q) for room, q in self.host.layout_check.room_spots.items()}
+        rooms = self.host.scene.rooms
+        goals = {room: DriveGoal(Frame2D(q[0], q[1], (rooms[room].approach or (0.0, 0.0, 0.0))[2]), q)
+                 for room, q in self.host.layout_check.room_spots.items()}
         anchor = goals[self.host.scene.robot_room].staging
         for name, layout in self.host.layouts.items():
             goals[name] = self._approach_goal(name, layout, anchor)
@@ -50,6 +52,43 @@ class Driving:
                          f"([{pose.x:.2f}, {pose.y:.2f}]) from the rest of the apartment{why}")
 
     # ================================================================ base motion
+    def goal_at(self, pose: Frame2D) -> DriveGoal:
+        """Where a drive to ``pose`` ends: the walk goal there (a room's spot, a furniture's approach
+        pose), else ``pose`` entered from a free grid cell near it that the rest of the apartment
+        reaches. SkillFailed saying why the robot cannot stand or arrive there."""
+        tolerance = self.host.cfg.motion.pose_match
+        for goal in self.host.goals.values():
+            if math.hypot(goal.pose.x - pose.x, goal.pose.y - pose.y) <= tolerance and \
+                    abs(wrap_angle(goal.pose.yaw - pose.yaw)) <= tolerance:
+                return goal
+        where = f"({pose.x:.2f}, {pose.y:.2f})"
+        blocked = self.first_blocked([pose])
+        if blocked is not None:
+            raise SkillFailed(f"the robot cannot stand at {where}: it would touch {blocked}")
+        anchor = self.host.goals[self.host.scene.robot_room].staging
+        for q in self.host.planner.free_cells_near((pose.x, pose.y), self.host.cfg.motion.staging_search):
+            if self.host.planner.reachable(q, anchor) and \
+                    self.first_blocked(self._segment(q, (pose.x, pose.y), pose.yaw)) is None:
+                return DriveGoal(pose, q)
+        raise SkillFailed(f"no way to {where}: no free floor around it joins the rest of the apartment")
+
+    def plan_to(self, goal: DriveGoal, target: str) -> list[Frame2D]:
+        """The base poses of a drive from where the robot stands to ``goal`` (empty when it is there),
+        every one checked against walls and furniture; SkillFailed naming what blocks the way."""
+        start = self.host.robot.base_pose()
+        if math.hypot(start.x - goal.pose.x, start.y - goal.pose.y) < 1e-6 and \
+                abs(wrap_angle(start.yaw - goal.pose.yaw)) < 1e-6:
+            return []
+        poses = self.plan_drive(start, goal, target)
+        blocked = self.first_blocked(poses)
+        if blocked is not None:
+            raise SkillFailed(f"the way to {target} is blocked by {blocked}")
+        return poses
+
+    def move_base(self, pose: Frame2D) -> None:
+        """Put the base at ``pose`` (a pose of a checked plan), the held object with it."""
+        self._place_robot(pose)
+
     def drive(self, goal: DriveGoal, target: str) -> None:
         start = self.host.robot.base_pose()
         if math.hypot(start.x - goal.pose.x, start.y - goal.pose.y) < 1e-6 and \

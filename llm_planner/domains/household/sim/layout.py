@@ -326,9 +326,10 @@ def describe_wall(wall: Wall) -> str:
 
 def choose_approaches(scene: Scene, layouts: Mapping[str, FurnitureLayout], walls: Sequence[Wall],
                       cfg: SimConfig) -> tuple[dict[str, FurnitureLayout], dict[str, ApproachFailure]]:
-    """Pick each furniture's approach pose: the first candidate clear of the room's walls, other
-    furniture and the approach poses already chosen. A furniture without one keeps its preferred
-    pose and gets an :class:`ApproachFailure` naming what blocks that pose."""
+    """Pick each furniture's approach pose: the one its scene entry gives (``approach``), else the
+    first candidate clear of the room's walls, other furniture and the approach poses already
+    chosen. A furniture without one keeps its preferred pose and gets an :class:`ApproachFailure`
+    naming what blocks that pose."""
     carried = object_half_diagonal(scene)
     gripper = math.hypot(cfg.robot.gripper.size[0], cfg.robot.gripper.size[1]) / 2.0
     sweep = max(gripper, carried) + cfg.placement.margin  # radius of the load about the gripper
@@ -336,6 +337,10 @@ def choose_approaches(scene: Scene, layouts: Mapping[str, FurnitureLayout], wall
     chosen: dict[str, FurnitureLayout] = {}
     failures: dict[str, ApproachFailure] = {}
     for name, layout in layouts.items():
+        given = scene.furniture[name].approach if name in scene.furniture else None
+        if given is not None:  # the scene file says where the robot works at it
+            chosen[name] = dataclasses.replace(layout, approach=Frame2D(*given))
+            continue
         room = scene.rooms[layout.room]
         others = [o for o in obstacles if o.name != f"furniture.{name}"]
         taken = [(n, c.approach) for n, c in chosen.items()]

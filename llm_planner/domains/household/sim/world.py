@@ -67,6 +67,7 @@ from llm_planner.domains.household.sim.sensing import Sensing
 from llm_planner.domains.household.sim.skills import Point, SkillFailed, SkillResult
 from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, VERB_ARITY, Action
+from llm_planner.domains.shapes import Frame2D
 from llm_planner.errors import SceneError
 
 
@@ -198,6 +199,17 @@ class HouseholdSim:
             result = SkillResult(False, str(exc))
         self.timings[verb if result.success else f"{verb} (failed)"].append(time.perf_counter() - start)
         return result
+
+    def plan_navigation(self, pose: Frame2D) -> list[Frame2D]:
+        """The base poses of a drive from where the robot stands to ``pose`` (map frame), every one
+        checked against walls and furniture; empty when the robot is there. SkillFailed saying why
+        the robot cannot go there. The robot does not move: :meth:`move_base` moves it pose by pose."""
+        goal = self.driving.goal_at(pose)
+        return self.driving.plan_to(goal, f"({pose.x:.2f}, {pose.y:.2f})")
+
+    def move_base(self, pose: Frame2D) -> None:
+        """Put the base at one pose of a plan of :meth:`plan_navigation` (the held object with it)."""
+        self.driving.move_base(pose)
 
     def geometry(self) -> GeometrySnapshot:
         """What the sensors report: poses, AABBs, door joints and the gripper's attachment."""

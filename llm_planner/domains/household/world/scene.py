@@ -16,15 +16,20 @@ Schema (lengths in metres, angles in radians)::
       - {rooms: [kitchen, living_room], center: [x, y], width: 1.2}
     furniture:
       fridge: {kind: container, room: kitchen, position: [x, y], yaw: 0.0, size: [sx, sy, sz]}
+      sofa: {kind: surface, room: living_room, position: [x, y], size: [sx, sy, sz], approach: [x, y, yaw]}
       kitchen_table: {kind: surface, room: kitchen, position: [x, y], yaw: 0.0, size: [sx, sy, sz]}
     objects:
       apple: {count: 2, size: [sx, sy, sz], color: [r, g, b], places: {fridge: 5, kitchen_table: 1}}
 
 ``places`` are relative weights over furniture names; a container place means INSIDE, a surface
-place means ON.
+place means ON. ``approach`` (optional, on a room or a furniture) is where the robot goes for it, in
+the ``map`` frame: the pose a ``navigate_to_pose`` goal to that place asks for, and where perception
+reads the robot as CLOSE to that furniture (:mod:`llm_planner.domains.household.places`). Without
+it the pose is derived from the layout: before the furniture's front, or a free spot in the room.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Mapping
@@ -46,10 +51,15 @@ FURNITURE_KINDS = (CONTAINER, SURFACE)
 SCENES_DIR = config_dir() / "scenes"
 
 
+#: A pose in the map frame: x, y (metres) and yaw (radians).
+Pose2D = tuple[float, float, float]
+
+
 @dataclass(frozen=True)
 class Room:
     name: str
     rect: tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
+    approach: Pose2D | None = None  # where the robot goes in this room; None: a free spot found by the layout
 
     def contains(self, x: float, y: float) -> bool:
         xmin, ymin, xmax, ymax = self.rect
@@ -76,6 +86,7 @@ class Furniture:
     position: tuple[float, float]
     yaw: float
     size: tuple[float, float, float]
+    approach: Pose2D | None = None  # where the robot works at it; None: before its front, chosen by the layout
 
     @property
     def relation(self) -> str:
@@ -247,9 +258,9 @@ def _section(data: Mapping[str, Any], key: str, problems: _Problems, expected: s
 
 #: Keys a scene file and its entries may have.
 TOP_KEYS = ("name", "robot", "rooms", "doorways", "furniture", "objects")
-ROOM_KEYS = ("rect",)
+ROOM_KEYS = ("rect", "approach")
 DOORWAY_KEYS = ("rooms", "center", "width")
-FURNITURE_KEYS = ("kind", "room", "position", "yaw", "size")
+FURNITURE_KEYS = ("kind", "room", "position", "yaw", "size", "approach")
 OBJECT_KEYS = ("count", "size", "color", "places")
 DEFAULT_OBJECT_SIZE = (0.08, 0.08, 0.08)
 DEFAULT_OBJECT_COLOR = (0.6, 0.6, 0.6)
@@ -321,7 +332,23 @@ def _parse_room(name: str, spec: Any, problems: _Problems) -> Room | None:
         problems.add(f"{where}.rect: expected [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax, "
                      f"got {list(rect)}")
         return None
-    return Room(name, (rect[0], rect[1], rect[2], rect[3]))
+    room = Room(name, (rect[0], rect[1], rect[2], rect[3]))
+    approach = _approach(spec, where, room, problems)
+    return dataclasses.replace(room, approach=approach) if approach else room
+
+
+def _approach(spec: Mapping[str, Any], where: str, room: Room, problems: _Problems) -> Pose2D | None:
+    """The optional ``approach: [x, y, yaw]`` of a room or furniture entry; it must lie in ``room``."""
+    if spec.get("approach") is None:
+        return None
+    pose = _floats(spec["approach"], 3, f"{where}.approach", problems, what="numbers [x, y, yaw] (map frame)")
+    if pose is None:
+        return None
+    if not room.contains(pose[0], pose[1]):
+        problems.add(f"{where}.approach: [{pose[0]:g}, {pose[1]:g}] lies outside room '{room.name}' "
+                     f"{list(room.rect)}; give the pose where the robot stands to work there")
+        return None
+    return (pose[0], pose[1], pose[2])
 
 
 def _parse_doorway(index: int, spec: Any, rooms: Mapping[str, Room | None], problems: _Problems) -> Doorway | None:
@@ -375,7 +402,8 @@ def _parse_furniture(name: str, spec: Any, rooms: Mapping[str, Room | None], pro
     if not area.contains(*position):
         problems.add(f"{where}.position: {list(position)} lies outside room '{room}' {list(area.rect)}")
         return None
-    return Furniture(name, kind, room, (position[0], position[1]), yaw, vec3(size))
+    return Furniture(name, kind, room, (position[0], position[1]), yaw, vec3(size),
+                     _approach(spec, where, area, problems))
 
 
 def _parse_object(name: str, spec: Any, furniture: set[str], problems: _Problems) -> ObjectType | None:

@@ -1,0 +1,70 @@
+"""Following one action goal from a worker thread: send it, relay its feedback, cancel it as soon
+as the caller asks, and give up with a message naming the server when it leaves the ROS graph, does
+not stop after a cancel, or overruns its time limit. The planner node's link to the executor
+(:mod:`llm_planner_ros.executor_link`) and the executor's link to the robot
+(:mod:`llm_planner_ros.robot_link`) both follow their goals with it."""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rclpy.action import ActionClient
+
+from llm_planner.errors import LlmPlannerError
+from llm_planner_ros.node_utils import wait_future
+
+#: How often a goal's wait checks for a cancel request, the server's presence and the time limit.
+POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class GoalEnd:
+    """How a goal ended: its final ``action_msgs/GoalStatus``, its result, whether a cancel was sent."""
+
+    status: int
+    result: Any
+    cancel_sent: bool
+
+
+def send_goal(client: ActionClient, goal: Any, feedback: Callable[[Any], None] | None, wait_s: float,
+              refused: Callable[[], str]) -> Any:
+    """Send ``goal`` and wait (``wait_s``) until it is accepted: its goal handle; LlmPlannerError with
+    ``refused()`` when it is rejected or not answered in time."""
+    handle = wait_future(client.send_goal_async(goal, feedback_callback=feedback), wait_s)
+    if handle is None or not handle.accepted:
+        raise LlmPlannerError(refused())
+    return handle
+
+
+def follow_goal(client: ActionClient, handle: Any, *, should_cancel: Callable[[], bool], limit_s: float,
+                absent_s: float, gone: Callable[[], str], overrun: Callable[[float], str],
+                cancel_wait_s: float | None = None) -> GoalEnd:
+    """Wait for an accepted goal's result, sending a cancel request as soon as ``should_cancel()``.
+
+    LlmPlannerError with ``gone()`` when the server is absent from the graph for ``absent_s``, or
+    with ``overrun(seconds)`` (the goal then asked to cancel) when the goal runs past ``limit_s``, or
+    past ``cancel_wait_s`` after a cancel request (when given)."""
+    result = handle.get_result_async()
+    done = threading.Event()
+    result.add_done_callback(lambda _: done.set())
+    started = time.monotonic()
+    give_up = started + limit_s
+    cancel_sent, absent_since = False, None
+    while not done.wait(POLL_S) and not result.done():
+        now = time.monotonic()
+        if not cancel_sent and should_cancel():
+            handle.cancel_goal_async()
+            cancel_sent = True
+            if cancel_wait_s is not None:
+                give_up = min(give_up, now + cancel_wait_s)
+        absent_since = None if client.server_is_ready() else absent_since or now
+        if absent_since is not None and now - absent_since > absent_s:
+            raise LlmPlannerError(gone())
+        if now > give_up:
+            handle.cancel_goal_async()
+            raise LlmPlannerError(overrun(now - started))
+    response = result.result()
+    return GoalEnd(response.status, response.result, cancel_sent)
