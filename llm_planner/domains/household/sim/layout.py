@@ -13,9 +13,11 @@ container from its front, at a surface from the first free side.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from llm_planner.domains.geometry import vec3
 from llm_planner.domains.household.sim.config import SimConfig
@@ -245,7 +247,7 @@ def scene_layout(scene: Scene, cfg: SimConfig,
 
     Raises SceneError naming the furniture, and what stands where the robot would, when no
     approach pose is free. Cached per poses."""
-    key = (scene.name, str(scene.path), id(cfg),
+    key = (_fingerprint(scene), _fingerprint(cfg),
            tuple(sorted((n, round(f.x, 3), round(f.y, 3), round(f.yaw, 3)) for n, f in (frames or {}).items())))
     cached = _LAYOUT_CACHE.get(key)
     if cached is not None:
@@ -276,6 +278,22 @@ def furniture_layouts(scene: Scene, cfg: SimConfig,
 
 
 _LAYOUT_CACHE: dict[tuple, dict[str, FurnitureLayout]] = {}
+#: id -> (the object, a digest of its repr): kept with the object, so its id is not reused while cached
+_FINGERPRINTS: dict[int, tuple[Any, str]] = {}
+
+
+def _fingerprint(value: Any) -> str:
+    """A digest of everything a layout depends on in ``value`` (a Scene or a SimConfig: frozen
+    dataclasses whose repr holds every field that matters), computed once per object. Two scenes of
+    one name and file that differ (a test's edited copy, a scene built in memory) never share a layout."""
+    hit = _FINGERPRINTS.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    digest = hashlib.sha1(repr(value).encode()).hexdigest()
+    if len(_FINGERPRINTS) > 64:
+        _FINGERPRINTS.clear()
+    _FINGERPRINTS[id(value)] = (value, digest)
+    return digest
 
 
 # ---------------------------------------------------------------------- approach selection
