@@ -155,6 +155,9 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.failure = ""
         self.step = 0
         self.world: WorldInfo | None = None
+        #: the backend's usage when the last decision (or the prior) ended: questions that land after
+        #: it, while the robot acts (an anytime search's late questions), count at the next decision
+        self._usage_mark: Any = None
 
     # ------------------------------------------------------------------ description
     def describe(self) -> str:
@@ -266,6 +269,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.belief = self._initial_belief(household, full_state)
         self.belief.update(observation)
         self.stats.llm_requests += self._requests_since(before)
+        self._usage_mark = self._usage()
         policy = self._policy_fn if self.uses_policy else None
         trust = self.runtime.policy.stats.reliability if policy and self.runtime and self.cfg.get("reliability_mix") \
             else None
@@ -349,6 +353,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         if problem:
             self.failure = problem
             return Decision(None, problem)
+        self.stats.llm_requests += self._requests_since(self._usage_mark)  # late ones that landed meanwhile
         before = self._usage()
         started = time.perf_counter()
         try:
@@ -372,6 +377,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
             spent = self._requests_since(before)
             self.stats.llm_requests += spent
             self.stats.decision_llm_requests += spent
+            self._usage_mark = self._usage()
         return decision
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:

@@ -73,4 +73,5 @@ def test_the_graph_executes_with_llm_mcts_against_a_slow_busy_model_without_fall
         assert took < limit, f"{directive}: {took:.0f} s, beyond the graph's default time limit of {limit:g} s"
         said = [f.get("observation", "") for f in feedback] + [result["message"]]
         assert not [s for s in said if "embedded offline provider" in s], said  # no fallback: the server was up
+        assert result["llm_requests"] > 0, result  # the questions not waited for count when they land
     assert asked.get("policy", 0) >= 1  # the executor's LLM-MCTS asked the slow server (late questions)
