@@ -5,7 +5,8 @@ Each is a small :class:`~llm_planner.adapters.base.Domain` adapter: the composit
 domain, tying its worlds' model, simulator and perception (:mod:`llm_planner.domains`) to the
 planners of its methods (:mod:`llm_planner.methods`), directive translation and RViz markers. A
 table maps the name to its module and class, imported on first use (a node of one domain never
-imports the other). Nothing below this package imports it: domains and methods know no adapter.
+imports the other). Domains, methods, planners, the language-model layer and viz import no adapter
+(test/test_import_graph.py); ``execution`` looks one up by name.
 """
 from __future__ import annotations
 
