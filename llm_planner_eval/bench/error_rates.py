@@ -160,7 +160,8 @@ def format_error_rate_table(curves: Curves, rates: Sequence[float], marks: Mappi
             seed = marks.get((method, panel))
             body.append([method, panel, *[fmt_pm(*at[r], 100.0) if r in at else "-" for r in rates],
                          "-" if seed is None else f"{seed:.1f}"])
-    return title + "\n" + format_table(["method", panel_column, *[f"P={r:g}" for r in rates], seed_column], body)
+    return format_table(["method", panel_column, *[f"P={r:g}" for r in rates], seed_column], body, title=title,
+                        keys=2)
 
 
 def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple[str, str], float], path: str,

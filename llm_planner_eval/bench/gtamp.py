@@ -240,7 +240,7 @@ def render_tables(report: BenchReport) -> str:
     title = (f"G-TAMP success rate and planning time of successes (backend: {report.backend}, "
              f"{n} trials per cell, budgets {report.config.get('budgets_s', {})} "
              f"in {report.config.get('clock', 'wall')} seconds)")
-    out = [format_table(["Method", "Metric"] + problems, body, title=title)
+    out = [format_table(["Method", "Metric"] + problems, body, title=title, keys=2)
            + "\n(Time: mean planning time of the successful episodes; '-': no success, i.e. time-out or step limit)"]
     for key, label in (("llm_requests", "LLM requests per episode"),
                        ("llm_unanswered", "LLM questions per episode given up or open at its end"),

@@ -255,7 +255,7 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
              f"{cfg['seeds']} seeds x {cfg['episodes_per_seed']} episodes per suite and method; {cfg['workers']} "
              f"worker processes running episodes side by side; rounds = waits for a wave of questions; search = "
              f"the search's own time, without waiting for answers)")
-    return format_table(header, body, title=title) + ("\n" + "\n".join(notes) if notes else "")
+    return format_table(header, body, title=title, keys=3) + ("\n" + "\n".join(notes) if notes else "")
 
 
 # --------------------------------------------------------------------------- model quality (--error-rates)

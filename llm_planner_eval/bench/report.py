@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -88,8 +91,32 @@ class BenchReport:
         return format_table(header, body, title=title or f"{self.benchmark}: {value} (backend: {self.backend})")
 
 
-def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "") -> str:
-    """A plain-text table with aligned columns."""
+#: How :func:`format_table` writes a table: "text" (aligned columns for a terminal) or "markdown" (a
+#: pipe table with its title as a paragraph above it, for the documentation site's results pages).
+TABLE_STYLE: ContextVar[str] = ContextVar("table_style", default="text")
+_NUMBER = re.compile(r"^[-+]?(\d|\.\d)")
+#: Columns of one Markdown table; a wider one is split (each part keeps the columns that name a row).
+MARKDOWN_COLUMNS = 8
+
+
+@contextmanager
+def table_style(style: str) -> Iterator[None]:
+    """Every :func:`format_table` within the block writes ``style`` ("text" or "markdown"): the
+    ``--markdown`` option of the ``bench`` commands (:mod:`llm_planner_eval.commands.bench`)."""
+    if style not in ("text", "markdown"):
+        raise ValueError(f"table style '{style}': text or markdown")
+    token = TABLE_STYLE.set(style)
+    try:
+        yield
+    finally:
+        TABLE_STYLE.reset(token)
+
+
+def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "", keys: int = 1) -> str:
+    """A plain-text table with aligned columns, or a Markdown table under :func:`table_style` (split
+    when wide, each part repeating the ``keys`` first columns that name a row)."""
+    if TABLE_STYLE.get() == "markdown":
+        return markdown_table(header, rows, title, keys=keys)
     rows = [[str(c) for c in row] for row in rows]
     widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
     line = "  ".join("-" * w for w in widths)
@@ -98,6 +125,37 @@ def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: st
     out.append(line)
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
     return "\n".join(out)
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "", keys: int = 1,
+                   max_columns: int = MARKDOWN_COLUMNS) -> str:
+    """A Markdown pipe table: the title (its leading blank lines kept) as a paragraph above it, a
+    column of numbers ("1.00 (1.6)", "87.5 ± 12.5", "-") aligned right, ``|`` in a cell escaped, and
+    a blank line after it, so that a note printed next stays outside the table. A table of more than
+    ``max_columns`` columns is written as several, each with the ``keys`` first columns (those that
+    name a row), so that it fits a page."""
+    def cell(value: Any) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ").strip()
+
+    body = [[cell(c) for c in row] + [""] * (len(header) - len(row)) for row in rows]
+    n = len(header)
+    step = max(max_columns - keys, 1)
+    parts = [list(range(n))] if n <= max_columns else [[*range(keys), *range(i, min(i + step, n))]
+                                                        for i in range(keys, n, step)]
+    out = [title.rstrip(), ""] if title.strip() else []
+    for k, columns in enumerate(parts):
+        numeric = [bool(body) and all(_is_number(r[i]) or r[i] in ("-", "") for r in body)
+                   and any(_is_number(r[i]) for r in body) for i in columns]
+        out += [""] if k else []
+        out.append("| " + " | ".join(cell(header[i]) for i in columns) + " |")
+        out.append("| " + " | ".join("---:" if right else "---" for right in numeric) + " |")
+        out += ["| " + " | ".join(r[i] for i in columns) + " |" for r in body]
+    return "\n".join(out) + "\n"
+
+
+def _is_number(cell: str) -> bool:
+    """A figure, perhaps with its unit or a count beside it ("0.5 s", "0.193 (33/33 due)"), not a sentence."""
+    return bool(_NUMBER.match(cell)) and sum(c.isalpha() for c in cell) <= 4
 
 
 # ------------------------------------------------------------------ parallel episodes
