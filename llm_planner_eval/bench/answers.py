@@ -1,5 +1,10 @@
 """``llm-planner bench answers``: what a real model's answers to the planner's questions are, by kind.
 
+It is one piece because its two steps are one measurement: ``classify`` reads exactly the records
+``record``'s proxy writes (one JSON line per question: kind, prompt, raw answers), and the tests of
+the profiles (test/eval/stand_in/test_error_profiles.py) read the stand-in's answers with the same
+kind functions.
+
 The served stand-in's ``--error-profile smollm2`` (``config/serve_errors.yaml``) answers wrongly the
 way SmolLM2-135M-Instruct does, at the shares measured here. Two steps:
 

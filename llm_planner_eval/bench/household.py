@@ -1,5 +1,10 @@
 """``llm-planner bench household``: LLM-MCTS Tables 1-3 (seed 000, §3) on the household suites.
 
+It is one piece because the plain run and the ``--latencies`` and ``--error-rates`` grids are one
+run: the same jobs (apartment x method x suite x seed) in one pool through :func:`run_job`,
+differing only in the served model each method is given; the tables are printed by
+:mod:`llm_planner_eval.bench.household_tables`.
+
 For every apartment (``--home seen,unseen`` or ``--scene FILE``), method and suite, ``--seeds S``
 task sets of ``--episodes N`` tasks are generated (``llm_planner.domains.household.world.tasks.generate_tasks``,
 seed-reproducible) and each task is run in the closed loop (``llm_planner.execution.run_episode``)

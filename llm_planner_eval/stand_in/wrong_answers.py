@@ -1,6 +1,11 @@
 """A model of chosen quality: the served stand-in answering wrongly, the way language models are wrong
 (``llm-planner serve --error-rate P [--error-seed S]``).
 
+It is one piece because every error kind below writes its wrong sample with the generator
+:meth:`ErrorModel.draw` gives that sample (one hash of error seed, question kind, prompt and index)
+and finds its neighbours with the one :func:`similar_types`, so which sample is wrong and what it
+says are reproduced together; the methods' own error kinds live in their modules.
+
 The seeds' central claims are about *imperfect* language models (LLM-MCTS: search corrects the
 model's policy; STaLM: UCT repairs wrong plans; SayCanPay: Can and Pay correct Say; Levy-Karpas:
 validation with B = 5 recovers from wrong top predictions). The offline stand-in is nearly

@@ -1,5 +1,10 @@
 """The registered planners of the LLM-MCTS seed (000, §3.1 "Baselines", Tables 1 and 2).
 
+It is one piece because the six planners of the table are one class, :class:`LLMMCTSPlanner`,
+and the baselines are subclasses of at most 25 lines that each change only the belief or the action
+selection, so the closed-loop methods, the scheduler's settings and the episode figures are
+written once.
+
 =======================  =====================  ===================  =================================
 name                     belief b(s0)           action selection     paper
 =======================  =====================  ===================  =================================

@@ -1,5 +1,10 @@
 """How LLM-MCTS's SEARCH runs its simulations and when it asks pi(a|h): the concurrent scheduler.
 
+It is one piece because every mechanism below shares the state of one decision (the wave in
+flight, the virtual losses, the budget's clock, the root's provisional pi, the late questions), and
+:meth:`Scheduler.policy_at` weighs them all to decide whether a node's question is asked, waited
+for, deferred or skipped.
+
 Algorithm 1 (seed 000, §2.4; :mod:`~llm_planner.methods.llm_mcts.mcts`) runs its N simulations one
 after the other and asks QUERYLLMPOLICY(h) (line 28) where a simulation needs it. The scheduler
 keeps those semantics with ``max_in_flight=1`` and no bounds, and otherwise adds (each with a key

@@ -1,5 +1,10 @@
 """The static geometry of an apartment, derived from a scene file and the simulator configuration.
 
+It is one piece because :func:`scene_layout` derives the whole map in one cached pass: each
+approach pose is chosen against the furniture boxes, the walls with their doorways cut out and the
+poses chosen before it, so the geometry, the walls and the approach selection below are the inputs
+of one result that the builder, the base planner and perception must read alike.
+
 No PyBullet here: the world builder (:mod:`llm_planner.domains.household.sim.builder`) turns this layout into
 bodies, the base planner uses it as its map, and perception uses it as the robot's map (where a
 container's cavity is, where the robot stands to work at a furniture).
