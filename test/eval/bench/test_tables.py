@@ -48,5 +48,6 @@ def test_a_wide_table_is_split_into_tables_that_each_keep_the_first_column() -> 
 
 
 def test_a_column_of_figures_with_units_is_right_and_one_of_sentences_left() -> None:
-    text = markdown_table(["m", "wait", "questions"], [["a", "0.5 s", "6 sent, 0 given up"], ["b", "1.00 (3/3 due)", "-"]])
+    rows = [["a", "0.5 s", "6 sent, 0 given up"], ["b", "1.00 (3/3 due)", "-"]]
+    text = markdown_table(["m", "wait", "questions"], rows)
     assert text.splitlines()[1] == "| --- | ---: | --- |"
