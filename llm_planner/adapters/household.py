@@ -20,6 +20,7 @@ from typing import Any
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
+from llm_planner.domains.household.world.episode import Task, unrelated_move
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.seen import SeenWorld
 from llm_planner.domains.household.world.symbolic import (
@@ -34,7 +35,7 @@ from llm_planner.domains.household.world.symbolic import (
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
 from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
-from llm_planner.planners.base import Planner, Task
+from llm_planner.planners.base import Planner
 
 ROBOT = "robot"
 
@@ -44,6 +45,7 @@ class HouseholdDomain(Domain):
     perception_topics = ("state",)
     privileged_topics = ("full_state",)
     navigates = True
+    counts_loops = True
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         super().__init__(params)
@@ -155,6 +157,10 @@ class HouseholdDomain(Domain):
     @classmethod
     def step_text(cls, task: Any) -> HouseholdText:
         return HouseholdText()
+
+    @classmethod
+    def unrelated_move(cls, task: Task, action: Any) -> bool:
+        return unrelated_move(task, action)
 
 
 class HouseholdMemory:
