@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from llm_planner.domains.skill import Navigate, SkillOutcome, SkillRequest
 from llm_planner.errors import DecisionCanceled, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
-from llm_planner.spine import EpisodeDomain, GoalCheck, Task
+from llm_planner.spine import EpisodeDomain, Goal, GoalCheck, Task
 from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
 #: A household episode stops when the world enters a state it was already in this many times (a loop).
@@ -285,11 +285,13 @@ class RobotWorld:
         return self.memory.state()
 
 
-def run_task(domain: Any, link: RobotLink, directive: str, goal: Any, planner_name: str, timeout_s: float,
+def run_task(domain: Any, link: RobotLink, directive: str, goal: Goal, planner_name: str, timeout_s: float,
              *, start_ns: int = 0, on_step: StepCallback | None = None,
              should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
     """The executor's task: a fresh planner for the domain's ``goal`` and :func:`run_episode` on the
     robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for none).
+    ``goal`` is the domain's goal object; its wire form (JSON) is the ROS layer's to read
+    (``llm_planner_ros.conversions.goal_from_json``).
     ``planner_name`` is the registry name the planner node resolved (it is not resolved again). A
     planner the domain refuses, or one that needs a full view this robot does not publish, ends the
     task refused with the reason, before the robot moves."""

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 import traceback
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
 from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNED, PLANNING, REFUSED, SUCCEEDED
 from llm_planner_ros.asking import CANCELED_WHILE_ASKING, QuestionDesk, answer_reply
-from llm_planner_ros.conversions import feedback_to_dict
+from llm_planner_ros.conversions import feedback_to_dict, goal_to_json
 from llm_planner_ros.executor_link import ExecutorLink
 from llm_planner_ros.node_utils import StatusPublisher, WorkerPool
 from llm_planner_ros.robot_link import PerceptionCache
@@ -143,7 +142,8 @@ class TaskRunner:
                 steps.append(fields)
             on_feedback({**fields, "llm_requests": fields["llm_requests"] + requests})
 
-        order = ExecuteTask.Goal(task_id=task_id, directive=task.directive, goal=json.dumps(goal),
+        order = ExecuteTask.Goal(task_id=task_id, directive=task.directive,
+                                 goal=goal_to_json(self.domain, task.translation.goal),
                                  planner=task.planner, timeout_s=task.timeout_s, context=task.translation.message)
         started = time.monotonic()
         try:
