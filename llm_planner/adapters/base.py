@@ -28,6 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
+from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.domains.skill import Pose2D, RobotCommand
@@ -206,6 +207,16 @@ class Domain(ABC):
     @abstractmethod
     def goal_from_lists(self, items: Any) -> Any:
         """The inverse of :meth:`goal_lists`, checked against the world's names."""
+
+    def goal_text(self, goal: Any) -> str:
+        """The goal as a person reads it (an approval question's "May I <goal>?"); by default its lists."""
+        return str(self.goal_lists(goal))
+
+    def read_answer(self, question: Question, text: str) -> Option | None:
+        """The option of ``question`` an answer picks, read by the domain's directive reader (names,
+        rooms, ordinals, counts); None when it names none. By default the domain has no reader: the
+        question's own reading (:meth:`~llm_planner.clarification.Question.read`) is all."""
+        return None
 
     # ---------------------------------------------------------------- the robot
     @abstractmethod
