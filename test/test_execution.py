@@ -8,14 +8,13 @@ import pytest
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.errors import LlmPlannerError
-from llm_planner.domains.household.world.episode import SymbolicWorld
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.gtamp import GTampDomain
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import CANCELED, FAILED, SUCCEEDED, TIMED_OUT, SkillOutcome, run_episode
 from llm_planner.domains.gtamp.domain import ConcreteAction
 from llm_planner.domains.gtamp.problems import load_problem
 from llm_planner.domains.gtamp.sim import GTampSim
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.planners.base import create
 from llm_planner.methods.stalm.planner import GTampTask
 from llm_planner.domains.household.world.scene import load_scene
@@ -52,7 +51,8 @@ def p2():
 def test_a_failed_gtamp_step_is_replanned_from_the_observed_state(p2, fail_op):
     problem, sim, planner = p2
     seen: list = []
-    result = run_episode(GTampDomain, planner, GTampTask(problem, max_steps=20), FlakyRobot(sim, fail_op), on_step=seen.append)
+    result = run_episode(GTampDomain, planner, GTampTask(problem, max_steps=20),
+                         FlakyRobot(sim, fail_op), on_step=seen.append)
     assert result.success and result.outcome == SUCCEEDED, result.message
     assert [s.success for s in result.steps].count(False) == 1
     assert any(s.reason == "injected: the gripper slipped" for s in result.steps)
@@ -83,7 +83,8 @@ def _apple_task(household, max_steps=30):
 def test_a_stop_request_ends_the_episode_canceled_before_the_next_skill(household):
     task, world = _apple_task(household)
     seen: list = []
-    result = run_episode(HouseholdDomain, create("classical"), task, world, on_step=seen.append, should_stop=lambda: len(seen) >= 1)
+    result = run_episode(HouseholdDomain, create("classical"), task,
+                         world, on_step=seen.append, should_stop=lambda: len(seen) >= 1)
     assert result.outcome == CANCELED and not result.success
     assert len(result.steps) == 1 and "canceled after 1 step(s)" in result.message
 

@@ -32,7 +32,8 @@ def episode(tmp_path_factory):
     try:
         recorder = HouseholdRecorder.for_sim(world.sim, goal=task.goal, title=task.instruction)
         recorder.start()
-        result = run_episode(HouseholdDomain, create("l_policy", seed=0), Task(task.instruction, task.goal, household, 30), world,
+        result = run_episode(HouseholdDomain, create("l_policy", seed=0),
+                             Task(task.instruction, task.goal, household, 30), world,
                              on_step=recorder.on_step)
         layouts = dict(world.sim.layouts)
     finally:

@@ -236,10 +236,9 @@ def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(ser
     the episode ends, with success or a message, within its bounds; the server kept serving."""
     import time as _time
 
-    from llm_planner.domains.household.world.episode import SymbolicWorld
+    from llm_planner.domains.household.world.episode import SymbolicWorld, Task
     from llm_planner.adapters.household import HouseholdDomain
     from llm_planner.execution import run_episode
-    from llm_planner.domains.household.world.episode import Task
     from llm_planner.planners.base import create
     from llm_planner.domains.household.world.symbolic import GoalItem
 

@@ -1,10 +1,9 @@
 """The planner ``pddl`` (Levy-Karpas) in the closed loop, created as the executor creates it."""
 from __future__ import annotations
 
-from llm_planner.domains.household.world.episode import SymbolicWorld
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import run_episode
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.planners.base import create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.domains.household.world.episode import SymbolicWorld
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import run_episode
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.planners.base import create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
 from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties, puct_scores, uct_scores
@@ -465,7 +464,8 @@ def test_llm_error_mid_search_names_the_step(hh, monkeypatch):
 
     planner._policy_fn = failing_policy
     state = unsolved_state(hh, APPLE_IN_FRIDGE)
-    result = run_episode(HouseholdDomain, planner, Task("put an apple in the fridge", APPLE_IN_FRIDGE, hh), SymbolicWorld(hh, state))
+    result = run_episode(HouseholdDomain, planner, Task("put an apple in the fridge", APPLE_IN_FRIDGE, hh),
+                         SymbolicWorld(hh, state))
     assert not result.success
     assert "LLM error at step" in result.message and "during simulation" in result.message
     assert "server answered 500" in result.message

@@ -9,12 +9,11 @@ import time
 
 import pytest
 
-from llm_planner.domains.household.world.episode import SymbolicWorld
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import run_episode
 from llm_planner_eval.stand_in.serve import ModelServer
 from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.planners.base import create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household

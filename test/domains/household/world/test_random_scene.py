@@ -17,10 +17,9 @@ from llm_planner.domains.household.world.scene import load_scene, parse_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.household.world.tasks import generate_tasks, suite_pools, task_config_for
 from llm_planner.errors import ConfigError
-from llm_planner.domains.household.world.episode import SymbolicWorld
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import run_episode
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.planners.base import create
 
 SEEDS = (0, 1, 2)  # a few apartments: the whole module stays well under a minute
