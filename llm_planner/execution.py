@@ -33,26 +33,25 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.domains.skill import Navigate, SkillOutcome, SkillRequest
 from llm_planner.errors import DecisionCanceled, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, Planner, PlannerStats
+from llm_planner.spine import EpisodeDomain, Goal, GoalCheck, Task
 from llm_planner.task_states import CANCELED, FAILED, SUCCEEDED, TIMED_OUT
 
 #: A household episode stops when the world enters a state it was already in this many times (a loop).
 REPEATED_STATE_VISITS = 2
 
 
-class World(Protocol):
-    """What the loop needs from a world: do an action, observe, and judge the goal."""
+class World(GoalCheck, Protocol):
+    """What the loop needs from a world: do an action, observe, and judge the goal
+    (:class:`~llm_planner.spine.GoalCheck`)."""
 
     def execute(self, action: Any) -> SkillOutcome: ...
 
     def observe(self) -> Any: ...
 
     def full_state(self) -> Any: ...
-
-    def goal_reached(self, goal: Any) -> bool: ...
 
     def loop_state(self) -> Hashable:
         """The state the loop guard counts (None: not counted): the true state where the world knows
@@ -98,23 +97,24 @@ class EpisodeResult:
 StepCallback = Callable[[StepRecord], None]
 
 
-def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallback | None = None,
-                deadline: float | None = None, should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
-    """Run ``planner`` on ``world`` until the goal holds, it gives up, or a limit is reached.
+def run_episode(domain: EpisodeDomain, planner: Planner, task: Task, world: World, *,
+                on_step: StepCallback | None = None, deadline: float | None = None,
+                should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
+    """Run ``planner`` on ``world`` of ``domain`` until the goal holds, it gives up, or a limit is reached.
 
-    ``task`` is the planner's task (``goal`` and ``max_steps``; a step limit of None leaves it to the
-    planner); ``deadline`` a ``time.monotonic()`` value; ``should_stop`` is asked before every
+    ``domain`` writes the steps and says which moves the goal does not call for and whether states
+    are counted for the loop guard (a :class:`~llm_planner.adapters.base.Domain` adapter, its class
+    or an instance); ``task`` is the planner's task (``goal`` and ``max_steps``; a step limit of None
+    leaves it to the planner); ``deadline`` a ``time.monotonic()`` value; ``should_stop`` is asked before every
     decision and every skill (a cancel request), and given to the planner as its
     :attr:`~llm_planner.planners.base.Planner.should_stop`, so a long decision ends on it too.
     A robot fault (LlmPlannerError from the world, e.g.
     a node that stopped answering) ends the episode failed with the steps done so far.
     """
-    from llm_planner.adapters import get_domain
-
-    text = get_domain(planner.domain).step_text(task)
+    text = domain.step_text(task)
     steps: list[StepRecord] = []
     unrelated = [0]
-    loops = _LoopGuard(task)
+    loops = _LoopGuard(domain, task)
 
     def end(outcome: str, message: str) -> EpisodeResult:
         return EpisodeResult(outcome == SUCCEEDED, message, steps, planner.stats, outcome, unrelated[0])
@@ -180,29 +180,27 @@ def run_episode(planner: Planner, task: Any, world: World, *, on_step: StepCallb
 
 
 class _LoopGuard:
-    """The household states an episode has been in (after each successful step, as the world knows
-    them) and what its task's goal names; see the module docstring. Other domains' states are not
-    counted."""
+    """The states an episode has been in (after each successful step, as the world knows them) in a
+    domain that counts them (:attr:`~llm_planner.spine.EpisodeDomain.counts_loops`, the household),
+    and the moves its task's goal does not call for; see the module docstring."""
 
-    def __init__(self, task: Any) -> None:
-        household = getattr(task, "household", None)
-        self.object_type: Mapping[str, str] = getattr(household, "object_type", {}) if household else {}
-        self.goal_types = {getattr(g, "obj_type", None) for g in (getattr(task, "goal", None) or ())}
-        self.visits: dict[tuple[State, Hashable], list[int]] = {}
+    def __init__(self, domain: EpisodeDomain, task: Task) -> None:
+        self.domain = domain
+        self.task = task
+        self.visits: dict[tuple[Hashable, Hashable], list[int]] = {}
         self.last_first = 0
 
     def unrelated(self, action: Any) -> bool:
-        """A grab of an object whose type the goal does not name."""
-        return (isinstance(action, Action) and action.verb == "grab" and bool(self.object_type)
-                and self.object_type.get(action.args[0]) not in self.goal_types)
+        """A move the goal does not call for (:meth:`~llm_planner.spine.EpisodeDomain.unrelated_move`)."""
+        return self.domain.unrelated_move(self.task, action)
 
     def enter(self, world: World, step: int, belief: Hashable = None) -> str:
         """Count the world's state after ``step`` (:meth:`World.loop_state`) with the planner's
         ``belief`` then; a message when both were already so :data:`REPEATED_STATE_VISITS` times, else ''."""
-        if not self.object_type:
+        if not self.domain.counts_loops:
             return ""
         state = world.loop_state()
-        if not isinstance(state, State):
+        if state is None:
             return ""
         seen = self.visits.setdefault((state, belief), [])
         seen.append(step)
@@ -217,68 +215,6 @@ class _LoopGuard:
 def _cycle_text(steps: Sequence[StepRecord], repeated_since: int) -> str:
     """The actions of the last round of a loop: those after step ``repeated_since``."""
     return "it repeated " + " ".join(s.action_text for s in steps[repeated_since:])
-
-
-class SymbolicWorld:
-    """The symbolic model as a world (benchmarks, tests): deterministic, instantaneous."""
-
-    def __init__(self, household: Household, state: State) -> None:
-        self.household = household
-        self.state = state
-
-    def execute(self, action: Action) -> SkillOutcome:
-        reason = self.household.why_not(self.state, action)
-        if reason is not None:
-            return SkillOutcome(False, reason)
-        self.state = self.household.transition(self.state, action)
-        return SkillOutcome(True)
-
-    def observe(self) -> Observation:
-        return self.household.observe(self.state)
-
-    def full_state(self) -> State:
-        return self.state
-
-    def goal_reached(self, goal: Goal) -> bool:
-        return self.household.satisfied(self.state, goal)
-
-    def loop_state(self) -> State:
-        return self.state
-
-
-class PyBulletWorld:
-    """The PyBullet apartment (``llm_planner.domains.household.sim.world.HouseholdSim``) as a world
-    (benchmarks, snapshots): skills move the robot; observations and the goal check come from geometry through
-    ``llm_planner.domains.household.sim.perception`` (never from the simulator's bookkeeping)."""
-
-    def __init__(self, household: Household, placement_seed: int) -> None:
-        # PyBullet is loaded by the worlds that use it, not by every user of the loop (the nodes, the CLI)
-        from llm_planner.domains.household.sim.perception import perceive, perceive_full
-        from llm_planner.domains.household.sim.world import HouseholdSim
-
-        self.household = household
-        self._perceive, self._perceive_full = perceive, perceive_full
-        scene = household.scene
-        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
-
-    def execute(self, action: Action) -> SkillOutcome:
-        result = self.sim.execute(action)
-        return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
-
-    def observe(self) -> Observation:
-        return self._perceive(self.household.scene, self.sim.geometry())
-
-    def full_state(self) -> State:
-        return self._perceive_full(self.household.scene, self.sim.geometry(), self.household)
-
-    def goal_reached(self, goal: Goal) -> bool:
-        return self.household.satisfied(self.full_state(), goal)
-
-    def loop_state(self) -> State:
-        return self.full_state()
-
-    def close(self) -> None:
-        self.sim.close()
 
 
 class RobotLink(Protocol):
@@ -349,11 +285,13 @@ class RobotWorld:
         return self.memory.state()
 
 
-def run_task(domain: Any, link: RobotLink, directive: str, goal: Any, planner_name: str, timeout_s: float,
+def run_task(domain: Any, link: RobotLink, directive: str, goal: Goal, planner_name: str, timeout_s: float,
              *, start_ns: int = 0, on_step: StepCallback | None = None,
              should_stop: Callable[[], bool] | None = None) -> EpisodeResult:
     """The executor's task: a fresh planner for the domain's ``goal`` and :func:`run_episode` on the
     robot (first observation stamped at or after ``start_ns``; time limit ``timeout_s``, 0 for none).
+    ``goal`` is the domain's goal object; its wire form (JSON) is the ROS layer's to read
+    (``llm_planner_ros.conversions.goal_from_json``).
     ``planner_name`` is the registry name the planner node resolved (it is not resolved again). A
     planner the domain refuses, or one that needs a full view this robot does not publish, ends the
     task refused with the reason, before the robot moves."""
@@ -367,6 +305,6 @@ def run_task(domain: Any, link: RobotLink, directive: str, goal: Any, planner_na
         task = domain.make_task(directive, goal, timeout_s)
         deadline = time.monotonic() + timeout_s if timeout_s > 0 else None
         world = RobotWorld(domain, link, start_ns, should_stop)
-        return run_episode(planner, task, world, on_step=on_step, deadline=deadline, should_stop=should_stop)
+        return run_episode(domain, planner, task, world, on_step=on_step, deadline=deadline, should_stop=should_stop)
     finally:
         domain.close_planner(planner)

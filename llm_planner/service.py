@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.adapters.base import Domain
+from llm_planner.clarification import CONFIRM, Option, Question, approval_question
 from llm_planner.config import PARAMS
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.errors import ConfigError, GoalError, PlanningError
@@ -136,6 +137,20 @@ class PlanningService:
         return PreparedTask(task_id or new_task_id(), directive, planner, translation, float(timeout_s),
                             time.perf_counter() - started)
 
+    def read_answer(self, question: Question, text: str) -> Option | None:
+        """The option of ``question`` a person's answer picks: read by the question itself, else (a
+        question that is not a yes/no confirmation) by the domain's directive reader
+        (:meth:`~llm_planner.adapters.base.Domain.read_answer`); None when it names no option."""
+        option = question.read(text)
+        if option is None and question.kind != CONFIRM:
+            option = self.domain.read_answer(question, text)
+        return option
+
+    def approval_question(self, task: PreparedTask, plan: list[str]) -> Question:
+        """``require_approval``'s "May I <goal>?" for ``task`` (with ``plan`` when it has several steps),
+        the goal written as the domain writes it (:meth:`~llm_planner.adapters.base.Domain.goal_text`)."""
+        return approval_question(self.domain.goal_text(task.translation.goal), plan)
+
     def preview(self, task: PreparedTask, percepts: Mapping[str, Percept]) -> PlanTaskResult:
         """Plan without executing, on the perceived state: the steps the planner would start with.
         ``percepts`` holds the domain's perception topics and the privileged ones that are published;
@@ -187,6 +202,11 @@ class RobotSlot:
             event = threading.Event()
             self._running = (task_id, directive, event)
             return event, ""
+
+    def running_task(self) -> str:
+        """The id of the task the robot runs ("" when it is free)."""
+        with self._lock:
+            return self._running[0] if self._running is not None else ""
 
     def release(self, task_id: str) -> None:
         with self._lock:

@@ -128,6 +128,12 @@ def percept_from_msg(msg: PerceivedState) -> Percept:
 
 
 # ------------------------------------------------------------------------ task results
+def goal_to_json(domain: Domain, goal: Any) -> str:
+    """The domain's goal as its JSON on the wire (ExecuteTask's ``goal``): the goal lists of
+    /plan_task's response (:meth:`~llm_planner.adapters.base.Domain.goal_lists`)."""
+    return json.dumps(domain.goal_lists(goal))
+
+
 def goal_from_json(domain: Domain, text: str) -> Any:
     """The domain's goal from its JSON on the wire (ExecuteTask's ``goal``), checked against the
     world's names; GoalError saying what is wrong."""

@@ -74,18 +74,34 @@ class WorkerPool:
     def __init__(self, node: Node, size: int, name: str) -> None:
         self.node = node
         self.pool = cf.ThreadPoolExecutor(max_workers=size, thread_name_prefix=name)
+        self._waiting = 0  # work submitted that no thread has started yet
+        self._lock = threading.Lock()
+
+    def backlog(self) -> int:
+        """How many calls wait for a thread of the pool (submitted, not started)."""
+        with self._lock:
+            return self._waiting
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         future: Future[T] = Future(executor=self.node.executor)
 
         def work() -> None:
+            with self._lock:
+                self._waiting -= 1
             try:
                 future.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting callback
                 # rclpy's annotation says Exception; it stores any, and a KeyboardInterrupt must reach the caller too
                 future.set_exception(exc)  # type: ignore[arg-type]
 
-        self.pool.submit(work)
+        with self._lock:
+            self._waiting += 1
+        try:
+            self.pool.submit(work)
+        except RuntimeError:  # the pool is shut down: nothing waits
+            with self._lock:
+                self._waiting -= 1
+            raise
         # rclpy types the awaited value T | None (None for a cancelled future); this one is never cancelled
         return cast(T, await future)
 

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 import traceback
 from collections.abc import Callable
@@ -31,12 +30,12 @@ from llm_planner_interfaces.action import ExecuteTask
 from rclpy.node import Node
 
 from llm_planner.adapters.base import Domain
-from llm_planner.clarification import NO, NeedsAnswer, Option, Question, approval_question
+from llm_planner.clarification import NO, NeedsAnswer, Option, Question
 from llm_planner.errors import LlmPlannerError
 from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
 from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNED, PLANNING, REFUSED, SUCCEEDED
 from llm_planner_ros.asking import CANCELED_WHILE_ASKING, QuestionDesk, answer_reply
-from llm_planner_ros.conversions import feedback_to_dict
+from llm_planner_ros.conversions import feedback_to_dict, goal_to_json
 from llm_planner_ros.executor_link import ExecutorLink
 from llm_planner_ros.node_utils import StatusPublisher, WorkerPool
 from llm_planner_ros.robot_link import PerceptionCache
@@ -143,7 +142,8 @@ class TaskRunner:
                 steps.append(fields)
             on_feedback({**fields, "llm_requests": fields["llm_requests"] + requests})
 
-        order = ExecuteTask.Goal(task_id=task_id, directive=task.directive, goal=json.dumps(goal),
+        order = ExecuteTask.Goal(task_id=task_id, directive=task.directive,
+                                 goal=goal_to_json(self.domain, task.translation.goal),
                                  planner=task.planner, timeout_s=task.timeout_s, context=task.translation.message)
         started = time.monotonic()
         try:
@@ -207,7 +207,7 @@ class TaskRunner:
                 message = f"{question.message()}; no answer within {timeout_s:g} s (clarify_timeout_s)"
                 return None, self._refused(task_id, directive, message, question)
             try:
-                option = await self.planning.run(self._read_answer, question, text)
+                option = await self.planning.run(self.service.read_answer, question, text)
             except LlmPlannerError as exc:
                 option, prompt = None, f"could not read '{text}' ({exc})"
             if option is None and question.declined(text):
@@ -223,16 +223,6 @@ class TaskRunner:
         message = f"{question.message()}; '{text}' does not answer it (asked twice)"
         return None, self._refused(task_id, directive, message, question)
 
-    def _read_answer(self, question: Question, text: str) -> Option | None:
-        """The option an answer picks, read by the domain's goal reader (household), else by the question."""
-        option = question.read(text)
-        household = getattr(self.domain, "household", None)
-        if option is None and household is not None and question.kind != "confirm":
-            from llm_planner.translation import read_answer
-
-            option = read_answer(household, self.domain.language_model(), question, text)
-        return option
-
     def _refused(self, task_id: str, directive: str, message: str, question: Question) -> tuple[PlanTaskResult, str]:
         self.status(task_id, directive, REFUSED, message=message, question=question.text, options=question.labels)
         return PlanTaskResult(False, message, task_id=task_id, question=question.text,
@@ -241,11 +231,6 @@ class TaskRunner:
     async def _approve(self, task: Any, on_feedback: FeedbackCallback) -> tuple[bool, tuple[PlanTaskResult, str]]:
         """``require_approval``: "May I <goal>?" (plan: with the previewed plan when it has several
         steps); (True, _) on yes, (False, the task's end) on no (canceled), timeout or cancel."""
-        from llm_planner.llm.text import goal_to_text
-
-        goal = task.translation.goal
-        goal_text = goal_to_text(goal) if getattr(self.domain, "household", None) is not None else \
-            str(self.domain.goal_lists(goal))
         plan: list[str] = []
         if self.params["require_approval"] == "plan":
             try:
@@ -253,7 +238,7 @@ class TaskRunner:
                 plan = list(preview.plan)
             except LlmPlannerError as exc:
                 self.node.get_logger().warning(f"task {task.task_id}: no plan to show for approval ({exc})")
-        question = approval_question(goal_text, plan)
+        question = self.service.approval_question(task, plan)
         option, ended = await self._ask(task.task_id, task.directive, question, on_feedback)
         if option is None:
             return False, (task.result(self.domain, False, ended[0].message, said=True, question=question.text,

@@ -26,6 +26,10 @@ edge. Modules named in configuration (``config/methods.yaml``, loaded by :mod:`l
 and the ``llm_planner.commands`` entry points of ``setup.py`` are plugins of the layer that loads
 them, not edges of the code.
 
+The *spine* (:data:`SPINE`: the planner interface, the closed loop, the service, the language-model
+layer) imports no domain package, file by file; the files that still do are printed (``SPINE``) and
+pinned by ``test/test_import_graph.py``.
+
     python3 scripts/import_graph.py    # cycles between files, then layer violations; exit 1 if any
 """
 from __future__ import annotations
@@ -48,6 +52,12 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     ROS: (EVAL,),
     EVAL: (ROS,),
 }
+#: The spine (``llm_planner/spine.py``): the code that drives every domain; it must import no domain package
+#: (:data:`DOMAIN_PACKAGES`), a domain's own prompts (:data:`OWN_PROMPTS`) aside.
+SPINE = (f"{CORE}.planners", f"{CORE}.llm", f"{CORE}.execution", f"{CORE}.service", f"{CORE}.spine")
+OWN_PROMPTS = (f"{CORE}.llm.prompts",)
+DOMAIN_PACKAGES = (f"{CORE}.domains.household", f"{CORE}.domains.gtamp", f"{CORE}.adapters.household",
+                   f"{CORE}.adapters.gtamp")
 _DOTTED = re.compile(r"llm_planner(?:_ros|_eval)?(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -221,6 +231,21 @@ def layer_violations(repo: Path | None = None) -> list[Use]:
     return out
 
 
+def under(module: str, packages: tuple[str, ...]) -> bool:
+    """Whether ``module`` is one of ``packages`` or inside one."""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def spine_domain_uses(repo: Path | None = None) -> dict[str, list[Use]]:
+    """Every import of a domain package by a file of the spine (any import: in a function, for
+    annotations, by name): spine module -> its uses."""
+    found: dict[str, list[Use]] = defaultdict(list)
+    for (src, dst), uses in file_uses(repo).items():
+        if under(src, SPINE) and not under(src, OWN_PROMPTS) and under(dst, DOMAIN_PACKAGES):
+            found[src] += uses
+    return dict(found)
+
+
 # ------------------------------------------------------------------------------ package and folder graphs
 def node_of(module: str, known: dict[str, Path]) -> str:
     """The package-graph node of a module: the module itself if it is a package, else its package
@@ -300,8 +325,13 @@ def main() -> int:
     violations = layer_violations()
     for use in violations:
         print(f"LAYER {use}")
+    spine = spine_domain_uses()
+    for module, uses in sorted(spine.items()):
+        lines = ", ".join(str(n) for n in sorted({u.line for u in uses}))
+        print(f"SPINE {uses[0].path} imports a domain package (line {lines})")
     print(f"{len(modules())} modules, {sum(map(len, file_edges().values()))} file edges, {len(circles)} circles, "
-          f"{len(violations)} imports across the layers")
+          f"{len(violations)} imports across the layers, {len(spine)} spine files importing a domain "
+          "(test/test_import_graph.py pins them)")
     return 1 if circles or violations or all_cycles() else 0
 
 

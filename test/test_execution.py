@@ -8,11 +8,14 @@ import pytest
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
 from llm_planner.errors import LlmPlannerError
-from llm_planner.execution import CANCELED, FAILED, SUCCEEDED, TIMED_OUT, SkillOutcome, SymbolicWorld, run_episode
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.adapters.gtamp import GTampDomain
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.execution import CANCELED, FAILED, SUCCEEDED, TIMED_OUT, SkillOutcome, run_episode
 from llm_planner.domains.gtamp.domain import ConcreteAction
 from llm_planner.domains.gtamp.problems import load_problem
 from llm_planner.domains.gtamp.sim import GTampSim
-from llm_planner.planners.base import Task, create
+from llm_planner.planners.base import create
 from llm_planner.methods.stalm.planner import GTampTask
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household
@@ -48,7 +51,8 @@ def p2():
 def test_a_failed_gtamp_step_is_replanned_from_the_observed_state(p2, fail_op):
     problem, sim, planner = p2
     seen: list = []
-    result = run_episode(planner, GTampTask(problem, max_steps=20), FlakyRobot(sim, fail_op), on_step=seen.append)
+    result = run_episode(GTampDomain, planner, GTampTask(problem, max_steps=20),
+                         FlakyRobot(sim, fail_op), on_step=seen.append)
     assert result.success and result.outcome == SUCCEEDED, result.message
     assert [s.success for s in result.steps].count(False) == 1
     assert any(s.reason == "injected: the gripper slipped" for s in result.steps)
@@ -61,7 +65,7 @@ def test_a_failed_gtamp_step_is_replanned_from_the_observed_state(p2, fail_op):
 @pytest.mark.slow
 def test_the_step_limit_stops_the_loop(p2):
     problem, sim, planner = p2
-    result = run_episode(planner, GTampTask(problem, max_steps=2), GTampSimWorld(sim))
+    result = run_episode(GTampDomain, planner, GTampTask(problem, max_steps=2), GTampSimWorld(sim))
     assert not result.success and len(result.steps) == 2 and "within 2 steps" in result.message
 
 
@@ -79,14 +83,15 @@ def _apple_task(household, max_steps=30):
 def test_a_stop_request_ends_the_episode_canceled_before_the_next_skill(household):
     task, world = _apple_task(household)
     seen: list = []
-    result = run_episode(create("classical"), task, world, on_step=seen.append, should_stop=lambda: len(seen) >= 1)
+    result = run_episode(HouseholdDomain, create("classical"), task,
+                         world, on_step=seen.append, should_stop=lambda: len(seen) >= 1)
     assert result.outcome == CANCELED and not result.success
     assert len(result.steps) == 1 and "canceled after 1 step(s)" in result.message
 
 
 def test_the_deadline_ends_the_episode_timed_out(household):
     task, world = _apple_task(household)
-    result = run_episode(create("classical"), task, world, deadline=time.monotonic() - 1.0)
+    result = run_episode(HouseholdDomain, create("classical"), task, world, deadline=time.monotonic() - 1.0)
     assert result.outcome == TIMED_OUT and not result.steps and "time limit" in result.message
 
 
@@ -102,7 +107,7 @@ def test_a_robot_fault_ends_the_episode_failed_with_the_steps_so_far(household):
         return execute(action)
 
     world.execute = dying_robot
-    result = run_episode(create("classical"), task, world)
+    result = run_episode(HouseholdDomain, create("classical"), task, world)
     assert result.outcome == FAILED and len(result.steps) == 1
     assert "the simulator node '/simulator' did not answer (after 1 step(s))" == result.message
     assert result.steps[0].describe().startswith(f"{result.plan[0]} -> ok; observed: in ")
@@ -114,7 +119,7 @@ def test_every_step_carries_the_llm_requests_of_its_decision_and_the_belief_afte
 
     goal = (GoalItem("inside", "cutlery_fork", "dishwasher", 1),)  # the fork is in a closed cabinet
     task = Task("put one fork inside the dishwasher", goal, household, 30)
-    result = run_episode(create("llm_mcts", backend="offline", seed=0), task,
+    result = run_episode(HouseholdDomain, create("llm_mcts", backend="offline", seed=0), task,
                          SymbolicWorld(household, household.sample_initial_state(0)))
     assert result.success, result.message
     forks = [o for o in household.objects if household.object_type[o] == "cutlery_fork"]
@@ -133,7 +138,7 @@ def test_every_step_carries_the_llm_requests_of_its_decision_and_the_belief_afte
     decisions = [r.decision_llm_requests for r in result.steps]
     assert all(n >= 0 for n in decisions) and sum(decisions) > 0
     assert result.steps[-1].llm_requests - sum(decisions) == result.steps[0].llm_requests - decisions[0]  # the prior
-    classical = run_episode(create("classical"), *_apple_task(household))
+    classical = run_episode(HouseholdDomain, create("classical"), *_apple_task(household))
     assert classical.success and all(r.belief == () and r.decision_llm_requests == 0 for r in classical.steps)
 
 
@@ -199,7 +204,7 @@ def test_a_loop_in_the_world_ends_the_episode_with_a_message_naming_its_steps(ho
     room = household.furniture_room[place]
     grab, put = Action("grab", (other,)), Action("puton", (other, place))
     script = [Action("walk", (room,)), Action("walk", (place,))] + [grab, put] * 5
-    result = run_episode(ScriptedPlanner(script), task, world)
+    result = run_episode(HouseholdDomain, ScriptedPlanner(script), task, world)
     assert REPEATED_STATE_VISITS == 2
     # after walk(place) the world is in state S; grab/put returns to S after steps 4 and 6: stop at 6
     assert result.outcome == FAILED and len(result.steps) == 6, result.message
@@ -214,7 +219,7 @@ def test_moving_only_goal_objects_counts_no_unrelated_move(household):
     task, world, apple, other, place = _apple_on_a_surface(household)
     script = [Action("walk", (household.furniture_room[place],)), Action("walk", (place,)), Action("grab", (apple,)),
               Action("walk", ("fridge",)), Action("open", ("fridge",)), Action("putin", (apple, "fridge"))]
-    result = run_episode(ScriptedPlanner(script), task, world)
+    result = run_episode(HouseholdDomain, ScriptedPlanner(script), task, world)
     assert result.success and result.unrelated_moves == 0, result.message
 
 
@@ -227,5 +232,5 @@ def test_a_return_to_a_state_with_a_changed_belief_is_exploring_not_a_loop(house
     room = household.furniture_room[place]
     grab, put = Action("grab", (other,)), Action("puton", (other, place))
     script = [Action("walk", (room,)), Action("walk", (place,))] + [grab, put] * 5
-    result = run_episode(LearningPlanner(script), task, world)
+    result = run_episode(HouseholdDomain, LearningPlanner(script), task, world)
     assert len(result.steps) == 12 and "a loop" not in result.message, result.message

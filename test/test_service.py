@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from llm_planner.clarification import NeedsAnswer, approval_question
 from llm_planner.config import load_params_file
 from llm_planner.adapters import get_domain
 from llm_planner.domains.percept import Percept
@@ -131,3 +132,35 @@ def test_cancel_and_release_only_touch_the_running_task():
     assert slot.claim("task3", "x")[0] is None and not cancel.is_set()
     done, message = slot.cancel("task1")
     assert done and cancel.is_set() and message.startswith("canceling task task1")
+
+
+def test_the_running_task_is_told_by_its_id():
+    slot = RobotSlot()
+    assert slot.running_task() == ""
+    slot.claim("task1", "put one apple inside the fridge")
+    assert slot.running_task() == "task1"
+    slot.release("task1")
+    assert slot.running_task() == ""
+
+
+def test_answers_are_read_by_the_question_then_by_the_domains_reader(household_service):
+    with pytest.raises(NeedsAnswer) as asked:
+        household_service.prepare(PlanTaskRequest("put the mug on the table", planner="classical"))
+    question = asked.value.question
+    assert question.read("the dining table") is None  # the reader's synonym: the household reads it
+    assert household_service.read_answer(question, "the dining table").value == "kitchen_table"
+    assert household_service.read_answer(question, "the second one").value == "coffee_table"
+    assert household_service.read_answer(question, "the sofa") is None
+    confirm = approval_question("put the mug on the coffee table", [])
+    assert household_service.read_answer(confirm, "the dining table") is None  # yes or no only
+    assert household_service.read_answer(confirm, "yes, go ahead").value == "yes"
+
+
+def test_approval_asks_with_the_goal_as_each_domain_writes_it(household_service):
+    task = household_service.prepare(PlanTaskRequest("put one apple inside the fridge", planner="classical"))
+    assert household_service.approval_question(task, []).text == "May I put one apple inside the fridge?"
+    gtamp = PlanningService(get_domain("gtamp")(load_params_file("config/gtamp_nodes.yaml")))
+    task = gtamp.prepare(PlanTaskRequest("solve the problem", planner="uct"))
+    assert gtamp.approval_question(task, []).text == (
+        "May I [['AtPosition', 'salter', 'on', 'table2'], ['AtPosition', 'salter', 'right_of', 'bottle1']]?")
+    assert gtamp.read_answer(gtamp.approval_question(task, []), "no").value == "no"

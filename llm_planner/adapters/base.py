@@ -13,7 +13,7 @@ The flow through it::
     perception node  percepts = domain.make_perceiver().perceive(geometry)  -> perception/<topic>
     planner node     translation = domain.ground(directive, planner)
     executor node    planner = domain.make_planner(name); task = domain.make_task(directive, goal, timeout)
-                     run_episode(planner, task, RobotWorld(domain, link)): each action becomes
+                     run_episode(domain, planner, task, RobotWorld(domain, link)): each action becomes
                      domain.robot_command(action, observation), a navigate_to_pose or robot/skill goal
 
 The executor needs only what any robot of the contract offers (docs/guides/robot.md):
@@ -28,10 +28,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
+from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.domains.skill import Pose2D, RobotCommand
 from llm_planner.planners.base import Planner
+from llm_planner.spine import StepText, Task
 
 
 class Simulator(Protocol):
@@ -98,14 +100,6 @@ class Perceiver(Protocol):
     def close(self) -> None: ...
 
 
-class StepText(Protocol):
-    """How the loop writes an action and an observation in plans, feedback and status messages."""
-
-    def format_action(self, action: Any) -> str: ...
-
-    def summarize(self, observation: Any) -> str: ...
-
-
 class Domain(ABC):
     """A domain (household, gtamp: the ``domain`` parameter) the node graph and the closed loop run,
     on one world of it (a scene or a problem, :attr:`world_name`). Subclasses are registered in
@@ -119,6 +113,9 @@ class Domain(ABC):
     privileged_topics: ClassVar[tuple[str, ...]] = ()
     #: whether plans go places (``walk``): the robot serves ``navigate_to_pose``
     navigates: ClassVar[bool] = False
+    #: whether the closed loop's guard counts returns to a state as a loop
+    #: (:class:`~llm_planner.spine.EpisodeDomain`)
+    counts_loops: ClassVar[bool] = False
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.params = dict(params)
@@ -192,7 +189,7 @@ class Domain(ABC):
         registry name (:meth:`resolve_planner` resolved it once, see :meth:`registered_planner`)."""
 
     @abstractmethod
-    def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Any:
+    def make_task(self, directive: str, goal: Any, timeout_s: float = 0.0) -> Task:
         """The planner's task for a grounded goal (step limit from ``max_steps``)."""
 
     def close_planner(self, planner: Planner) -> None:  # noqa: B027 - optional: most planners hold nothing
@@ -210,6 +207,16 @@ class Domain(ABC):
     @abstractmethod
     def goal_from_lists(self, items: Any) -> Any:
         """The inverse of :meth:`goal_lists`, checked against the world's names."""
+
+    def goal_text(self, goal: Any) -> str:
+        """The goal as a person reads it (an approval question's "May I <goal>?"); by default its lists."""
+        return str(self.goal_lists(goal))
+
+    def read_answer(self, question: Question, text: str) -> Option | None:
+        """The option of ``question`` an answer picks, read by the domain's directive reader (names,
+        rooms, ordinals, counts); None when it names none. By default the domain has no reader: the
+        question's own reading (:meth:`~llm_planner.clarification.Question.read`) is all."""
+        return None
 
     # ---------------------------------------------------------------- the robot
     @abstractmethod
@@ -266,8 +273,13 @@ class Domain(ABC):
         default the latest percepts, as for a fully observed world."""
         return LatestPercepts(self)
 
-    # ---------------------------------------------------------------- text
+    # ---------------------------------------------------------------- the closed loop
     @classmethod
     @abstractmethod
     def step_text(cls, task: Any) -> StepText:
         """How actions and observations of a task of this domain are written."""
+
+    @classmethod
+    def unrelated_move(cls, task: Any, action: Any) -> bool:
+        """Whether ``action`` moved something ``task``'s goal does not name; by default nothing is counted."""
+        return False

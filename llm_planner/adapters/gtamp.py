@@ -22,6 +22,7 @@ from llm_planner.domains.percept import Percept, Translation
 from llm_planner.domains.skill import SkillRequest
 from llm_planner.errors import GoalError
 from llm_planner.planners.base import Planner
+from llm_planner.spine import Task
 
 
 class GTampDomain(Domain):
@@ -75,7 +76,7 @@ class GTampDomain(Domain):
         source = PlanSource(self.language_model(), self.params["seed"]) if method in LLM_METHODS else None
         return create(registered, backend=self.params["llm_backend"], seed=self.params["seed"], plan_source=source)
 
-    def make_task(self, directive: str, goal: tuple[GoalAtom, ...], timeout_s: float = 0.0) -> Any:
+    def make_task(self, directive: str, goal: tuple[GoalAtom, ...], timeout_s: float = 0.0) -> Task:
         from llm_planner.methods.stalm.planner import GTampTask
 
         return GTampTask(self.problem.with_goal(goal), time_budget_s=timeout_s or None,

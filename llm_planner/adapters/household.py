@@ -18,8 +18,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llm_planner.adapters.base import Domain
+from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
+from llm_planner.domains.household.world.episode import Task, unrelated_move
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.seen import SeenWorld
 from llm_planner.domains.household.world.symbolic import (
@@ -34,7 +36,9 @@ from llm_planner.domains.household.world.symbolic import (
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
 from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
-from llm_planner.planners.base import Planner, Task
+from llm_planner.llm.text import goal_to_text
+from llm_planner.planners.base import Planner
+from llm_planner.translation import make_translator, read_answer
 
 ROBOT = "robot"
 
@@ -44,6 +48,7 @@ class HouseholdDomain(Domain):
     perception_topics = ("state",)
     privileged_topics = ("full_state",)
     navigates = True
+    counts_loops = True
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         super().__init__(params)
@@ -74,8 +79,6 @@ class HouseholdDomain(Domain):
     # ---------------------------------------------------------------- directives and goals
     def ground(self, directive: str, planner: str) -> Translation:
         if self._translate is None:
-            from llm_planner.translation import make_translator
-
             self._translate = make_translator(self.household, self.language_model)
         translation = self._translate(directive, planner)
         goal = self.household.check_goal(translation.goal)
@@ -86,6 +89,12 @@ class HouseholdDomain(Domain):
 
     def goal_from_lists(self, items: Any) -> Goal:
         return self.household.check_goal(goal_from_lists(items))
+
+    def goal_text(self, goal: Goal) -> str:
+        return goal_to_text(goal)
+
+    def read_answer(self, question: Question, text: str) -> Option | None:
+        return read_answer(self.household, self.language_model(), question, text)
 
     # ---------------------------------------------------------------- the robot
     def make_simulator(self) -> HouseholdSimulator:
@@ -155,6 +164,10 @@ class HouseholdDomain(Domain):
     @classmethod
     def step_text(cls, task: Any) -> HouseholdText:
         return HouseholdText()
+
+    @classmethod
+    def unrelated_move(cls, task: Task, action: Any) -> bool:
+        return unrelated_move(task, action)
 
 
 class HouseholdMemory:

@@ -31,12 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.policy_query import PolicyQuery
 from llm_planner.llm.questions import get
 from llm_planner.llm.text import WorldInfo
+from llm_planner.spine import Action
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from llm_planner.domains.household.world.episode import HouseholdPlanner, Task
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
-from llm_planner.planners.base import Decision, HouseholdPlanner, Task, register
+from llm_planner.planners.base import Decision, register
 
 
 @register("classical")

@@ -16,9 +16,10 @@ decision. ``preview`` answers "what would you do from here" for /plan_task witho
 the goal's objects are; the loop puts it, with the LLM requests of each decision, in every step
 record (feedback, task_status, the demo report).
 
-The interface is generic in the world's types: ``Planner[TaskT, ObsT, ActionT, StateT]``. The
-household planners are :data:`HouseholdPlanner` s (a :class:`Task`, partial :class:`Observation` s,
-symbolic :class:`Action` s, the full :class:`State`); the G-TAMP planners
+The interface is generic in the world's types: ``Planner[TaskT, ObsT, ActionT, StateT]``, bound
+by the spine's protocols (:mod:`llm_planner.spine`); it imports no domain. The household planners
+are ``HouseholdPlanner`` s (:mod:`llm_planner.domains.household.world.episode`: its ``Task``,
+partial ``Observation`` s, symbolic ``Action`` s, the full ``State``); the G-TAMP planners
 (``llm_planner.methods.stalm.planner``) take a ``GTampTask`` and perceived ``GState`` s and decide
 ``ConcreteAction`` s. Code that drives any planner (the closed loop, the nodes) uses ``Planner``.
 """
@@ -32,18 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Task:
-    """One episode: what to achieve, in which world model, within how many steps."""
-
-    directive: str
-    goal: Goal
-    household: Household
-    max_steps: int = 30
+from llm_planner.spine import Action, Task
 
 
 @dataclass
@@ -67,10 +58,11 @@ class PlannerStats:
             self.planning_time_s += time.perf_counter() - started
 
 
-#: The types a planner works with: the task, an observation, an action, the full state.
-TaskT = TypeVar("TaskT")
+#: The types a planner works with: the task, an observation, an action, the full state
+#: (:mod:`llm_planner.spine`).
+TaskT = TypeVar("TaskT", bound=Task)
 ObsT = TypeVar("ObsT")
-ActionT = TypeVar("ActionT")
+ActionT = TypeVar("ActionT", bound=Action)
 StateT = TypeVar("StateT")
 
 
@@ -106,17 +98,6 @@ class ObjectBelief:
 def describe_beliefs(beliefs: Sequence[ObjectBelief]) -> str:
     """One line for a belief summary: ``apple_1: fridge 0.62, ...; apple_2: ...`` ('' when empty)."""
     return "; ".join(b.describe() for b in beliefs)
-
-
-def goal_object_beliefs(household: Household, goal: Goal, top: Callable[[str, int], Sequence[tuple[str, float]]],
-                        holding: str | None, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
-    """The belief summary of every instance of the goal's object types: ``top(obj, k)`` gives an
-    object's ``k`` most likely places (those below :data:`BELIEF_MIN_PROBABILITY` are left out);
-    the held object is at :data:`HELD`."""
-    types = {item.obj_type for item in goal}
-    return tuple(ObjectBelief(o, ((HELD, 1.0),) if o == holding else
-                              tuple((f, float(p)) for f, p in top(o, k) if p >= BELIEF_MIN_PROBABILITY))
-                 for o in household.objects if household.object_type[o] in types)
 
 
 class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
@@ -168,7 +149,7 @@ class Planner(ABC, Generic[TaskT, ObsT, ActionT, StateT]):
 
     def describe_belief(self, k: int = BELIEF_PLACES) -> tuple[ObjectBelief, ...]:
         """Where the planner believes the goal's objects are after its last observation: the ``k``
-        most likely places of each (see :func:`goal_object_beliefs`). Empty for a planner that
+        most likely places of each (a household planner: ``goal_object_beliefs``). Empty for a planner that
         keeps no belief over object places (full-state planners, STaLM)."""
         return ()
 
@@ -193,9 +174,6 @@ def wait_unless_stopped(futures: Sequence[Future], timeout: float | None = None,
         if stop() or (deadline is not None and time.monotonic() >= deadline):
             return False
 
-
-#: A planner of the household world.
-HouseholdPlanner = Planner[Task, Observation, Action, State]
 
 _REGISTRY: dict[str, type[Planner]] = {}
 

@@ -5,7 +5,7 @@ Both recorders are callbacks of the one closed loop, :func:`llm_planner.executio
 reads the world's geometry itself (a callable given once), so the loop stays unaware of pictures::
 
     recorder = HouseholdRecorder.for_sim(sim, goal=task.goal)      # PyBullet world in process
-    result = run_episode(planner, task, world, on_step=recorder.on_step)
+    result = run_episode(domain, planner, task, world, on_step=recorder.on_step)
     recorder.write("runs/report")   # before.png, after.png, strip.png, strip.gif
 
 A ROS node that receives the geometry as messages calls ``recorder.add(step, action, ok, reason,

@@ -9,6 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from llm_planner.adapters.gtamp import GTampDomain
 from llm_planner.domains.gtamp.config import GTampConfig, load_config
 from llm_planner.domains.gtamp.domain import ProblemSpec
 from llm_planner.domains.gtamp.problems import load_problem
@@ -63,7 +64,7 @@ def run_benchmark_episode(problem: ProblemSpec | str, method: str, seed: int = 0
     assert isinstance(planner, GTampPlanner)  # registry_name names a G-TAMP planner
     sim = GTampSim(spec)
     try:
-        result = run_episode(planner, GTampTask(spec, time_budget_s=budget), GTampSimWorld(sim))
+        result = run_episode(GTampDomain, planner, GTampTask(spec, time_budget_s=budget), GTampSimWorld(sim))
         success = result.success and planner.stats.planning_time_s <= budget
         stop = "goal reached" if success else "goal reached after the time budget" if result.success else result.message
         executed = [s.action_text + ("" if s.success else f" [failed: {s.reason}]") for s in result.steps]

@@ -68,9 +68,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.domains.household.world.symbolic import household_of
 from llm_planner.errors import ConfigError
-from llm_planner.execution import PyBulletWorld, SymbolicWorld
 from llm_planner.llm.config import merge_overrides
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner_eval.bench.error_rates import add_error_rate_arguments, for_method, served_models
@@ -249,6 +250,8 @@ def make_world(household: Household, placement_seed: int, pybullet: bool) -> Wor
     """The world of one episode: the symbolic model, or PyBullet with perception (``--pybullet``)."""
     if not pybullet:
         return SymbolicWorld(household, household.sample_initial_state(placement_seed))
+    from llm_planner.domains.household.sim.world import PyBulletWorld  # PyBullet only where it runs
+
     return PyBulletWorld(household, placement_seed)
 
 
@@ -262,7 +265,7 @@ def error_record(job: Job, message: str) -> dict[str, Any]:
 def run_job(job: Job) -> dict[str, Any]:
     """One episode in a worker process; returns its record (never raises: errors are recorded)."""
     from llm_planner.execution import run_episode
-    from llm_planner.planners.base import Task, create
+    from llm_planner.planners.base import create
 
     settings = _WORKER
     started = time.perf_counter()
@@ -278,7 +281,8 @@ def run_job(job: Job) -> dict[str, Any]:
         planner = create(job.method.planner, backend=settings["backend"], config=config,
                          llm_config=llm_config_of(job.method, settings), seed=job.seed * 1000 + job.index)
         world = make_world(household, task.placement_seed, settings["pybullet"])
-        result = run_episode(planner, Task(task.instruction, task.goal, household, settings["max_steps"]), world)
+        result = run_episode(HouseholdDomain, planner,
+                             Task(task.instruction, task.goal, household, settings["max_steps"]), world)
         record.update(success=bool(result.success), steps=len(result.steps), message=result.message,
                       plan=result.plan, unrelated_moves=result.unrelated_moves, **planner_figures(planner))
     except Exception as exc:  # noqa: BLE001 - a crashed episode is a failed episode, said in the record

@@ -137,11 +137,12 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
 def _run_job(job: tuple) -> dict[str, Any]:
     """One plan, executed: ``(split, task, method)``, against a served model ``(..., its key, its
     error rate)``."""
+    from llm_planner.adapters.household import HouseholdDomain
+    from llm_planner.domains.household.world.episode import SymbolicWorld, Task
     from llm_planner.domains.household.world.expert import expert_plan
     from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
-    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.execution import run_episode
     from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
-    from llm_planner.planners.base import Task
 
     split, task, method = job[:3]
     key, rate = job[3:] if len(job) > 3 else (None, None)
@@ -152,7 +153,7 @@ def _run_job(job: tuple) -> dict[str, Any]:
                                **parse_method(method))
     episode = Task(task.instruction, task.goal, household, max_steps=int(config["decoding"]["max_steps"]))
     started = time.perf_counter()
-    result = run_episode(planner, episode, SymbolicWorld(household, state))
+    result = run_episode(HouseholdDomain, planner, episode, SymbolicWorld(household, state))
     expert = len(expert_plan(household, state, task.goal))
     steps = len(result.steps)
     parsed = parse_method(method)

@@ -107,12 +107,15 @@ def _problem_picture(args: argparse.Namespace) -> int:
 
 
 def _run_household(args: argparse.Namespace) -> int:
+    from llm_planner.adapters.household import HouseholdDomain
+    from llm_planner.domains.household.sim.world import PyBulletWorld
+    from llm_planner.domains.household.world.episode import Task
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
     from llm_planner.errors import ConfigError
-    from llm_planner.execution import PyBulletWorld, StepRecord, run_episode
-    from llm_planner.planners.base import Task, create
+    from llm_planner.execution import StepRecord, run_episode
+    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import HouseholdRecorder
 
     if args.suite not in SUITES:
@@ -133,8 +136,8 @@ def _run_household(args: argparse.Namespace) -> int:
             recorder.on_step(r)
             print(f"  {r.step}. {r.action} -> {'ok' if r.success else 'failed: ' + r.reason}", flush=True)
 
-        result = run_episode(planner, Task(task.instruction, task.goal, household, args.max_steps), world,
-                             on_step=on_step)
+        result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, household, args.max_steps),
+                             world, on_step=on_step)
         written = recorder.write(args.out_dir or RUN_DIR, gif=not args.no_gif)
     finally:
         world.close()
@@ -144,6 +147,7 @@ def _run_household(args: argparse.Namespace) -> int:
 
 
 def _run_gtamp(args: argparse.Namespace) -> int:
+    from llm_planner.adapters.gtamp import GTampDomain
     from llm_planner.domains.gtamp.problems import load_problem
     from llm_planner.domains.gtamp.sim import GTampSim
     from llm_planner.execution import StepRecord, run_episode
@@ -167,7 +171,7 @@ def _run_gtamp(args: argparse.Namespace) -> int:
             print(f"  {record.step}. {record.action_text} -> {'ok' if record.success else 'failed: ' + record.reason}",
                   flush=True)
 
-        run = run_episode(planner, GTampTask(problem, max_steps=args.max_steps), tap, on_step=on_step)
+        run = run_episode(GTampDomain, planner, GTampTask(problem, max_steps=args.max_steps), tap, on_step=on_step)
         written = recorder.write(args.out_dir or RUN_DIR, gif=not args.no_gif)
     finally:
         sim.close()

@@ -198,12 +198,12 @@ class PlannerNode(ManagedNode):
     def diagnose(self) -> tuple[bytes, str, dict[str, Any], list]:
         runner = self._active_runner()
         assert self.watch is not None  # configure built it with the runner
-        running = runner.slot._running  # (task id, directive, cancel event) or None
-        queued = runner.planning.pool._work_queue.qsize()  # the pool's backlog
+        running = runner.slot.running_task()
+        queued = runner.planning.backlog()
         values = {"requests in flight": self.in_flight, "planning queue": queued,
                   "default planner": self.params["planner"], "llm_backend": self.params["llm_backend"]}
         if running:
-            values["running task"] = running[0]
+            values["running task"] = running
         level = OK if queued <= self.params["planning_workers"] else WARN
         message = f"{self.in_flight} request(s) in flight, {queued} waiting for a planning thread"
         return level, message, values, [self.watch.diagnose()]

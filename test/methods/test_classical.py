@@ -1,8 +1,10 @@
 """The classical strategy: Fast Downward on the full state, executed in the closed loop."""
 from __future__ import annotations
 
-from llm_planner.execution import SymbolicWorld, run_episode
-from llm_planner.planners.base import Task, create
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.execution import run_episode
+from llm_planner.planners.base import create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household
 
@@ -16,7 +18,8 @@ def test_classical_reaches_a_goal_in_the_symbolic_world():
     state = household.sample_initial_state(0)
     goal = (GoalItem("inside", "apple", "fridge", 2),)
     world = SymbolicWorld(household, state)
-    result = run_episode(create("classical"), Task("put two apples in the fridge", goal, household), world)
+    result = run_episode(HouseholdDomain, create("classical"), Task("put two apples in the fridge", goal, household),
+                         world)
     assert result.success, result.message
     assert household.count_satisfied(world.state, goal[0]) >= 2
     assert all(step.success for step in result.steps)
@@ -42,7 +45,7 @@ def test_classical_replans_after_a_failed_step():
     household = _household()
     goal = (GoalItem("on", "book", "coffee_table", 1),)
     world = _FlakyWorld(household, household.sample_initial_state(1))
-    result = run_episode(create("classical"), Task("book to coffee table", goal, household), world)
+    result = run_episode(HouseholdDomain, create("classical"), Task("book to coffee table", goal, household), world)
     assert world.failed_once and result.success, result.message
     assert any(not s.success for s in result.steps)
 
@@ -53,5 +56,6 @@ def test_goal_already_holding_needs_no_step():
     obj = household.objects[0]
     where = household.location(state, obj)
     goal = (GoalItem(household.relation(where), household.object_type[obj], where, 1),)
-    result = run_episode(create("classical"), Task("noop", goal, household), SymbolicWorld(household, state))
+    result = run_episode(HouseholdDomain, create("classical"), Task("noop", goal, household),
+                         SymbolicWorld(household, state))
     assert result.success and not result.steps

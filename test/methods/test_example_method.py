@@ -25,7 +25,8 @@ from llm_planner.domains.household.world.expert import expert_plan
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.questions import QuestionKind, register as register_kind
-from llm_planner.planners.base import Decision, Planner, Task, register as register_planner
+from llm_planner.domains.household.world.episode import Task
+from llm_planner.planners.base import Decision, Planner, register as register_planner
 
 KIND = "example_whole_plan"
 PLANNER = "example_oracle"
@@ -104,7 +105,9 @@ def _env() -> dict[str, str]:
 
 def test_the_example_method_is_a_household_planner_asking_its_own_question():
     from llm_planner.adapters import get_domain
-    from llm_planner.execution import SymbolicWorld, run_episode
+    from llm_planner.domains.household.world.episode import SymbolicWorld
+    from llm_planner.adapters.household import HouseholdDomain
+    from llm_planner.execution import run_episode
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.tasks import generate_tasks
     from llm_planner.planners.base import create
@@ -115,7 +118,7 @@ def test_the_example_method_is_a_household_planner_asking_its_own_question():
     task = generate_tasks(household.scene, "simple", 1, seed=3)[0]
     planner = create(PLANNER)
     world = SymbolicWorld(household, household.sample_initial_state(task.placement_seed))
-    result = run_episode(planner, Task(task.instruction, task.goal, household), world)
+    result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, household), world)
     assert result.success, result.message
     assert planner.stats.llm_requests == 1 and planner.backend.usage.questions == 1
 

@@ -2,15 +2,19 @@
 (core <-> llm_planner_interfaces)."""
 from __future__ import annotations
 
+import pytest
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 from std_msgs.msg import Header
 
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.domains.household.world.symbolic import GoalItem
 from llm_planner.domains.percept import Percept
+from llm_planner.errors import GoalError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner_ros.conversions import (
     belief_to_msg, feedback_from_dict, feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg,
-    percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
+    goal_from_json, goal_to_json, percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
 )
 from llm_planner.service import PlanTaskResult
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
@@ -102,3 +106,13 @@ def test_markers_become_a_marker_array_field_by_field():
     assert (cube.scale.x, cube.scale.y, cube.scale.z) == (0.7, 0.8, 1.8)
     assert (cube.color.g, cube.color.a) == (0.8, 1.0)
     assert cube.header.frame_id == "map" and (cube.header.stamp.sec, cube.header.stamp.nanosec) == (4, 2)
+
+
+
+def test_a_goal_crosses_the_wire_as_its_lists_and_comes_back_checked():
+    domain = HouseholdDomain({"scene": "apartment_seen"})
+    goal = (GoalItem("inside", "apple", "fridge", 1),)
+    assert goal_to_json(domain, goal) == '[["inside", "apple", "fridge", 1]]'
+    assert goal_from_json(domain, goal_to_json(domain, goal)) == goal
+    with pytest.raises(GoalError, match="not JSON"):
+        goal_from_json(domain, "not json")

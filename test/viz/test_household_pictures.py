@@ -16,9 +16,11 @@ from test.viz.conftest import colour_near, read_rgb
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory):
     """A comp task run by l_policy in PyBullet through the closed loop, recorded step by step."""
-    from llm_planner.execution import PyBulletWorld
+    from llm_planner.domains.household.sim.world import PyBulletWorld
+    from llm_planner.adapters.household import HouseholdDomain
     from llm_planner.execution import run_episode
-    from llm_planner.planners.base import Task, create
+    from llm_planner.domains.household.world.episode import Task
+    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import HouseholdRecorder
     from llm_planner.domains.household.world.scene import load_scene
     from llm_planner.domains.household.world.symbolic import Household
@@ -30,7 +32,8 @@ def episode(tmp_path_factory):
     try:
         recorder = HouseholdRecorder.for_sim(world.sim, goal=task.goal, title=task.instruction)
         recorder.start()
-        result = run_episode(create("l_policy", seed=0), Task(task.instruction, task.goal, household, 30), world,
+        result = run_episode(HouseholdDomain, create("l_policy", seed=0),
+                             Task(task.instruction, task.goal, household, 30), world,
                              on_step=recorder.on_step)
         layouts = dict(world.sim.layouts)
     finally:

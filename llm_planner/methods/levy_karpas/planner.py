@@ -30,8 +30,9 @@ from llm_planner.llm.text import goal_to_text
 
 if TYPE_CHECKING:
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
+from llm_planner.domains.household.world.episode import Task
 from llm_planner.methods.classical import ClassicalPlanner
-from llm_planner.planners.base import Task, register
+from llm_planner.planners.base import register
 
 
 @register("pddl")

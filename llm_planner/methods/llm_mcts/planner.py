@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
+from llm_planner.domains.household.world.episode import HouseholdPlanner, Task, goal_object_beliefs
 from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
 from llm_planner.methods.llm_mcts.belief import Belief
@@ -67,16 +68,7 @@ from llm_planner.methods.llm_mcts.mcts import LLMMCTS
 from llm_planner.methods.llm_mcts.policy import PolicyStats
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.tree import SearchConfig, SearchResult, SearchStats, argmax_ties
-from llm_planner.planners.base import (
-    BELIEF_PLACES,
-    Decision,
-    HouseholdPlanner,
-    ObjectBelief,
-    PlannerStats,
-    Task,
-    goal_object_beliefs,
-    register,
-)
+from llm_planner.planners.base import BELIEF_PLACES, Decision, ObjectBelief, PlannerStats, register
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import Usage

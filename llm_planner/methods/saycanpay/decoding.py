@@ -47,7 +47,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -191,7 +191,8 @@ class Decoder:
             past = (first, ep.household.observe(ep.initial), *past)
         query = PolicyQuery(world, ep.instruction, current, beam.history, action_space(ep.household, ep.goal), ep.goal,
                             past)
-        return list(self.backend.candidate_actions(query, m=int(self.opts["candidates"])).actions)
+        candidates = self.backend.candidate_actions(query, m=int(self.opts["candidates"])).actions
+        return cast("list[tuple[Action, float]]", list(candidates))  # the query's actions: household ones
 
     def plan_query(self, ep: Episode, world: WorldInfo, history: tuple[Action, ...], first: Observation) -> PolicyQuery:
         """The paper's Say input: goal, o_0 and the plan so far, nothing observed after o_0 (§4)."""

@@ -29,9 +29,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.episode import HouseholdPlanner, Task
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
 from llm_planner.errors import LlmPlannerError
-from llm_planner.planners.base import Decision, HouseholdPlanner, Task, register
+from llm_planner.planners.base import Decision, register
 
 if TYPE_CHECKING:
     from llm_planner.methods.saycanpay.decoding import Decoder

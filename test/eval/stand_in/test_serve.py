@@ -236,8 +236,10 @@ def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(ser
     the episode ends, with success or a message, within its bounds; the server kept serving."""
     import time as _time
 
-    from llm_planner.execution import SymbolicWorld, run_episode
-    from llm_planner.planners.base import Task, create
+    from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+    from llm_planner.adapters.household import HouseholdDomain
+    from llm_planner.execution import run_episode
+    from llm_planner.planners.base import create
     from llm_planner.domains.household.world.symbolic import GoalItem
 
     s = server(style="mixed", fault_rate=0.2, hang_s=3.0, retry_after_s=0.1, seed=7)
@@ -247,7 +249,7 @@ def test_an_episode_under_20_percent_faults_finishes_or_fails_with_a_message(ser
     goal = (GoalItem("inside", "apple", "fridge", 1),)
     world = SymbolicWorld(seen, seen.sample_initial_state(5))
     started = _time.monotonic()
-    result = run_episode(planner, Task("put one apple inside the fridge", goal, seen, 30), world)
+    result = run_episode(HouseholdDomain, planner, Task("put one apple inside the fridge", goal, seen, 30), world)
     assert result.success or result.message
     assert _time.monotonic() - started < 600
     stats = s.stats()

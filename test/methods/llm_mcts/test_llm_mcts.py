@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.execution import SymbolicWorld, run_episode
-from llm_planner.planners.base import Task, create
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.execution import run_episode
+from llm_planner.planners.base import create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
 from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties, puct_scores, uct_scores
 from llm_planner.domains.household.world.scene import load_scene
@@ -429,7 +431,7 @@ def unsolved_state(hh, goal):
 
 def _episode(hh, planner, goal, max_steps=30):
     world = SymbolicWorld(hh, unsolved_state(hh, APPLE_IN_FRIDGE))
-    return run_episode(planner, Task("test directive", goal, hh, max_steps), world)
+    return run_episode(HouseholdDomain, planner, Task("test directive", goal, hh, max_steps), world)
 
 
 def test_bad_input_is_said_at_once(hh):
@@ -462,7 +464,8 @@ def test_llm_error_mid_search_names_the_step(hh, monkeypatch):
 
     planner._policy_fn = failing_policy
     state = unsolved_state(hh, APPLE_IN_FRIDGE)
-    result = run_episode(planner, Task("put an apple in the fridge", APPLE_IN_FRIDGE, hh), SymbolicWorld(hh, state))
+    result = run_episode(HouseholdDomain, planner, Task("put an apple in the fridge", APPLE_IN_FRIDGE, hh),
+                         SymbolicWorld(hh, state))
     assert not result.success
     assert "LLM error at step" in result.message and "during simulation" in result.message
     assert "server answered 500" in result.message
@@ -474,7 +477,7 @@ def test_llm_mcts_solves_a_simple_task_with_the_offline_backend(hh):
     task = generate_tasks(hh.scene, "simple", 1, 0)[0]
     planner = create("llm_mcts", llm_config={"offline": {"dataset_n": 40}})
     world = SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed))
-    result = run_episode(planner, Task(task.instruction, task.goal, hh), world)
+    result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, hh), world)
     assert result.success, result.message
     assert hh.satisfied(world.state, task.goal)
     stats = planner.episode_stats()

@@ -9,10 +9,12 @@ import time
 
 import pytest
 
-from llm_planner.execution import SymbolicWorld, run_episode
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.execution import run_episode
 from llm_planner_eval.stand_in.serve import ModelServer
 from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
-from llm_planner.planners.base import Task, create
+from llm_planner.planners.base import create
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.household.world.tasks import generate_tasks
@@ -108,7 +110,7 @@ def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
                      seed=0, max_in_flight=4)
     task = generate_tasks(hh.scene, "simple", 1, 0)[0]
     started = time.monotonic()
-    result = run_episode(planner, Task(task.instruction, task.goal, hh),
+    result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, hh),
                          SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)))
     assert time.monotonic() - started < 60
     assert not result.success and "LLM error at step 1 during simulation" in result.message
@@ -127,7 +129,7 @@ def test_a_failing_server_ends_the_episode_with_a_message(hh, serve, tmp_path):
     flaky = serve(fault_rate=0.2, faults=("500", "429"), retry_after_s=0.01)
     planner = create("uniform_prior", backend="openai", seed=0, max_in_flight=4,
                      llm_config=openai_config(flaky, tmp_path / "flaky", max_retries=4))
-    result = run_episode(planner, Task(task.instruction, task.goal, hh, 12),
+    result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, hh, 12),
                          SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)))
     assert result.success or "LLM error" in result.message
     assert flaky.stats()["faults"]
@@ -249,7 +251,7 @@ def test_a_cancel_ends_a_decision_that_waits_for_a_slow_model(hh, serve, tmp_pat
         return asked[-1] - asked[0] > cancel_after_s
 
     try:
-        result = run_episode(planner, Task(task.instruction, task.goal, hh),
+        result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, hh),
                              SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)), should_stop=stop)
     finally:
         planner.mcts.close()

@@ -66,8 +66,18 @@ from llm_planner.domains.household.sim.robot import Robot
 from llm_planner.domains.household.sim.sensing import Sensing
 from llm_planner.domains.household.sim.skills import Point, SkillFailed, SkillResult
 from llm_planner.domains.household.world.scene import Scene
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, VERB_ARITY, Action
+from llm_planner.domains.household.world.symbolic import (
+    INSIDE,
+    ON,
+    VERB_ARITY,
+    Action,
+    Goal,
+    Household,
+    Observation,
+    State,
+)
 from llm_planner.domains.shapes import Frame2D
+from llm_planner.domains.skill import SkillOutcome
 from llm_planner.errors import SceneError
 
 
@@ -370,3 +380,34 @@ def _finding_of(line: str, context: str) -> Finding:
     if not message or " " in where:
         return Finding(ERROR, "pybullet", f"{line} ({context})")
     return Finding(ERROR, where, f"{message} ({context})")
+
+
+class PyBulletWorld:
+    """The PyBullet apartment (:class:`HouseholdSim`) as a world of the closed loop
+    (:func:`llm_planner.execution.run_episode`; benchmarks, snapshots): skills move the robot;
+    observations and the goal check come from geometry through
+    :mod:`llm_planner.domains.household.sim.perception` (never from the simulator's bookkeeping)."""
+
+    def __init__(self, household: Household, placement_seed: int) -> None:
+        self.household = household
+        scene = household.scene
+        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
+
+    def execute(self, action: Action) -> SkillOutcome:
+        result = self.sim.execute(action)
+        return SkillOutcome(bool(result.success), str(getattr(result, "reason", "")))
+
+    def observe(self) -> Observation:
+        return perception.perceive(self.household.scene, self.sim.geometry())
+
+    def full_state(self) -> State:
+        return perception.perceive_full(self.household.scene, self.sim.geometry(), self.household)
+
+    def goal_reached(self, goal: Goal) -> bool:
+        return self.household.satisfied(self.full_state(), goal)
+
+    def loop_state(self) -> State:
+        return self.full_state()
+
+    def close(self) -> None:
+        self.sim.close()

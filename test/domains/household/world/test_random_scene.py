@@ -17,8 +17,10 @@ from llm_planner.domains.household.world.scene import load_scene, parse_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.household.world.tasks import generate_tasks, suite_pools, task_config_for
 from llm_planner.errors import ConfigError
-from llm_planner.execution import SymbolicWorld, run_episode
-from llm_planner.planners.base import Task, create
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.execution import run_episode
+from llm_planner.planners.base import create
 
 SEEDS = (0, 1, 2)  # a few apartments: the whole module stays well under a minute
 
@@ -90,7 +92,7 @@ def test_no_planner_moves_what_the_goal_does_not_name(apartments, seed):
             start = household.sample_initial_state(task.placement_seed)
             world = SymbolicWorld(household, start)
             planner = create(name, backend="offline", seed=seed) if name != "classical" else create(name)
-            result = run_episode(planner, Task(task.instruction, task.goal, household, 30), world)
+            result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, household, 30), world)
             assert result.steps, (name, result.message)
             assert result.unrelated_moves == 0, (name, result.plan)
             assert [world.state.placement[i] for i in others] == [start.placement[i] for i in others], name
