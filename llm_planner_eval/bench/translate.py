@@ -60,7 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="eval_set", default=None, metavar="FILE",
                    help="evaluation set YAML (default config/translate_eval.yaml)")
     p.add_argument("--home", default=None, help="apartments to evaluate: seen, unseen or seen,unseen (default: every "
-                   "apartment of the set; a set may name its own under 'homes:')")
+                   "apartment of the set; a set may name its own under 'homes:', scene files beside "
+                   "the set or under config/)")
     p.add_argument("--backend", default=None, help="LLM backend: offline (default) or openai")
     p.add_argument("--llm-set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a key of config/llm.yaml (repeatable)")
@@ -96,8 +97,9 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
     try:
         data = yaml.safe_load(path.read_text())
         entries = data["directives"]
-        for home, scene_file in (data.get("homes") or {}).items():  # a set written for another apartment
-            HOMES[str(home)] = str(scene_file) if Path(scene_file).is_absolute() else str(config_dir() / scene_file)
+        for home, scene_file in (data.get("homes") or {}).items():  # a set written for another apartment:
+            beside = path.parent / str(scene_file)  # its scene file beside the set, else under config/
+            HOMES[str(home)] = str(beside if beside.is_file() else config_dir() / str(scene_file))
     except (OSError, KeyError, TypeError, AttributeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not a translation evaluation set ({exc}); expected a 'directives' list") from None
     cases = []

@@ -22,7 +22,15 @@ Names are grounded in three steps: the scene's own word (singular or plural), th
 file's synonyms (refrigerator -> fridge, couch -> sofa, phone -> cellphone), then Sentence-BERT
 cosine over the scene's names, accepted only when clearly the closest (``offline.goal_parser`` of
 config/llm.yaml: ``object_match`` / ``place_match`` and a ``margin`` over the next name: "the
-cabinet" in a flat with a kitchen and a bathroom cabinet is refused, not guessed).
+cabinet" in a flat with a kitchen and a bathroom cabinet is refused, not guessed). Before the
+cosine, an object name said in several words goes to the type, ending in the word said last, that
+matches the most words said ("the stand lamp" and "the floor lamp": floor_stand_lamp, never lamp);
+two types matching as many words are asked about ("which stand lamp: floor stand lamp or desk stand
+lamp?"). A name the apartment lacks is asked back, never taken: one garbled by speech ("did you
+mean the remote control?" for "ultimately alt control") or a near name, the one type whose head
+noun starts like the word said ("the notebook" where a notepad is: "did you mean the notepad?");
+where nobody answers, the refusal names it. Never a thing the commonsense file knows as another
+("remote control" is no game controller).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it
@@ -179,6 +187,7 @@ class GoalParser:
         self.types = list(world.object_types)
         self.furniture = list(world.furniture)
         self.type_words = self._type_words(commonsense)
+        self.name_words = _name_words_by_head(self.types)
         self.place_words = self._place_words(commonsense)
         self.place_groups = self._place_groups(commonsense)
         self._longest_type = max((len(w.split()) for w in self.type_words), default=1)
@@ -418,6 +427,9 @@ class GoalParser:
             obj = " ".join(w for w in rest if w not in _AFTER_OBJECT) or " ".join(rest)
             return amount, obj, " ".join(words)
         start, end = span
+        named = self.name_words.get(words[end - 1]) or self.name_words.get(singular(words[end - 1])) or set()
+        while start > 0 and words[start - 1] in named:  # "the stand lamp": floor stand lamp, not lamp
+            start -= 1
         after = [w for w in words[end:] if w not in _AFTER_OBJECT]
         if after:
             raise GoalError(f"cannot tell what '{' '.join(words[end:])}' after '{' '.join(words[start:end])}' means; "
@@ -513,14 +525,11 @@ class GoalParser:
                            WHICH, phrase, [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in both],
                            f"which {phrase}")
         if match is None:
-            message = f"this apartment has no '{phrase}'; the closest objects are {self._closest(phrase, self.types)}"
-            proposed = self._proposal(phrase)
-            if proposed is not None:
-                text = name_to_text(proposed)
-                raise _Unclear(message, WHICH, phrase, [(text, proposed, (text, proposed), text)],
-                               f"this apartment has no {phrase}; did you mean")
-            raise GoalError(message)
+            self._propose(phrase, self._proposal(phrase))
+            raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
+                            f"{self._closest(phrase, self.types)}")
         if not same_kind(phrase, match):  # never swap one thing for another
+            self._propose(phrase, self._near_name(phrase))
             raise GoalError(f"this apartment has no '{phrase}'; the closest objects are "
                             f"{self._closest(phrase, self.types)}, which are other things: name one of them "
                             "to move it")
@@ -528,11 +537,12 @@ class GoalParser:
         return match, phrase.endswith("s") and not text.endswith("s")
 
     def _covering(self, phrase: str) -> str | None:
-        """The object type whose name accounts for the most of the phrase's words ("the red desk
-        lamp": desk lamp, never lamp); None when no name is all in the phrase, or when a furniture
-        name accounts for more ("coffee table" is no coffee); _Unclear when two types tie."""
-        types, places = _covering(phrase, self.types), _covering(phrase, self.furniture)
-        if not types or (places and len(name_to_text(places[0]).split()) > len(name_to_text(types[0]).split())):
+        """The object type whose name matches the most of the phrase's words, ending in its head noun
+        ("the red desk lamp": desk lamp, never lamp; "the stand lamp": floor stand lamp, never lamp);
+        None when no name matches, or when a furniture name accounts for more ("coffee table" is no
+        coffee); _Unclear when two types tie on the words matched."""
+        types, places = _covering(phrase, self.types, partial=True), _covering(phrase, self.furniture)
+        if not types or (places and _words_said(phrase, places[0]) > _words_said(phrase, types[0])):
             return None
         if len(types) == 1:
             return types[0]
@@ -540,16 +550,26 @@ class GoalParser:
         raise _Unclear(f"'{phrase}' may be the {listed}; say which", WHICH, phrase,
                        [(name_to_text(t), t, (name_to_text(t), t), name_to_text(t)) for t in types], f"which {phrase}")
 
+    def _propose(self, phrase: str, proposed: str | None) -> None:
+        """_Unclear asking "did you mean the <proposed>?" (its refusal names it); nothing for None."""
+        if proposed is None:
+            return
+        text = name_to_text(proposed)
+        raise _Unclear(f"this apartment has no {phrase}; did you mean the {text}? say 'the {text}' to move it",
+                       WHICH, phrase, [(text, proposed, (text, proposed), text)],
+                       f"this apartment has no {phrase}; did you mean")
+
     def _proposal(self, phrase: str) -> str | None:
-        """The one object type to propose for a name the apartment lacks (speech garbles
-        "remote control" into "ultimately alt control"): clearly the closest by Sentence-BERT
-        (``propose_match``, ``propose_margin``) and the same kind of thing or spelled alike
-        (``propose_spelling``); never asked for another kind of thing that merely sounds related."""
+        """The one object type to propose for a name the apartment lacks: a name speech garbled
+        ("remote control" said as "ultimately alt control"; clearly the closest by Sentence-BERT,
+        ``propose_match`` and ``propose_margin``, and the same kind of thing or spelled alike,
+        ``propose_spelling``), else a near name (:meth:`_near_name`); never asked for another kind
+        of thing that merely sounds related."""
         if self.propose_match is None or not phrase or len(phrase.split()) > 5:
             return None
         index = self.commonsense.alias_index()
         if phrase in index or singular(phrase) in index:
-            return None  # a thing the commonsense file knows, which this apartment lacks: not another thing
+            return self._near_name(phrase)  # a thing the commonsense file knows: only a near name of it
         ranked = self.grounder.rank_names(phrase, self.types)
         if not ranked or ranked[0].score < self.propose_match:
             return None
@@ -561,7 +581,27 @@ class GoalParser:
             return "".join(ch for ch in s if ch.isalpha())
 
         spelled = difflib.SequenceMatcher(None, letters(phrase), letters(name_to_text(best))).ratio()
-        return best if same_kind(phrase, best) or spelled >= self.propose_spelling else None
+        if same_kind(phrase, best) or spelled >= self.propose_spelling:
+            return best
+        return self._near_name(phrase)
+
+    def _near_name(self, phrase: str) -> str | None:
+        """The object type under a near name of the word said, to ask about, never to take: the
+        one type whose head noun shares the stem of the phrase's head noun ("notebook" and notepad:
+        at least four first letters, half the shorter word), at least ``propose_match`` by
+        Sentence-BERT; None when several share it, or when the commonsense file knows the phrase and
+        the type as two things ("remote control" is no game controller)."""
+        if self.propose_match is None or not phrase or len(phrase.split()) > 5:
+            return None
+        near = [m.name for m in self.grounder.rank_names(phrase, self.types)
+                if m.score >= self.propose_match and _shares_stem(phrase, m.name)]
+        if len(near) != 1:
+            return None
+        index = self.commonsense.alias_index()
+        said = index.get(phrase) or index.get(singular(phrase))
+        text = name_to_text(near[0])
+        named = index.get(text) or index.get(text.replace(" ", ""))
+        return None if said is not None and named is not None and said != named else near[0]
 
     def ground_place(self, phrase: str) -> str:
         """The furniture a place phrase names; _Unclear (a GoalError) where one answer settles it."""
@@ -854,17 +894,46 @@ def _rewrite(text: str, kind: str, said: str, replacement: str) -> str:
     return ""
 
 
-def _covering(phrase: str, names: list[str]) -> list[str]:
-    """The names all of whose words the phrase says, ending in its last word (its head noun), those
-    with the most words (several: a tie)."""
+def _covering(phrase: str, names: list[str], partial: bool = False) -> list[str]:
+    """The names ending in the phrase's last word (its head noun) that match the most of its words
+    (several: a tie): names all of whose words the phrase says, and with ``partial`` also names of
+    which it says two words or more ("stand lamp" matches floor_stand_lamp on two words, lamp on one)."""
     if not phrase.split():
         return []
     words = phrase.split()
-    said = set(words) | {singular(w) for w in words}  # "apples" says apple; "glass" does not say glasses
-    fits = [n for n in names if set(name_to_text(n).split()) <= said
-            and name_to_text(n).split()[-1] in (words[-1], singular(words[-1]))]  # its head noun: no "apple pie"
-    most = max((len(name_to_text(n).split()) for n in fits), default=0)
-    return [n for n in fits if len(name_to_text(n).split()) == most]
+    fits = [n for n in names if name_to_text(n).split()[-1] in (words[-1], singular(words[-1]))  # no "apple pie"
+            and (_words_said(phrase, n) == len(name_to_text(n).split()) or (partial and _words_said(phrase, n) >= 2))]
+    most = max((_words_said(phrase, n) for n in fits), default=0)
+    return [n for n in fits if _words_said(phrase, n) == most]
+
+
+def _shares_stem(phrase: str, name: str) -> bool:
+    """Whether the head nouns of a phrase and a name start alike and differ ("notebook" and notepad
+    share "note"): at least four first letters in common, and half of the shorter word."""
+    said, named = singular(phrase.split()[-1]), singular(name_to_text(name).split()[-1])
+    if said == named:
+        return False
+    common = next((i for i, (a, b) in enumerate(zip(said, named, strict=False)) if a != b), min(len(said), len(named)))
+    return common >= 4 and 2 * common >= min(len(said), len(named))
+
+
+def _words_said(phrase: str, name: str) -> int:
+    """How many of a name's words the phrase says ("apples" says apple; "glass" does not say glasses)."""
+    words = phrase.split()
+    said = set(words) | {singular(w) for w in words}
+    return len(set(name_to_text(name).split()) & said)
+
+
+def _name_words_by_head(types: list[str]) -> dict[str, set[str]]:
+    """Head noun -> the other words of the object names of two words or more ending in it
+    ("lamp" -> {"floor", "stand"} for floor_stand_lamp): words said before a shorter name that belong
+    to the longer one ("the stand lamp")."""
+    out: dict[str, set[str]] = {}
+    for t in types:
+        words = name_to_text(t).split()
+        if len(words) >= 2:
+            out.setdefault(words[-1], set()).update(w for w in words[:-1] if w.isalpha())
+    return out
 
 
 def _number_of(furniture: str) -> int | None:
