@@ -2,15 +2,22 @@
 nav2_simple_commander's BasicNavigator): it hides node, executor, goal and future plumbing.
 
     with PlannerClient() as client:                      # namespace="robot1" for a namespaced graph
-        print(client.plan("put one apple inside the fridge")["plan"])       # plan only (/plan_task)
+        print(client.plan("put one apple inside the fridge").plan)          # plan only (/plan_task)
         client.execute("put one apple inside the fridge", planner="llm_mcts")  # the action
         while not client.is_task_complete():
-            print(client.feedback())                     # step, action, outcome, observation
-        print(client.result())                           # the /plan_task fields, and "status"
+            print(client.feedback())                     # a Feedback: step, action, outcome, observation
+        result = client.result()                         # an ExecutionResult: the /plan_task fields
+        if result.status is TaskResult.SUCCEEDED:        # and how the goal ended
+            print(result.executed)
+
+The results are frozen dataclasses of :mod:`llm_planner_ros.task_results` (:class:`PlanResult`,
+:class:`ExecutionResult` with its :class:`TaskResult`, :class:`Feedback`, :class:`TaskQuestion`,
+:class:`Reply`); :func:`~llm_planner_ros.task_results.to_json` makes one JSON-ready.
 
 A task that asks before it goes on ("which table: kitchen table or coffee table?", or "May
 I ...?" with ``require_approval``) is in state ``asking``: :meth:`PlannerClient.question` returns the
-question and its options, :meth:`PlannerClient.answer` sends the answer (``answer_task``).
+question and its options (a :class:`TaskQuestion`), :meth:`PlannerClient.answer` sends the answer
+(``answer_task``).
 
 Every wait is bounded: a server that leaves the ROS graph for ``server_timeout_s`` makes the call
 give up with an LlmPlannerError that says so (DDS notices a killed process after its lease, about
@@ -40,16 +47,23 @@ from std_msgs.msg import String
 
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import describe_beliefs
-from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNING, SUCCEEDED
+from llm_planner.task_states import ASKING, PLANNING
 from llm_planner.viz.report import TaskRecord
 from llm_planner_ros import client_settings
-from llm_planner_ros.conversions import belief_from_msg, feedback_to_dict, result_to_dict, task_record_from_msg
+from llm_planner_ros.conversions import (
+    belief_from_msg,
+    execution_result_from_msg,
+    feedback_from_msg,
+    plan_result_from_msg,
+    task_record_from_msg,
+)
 from llm_planner_ros.environment import apply_ros_environment
 from llm_planner_ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
+from llm_planner_ros.task_results import ExecutionResult, Feedback, PlanResult, Reply, TaskQuestion, TaskResult
 
 #: The ``status`` of an execute_directive result: how its action goal ended (refused goals end aborted: failed).
-STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: SUCCEEDED, GoalStatus.STATUS_CANCELED: CANCELED,
-                GoalStatus.STATUS_ABORTED: FAILED}
+STATUS_RESULTS = {GoalStatus.STATUS_SUCCEEDED: TaskResult.SUCCEEDED, GoalStatus.STATUS_CANCELED: TaskResult.CANCELED,
+                  GoalStatus.STATUS_ABORTED: TaskResult.FAILED}
 
 
 class PlannerClient:
@@ -75,8 +89,8 @@ class PlannerClient:
                                                                        "execute_directive", **ACTION_QOS)
         self._goal: Any = None
         self._result_future: Any = None
-        self._feedback: list[dict[str, Any]] = []
-        self._on_feedback: Callable[[dict[str, Any]], None] | None = None
+        self._feedback: list[Feedback] = []
+        self._on_feedback: Callable[[Feedback], None] | None = None
 
     def close(self) -> None:
         self.action_client.destroy()
@@ -161,13 +175,14 @@ class PlannerClient:
         return self.node.resolve_service_name(relative)
 
     # ------------------------------------------------------------------ plan_task (service)
-    def plan(self, directive: str, planner: str = "", timeout_s: float = 0.0, wait_s: float = 30.0) -> dict[str, Any]:
-        """Plan without executing (``plan_task``): the response as a dict (the ``--json`` fields)."""
+    def plan(self, directive: str, planner: str = "", timeout_s: float = 0.0, wait_s: float = 30.0) -> PlanResult:
+        """Plan without executing (``plan_task``): the response (``success`` false: refused or failed,
+        ``message`` says why; a directive that asks first has its ``question``)."""
         return self.plan_task(directive, planner, execute=False, timeout_s=timeout_s, wait_s=wait_s)
 
     def plan_task(self, directive: str, planner: str = "", execute: bool = False, timeout_s: float = 0.0,
-                  wait_s: float = 30.0) -> dict[str, Any]:
-        """Call ``plan_task`` and return the response as a dict.
+                  wait_s: float = 30.0) -> PlanResult:
+        """Call ``plan_task`` and return its response.
 
         A plan-only request whose answer is late is re-sent (it changes nothing; DDS can drop a
         response right after discovery); an executing request is never re-sent.
@@ -182,14 +197,14 @@ class PlannerClient:
             wait = budget if execute else min(budget, self.settings.plan_only_answer_s * (attempt + 1))
             future = self.plan_client.call_async(request)
             if self._wait_served(future, self.plan_client.service_is_ready, self._name("plan_task"), wait):
-                return result_to_dict(future.result())
+                return plan_result_from_msg(future.result())
             self.plan_client.remove_pending_request(future)
         raise LlmPlannerError(f"{self._name('plan_task')} did not answer (waited {budget if execute else wait:.0f} s, "
                               f"{attempts} attempt(s)); is the planner node busy or gone?")
 
     # ------------------------------------------------------------------ execute_directive (action)
     def execute(self, directive: str, planner: str = "", timeout_s: float = 0.0,
-                on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0) -> None:
+                on_feedback: Callable[[Feedback], None] | None = None, wait_s: float = 30.0) -> None:
         """Send the directive to ``execute_directive`` and return once the goal is accepted; then
         poll :meth:`is_task_complete` and :meth:`feedback`, or wait with :meth:`result`."""
         what = self._name("execute_directive")
@@ -207,14 +222,14 @@ class PlannerClient:
         self._result_future = self._goal.get_result_async()
 
     def _store_feedback(self, msg: Any) -> None:
-        fields = feedback_to_dict(msg.feedback)
+        fields = feedback_from_msg(msg.feedback)
         self._feedback.append(fields)
         if self._on_feedback is not None:
             self._on_feedback(fields)
 
-    def feedback(self) -> dict[str, Any] | None:
+    def feedback(self) -> Feedback | None:
         """The latest feedback of the running goal (task_id, state, step, action, outcome,
-        observation, llm_requests), or None before the first."""
+        observation, llm_requests, belief), or None before the first."""
         return self._feedback[-1] if self._feedback else None
 
     def is_task_complete(self, spin_s: float = 0.1) -> bool:
@@ -233,10 +248,10 @@ class PlannerClient:
             return False
         return bool(future.result().goals_canceling)
 
-    def result(self, timeout_s: float | None = None, stop: threading.Event | None = None) -> dict[str, Any]:
-        """Wait for the goal's result: the /plan_task fields plus ``status`` (succeeded, failed,
-        canceled). ``stop`` (set from elsewhere, e.g. a signal handler) ends the wait early with
-        LlmPlannerError."""
+    def result(self, timeout_s: float | None = None, stop: threading.Event | None = None) -> ExecutionResult:
+        """Wait for the goal's result: the /plan_task fields and its ``status``, a :class:`TaskResult`
+        (SUCCEEDED, FAILED, CANCELED; FAILED for a refused goal, which ends aborted). ``stop`` (set
+        from elsewhere, e.g. a signal handler) ends the wait early with LlmPlannerError."""
         if self._result_future is None:
             raise LlmPlannerError("no goal was sent (call execute first)")
         what = self._name("execute_directive")
@@ -246,19 +261,19 @@ class PlannerClient:
                                   else f"stopped waiting for the result of {what}")
         response = self._result_future.result()
         self._drain_feedback(len(response.result.executed))
-        return {**result_to_dict(response.result), "status": STATUS_NAMES.get(response.status, "unknown")}
+        return execution_result_from_msg(response.result, STATUS_RESULTS.get(response.status, TaskResult.UNKNOWN))
 
     def _drain_feedback(self, steps: int, wait_s: float | None = None) -> None:
         """Take the feedback still queued when the result came (one message per executed step)."""
         deadline = time.monotonic() + (self.settings.feedback_drain_s if wait_s is None else wait_s)
-        while steps and time.monotonic() < deadline and not any(f["step"] >= steps for f in self._feedback[-1:]):
+        while steps and time.monotonic() < deadline and not any(f.step >= steps for f in self._feedback[-1:]):
             self.executor.spin_once(timeout_sec=0.05)
 
     def run(self, directive: str, planner: str = "", timeout_s: float = 0.0,
-            on_feedback: Callable[[dict[str, Any]], None] | None = None, wait_s: float = 30.0,
-            on_question: Callable[[dict[str, Any]], str | None] | None = None) -> dict[str, Any]:
+            on_feedback: Callable[[Feedback], None] | None = None, wait_s: float = 30.0,
+            on_question: Callable[[TaskQuestion], str | None] | None = None) -> ExecutionResult:
         """Execute and wait for the result; Ctrl-C cancels the goal and returns the result once the
-        robot has stopped (status ``canceled``); a second Ctrl-C while it stops is a
+        robot has stopped (status ``TaskResult.CANCELED``); a second Ctrl-C while it stops is a
         KeyboardInterrupt. Off the main thread, where no signal arrives, a KeyboardInterrupt does
         the same. ``on_question`` gets each question the task asks (:meth:`question`) and returns
         the answer to send, or None to send none (the task then ends refused after
@@ -278,22 +293,20 @@ class PlannerClient:
         self.cancel()
         return self.result(timeout_s=self.server_timeout_s * 3)
 
-    def _answer_questions(self, on_question: Callable[[dict[str, Any]], str | None], stop: threading.Event) -> None:
+    def _answer_questions(self, on_question: Callable[[TaskQuestion], str | None], stop: threading.Event) -> None:
         """Until the goal ends: hand each new question (each ``asking`` feedback) to ``on_question``
         and send its answer."""
         seen = 0
         while not self._result_future.done() and not stop.is_set():
             self.spin_for(0.1)
-            asking = [f for f in self._feedback if f["state"] == ASKING]
+            asking = [f for f in self._feedback if f.state == ASKING]
             if len(asking) > seen and not self._result_future.done():
                 seen = len(asking)
-                text = on_question(self.question() or {"task_id": asking[-1]["task_id"],
-                                                       "question": asking[-1]["question"],
-                                                       "options": list(asking[-1]["options"])})
+                text = on_question(self.question() or question_of(asking[-1]))
                 if text is not None and not self._result_future.done():
-                    self.answer(text, asking[-1]["task_id"])
+                    self.answer(text, asking[-1].task_id)
 
-    def cancel_task(self, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
+    def cancel_task(self, task_id: str = "", wait_s: float = 30.0) -> Reply:
         """``cancel_task``: stop the running task (by id, or whatever runs); (done, message)."""
         if not self.cancel_client.service_is_ready() and not self._wait_for(self.cancel_client.service_is_ready,
                                                                             wait_s):
@@ -302,21 +315,21 @@ class PlannerClient:
         if not self._wait_served(future, self.cancel_client.service_is_ready, self._name("cancel_task"), wait_s):
             raise LlmPlannerError(f"{self._name('cancel_task')} did not answer within {wait_s:g} s")
         response = response_of(future)
-        return bool(response.success), response.message
+        return Reply(bool(response.success), response.message)
 
     # ------------------------------------------------------------------ questions
-    def question(self, spin_s: float = 0.0) -> dict[str, Any] | None:
-        """The question the running goal asks (state ``asking``): ``{"task_id", "question",
-        "options"}``, or None when it asks nothing now (after spinning ``spin_s``)."""
+    def question(self, spin_s: float = 0.0) -> TaskQuestion | None:
+        """The question the running goal asks (state ``asking``), or None when it asks nothing now
+        (after spinning ``spin_s``)."""
         if spin_s > 0:
             self.spin_for(spin_s)
         latest = self.feedback()
-        if latest is None or latest["state"] != ASKING or (self._result_future is not None
-                                                             and self._result_future.done()):
+        if latest is None or latest.state != ASKING or (self._result_future is not None
+                                                          and self._result_future.done()):
             return None
-        return {"task_id": latest["task_id"], "question": latest["question"], "options": list(latest["options"])}
+        return question_of(latest)
 
-    def answer(self, text: str, task_id: str = "", wait_s: float = 30.0) -> tuple[bool, str]:
+    def answer(self, text: str, task_id: str = "", wait_s: float = 30.0) -> Reply:
         """Answer the asking task's question (``answer_task``; empty ``task_id``: whichever task asks):
         (taken, how it was read or why not). A reply that answers nothing is asked once more."""
         what = self._name("answer_task")
@@ -325,12 +338,12 @@ class PlannerClient:
             raise LlmPlannerError(f"{what} is not available: is the planner node running?")
         asking = self.question() if not task_id and self._goal is not None else None
         if asking is not None:
-            task_id = asking["task_id"]
+            task_id = asking.task_id
         future = self.answer_client.call_async(AnswerTask.Request(task_id=task_id, text=text))
         if not self._wait_served(future, self.answer_client.service_is_ready, what, wait_s):
             raise LlmPlannerError(f"{what} did not answer within {wait_s:g} s")
         response = response_of(future)
-        return bool(response.success), response.message
+        return Reply(bool(response.success), response.message)
 
     # ------------------------------------------------------------------ task records (executor)
     def task_record(self, task_id: str = "", wait_s: float = 30.0) -> TaskRecord:
@@ -397,6 +410,11 @@ class PlannerClient:
 STATUS_PUBLISHERS = ("planner", "executor")
 
 
+def question_of(feedback: Feedback) -> TaskQuestion:
+    """The question of an ``asking`` feedback message."""
+    return TaskQuestion(feedback.task_id, feedback.question, feedback.options)
+
+
 def response_of(future: Future[Any]) -> Any:
     """The response of a service call seen complete (a call that failed raised when it completed)."""
     response = future.result()
@@ -438,22 +456,21 @@ def _sigint_sets() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
-def format_feedback(fields: dict[str, Any], details: bool = True) -> str:
+def format_feedback(fields: Feedback, details: bool = True) -> str:
     """A feedback message of execute_directive: one line; with ``details`` indented lines under it
     with the observation, the LLM requests of the decision, and where the planner believes the
     goal's objects are (one line per object) when it keeps a belief."""
-    if fields["state"] == PLANNING:
-        return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
-    if fields["state"] == ASKING:
-        options = fields.get("options") or []
-        return f"[{fields['task_id']}] asking: {fields.get('question', '')}" + \
-            (f"\n    answers: {' | '.join(options)}" if options and details else "")
-    lines = [f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"]
+    if fields.state == PLANNING:
+        return f"[{fields.task_id}] planning ({fields.llm_requests} LLM request(s) so far)"
+    if fields.state == ASKING:
+        return f"[{fields.task_id}] asking: {fields.question}" + \
+            (f"\n    answers: {' | '.join(fields.options)}" if fields.options and details else "")
+    lines = [f"[{fields.task_id}] step {fields.step}: {fields.action} -> {fields.outcome}"]
     if details:
-        if fields["observation"]:
-            lines.append(f"    observed: {fields['observation']}")
-        if fields["belief"] or fields["decision_llm_requests"]:
-            lines.append(f"    decision: {fields['decision_llm_requests']} LLM request(s) "
-                         f"({fields['llm_requests']} so far)")
-        lines += [f"    belief:   {b.describe()}" for b in fields["belief"]]
+        if fields.observation:
+            lines.append(f"    observed: {fields.observation}")
+        if fields.belief or fields.decision_llm_requests:
+            lines.append(f"    decision: {fields.decision_llm_requests} LLM request(s) "
+                         f"({fields.llm_requests} so far)")
+        lines += [f"    belief:   {b.describe()}" for b in fields.belief]
     return "\n".join(lines)

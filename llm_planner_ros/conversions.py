@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from builtin_interfaces.msg import Time
@@ -27,6 +28,7 @@ from llm_planner.service import PlanTaskResult
 from llm_planner.task_states import EXECUTING
 from llm_planner.viz.markers import MarkerSpec
 from llm_planner.viz.report import RecordedStep, TaskRecord
+from llm_planner_ros.task_results import ExecutionResult, Feedback, PlanResult, TaskResult
 
 
 # ------------------------------------------------------------------------------ time
@@ -163,20 +165,26 @@ def fill_result(msg: Any, result: PlanTaskResult) -> Any:
     return msg
 
 
-def result_to_dict(msg: Any) -> dict[str, Any]:
-    """The /plan_task response fields of a message as the ``--json`` dict (``executed`` when any)."""
+def plan_result_from_msg(msg: Any) -> PlanResult:
+    """A /plan_task response (or an execute_directive result message) as a :class:`PlanResult`."""
     try:
         goal = json.loads(msg.goal) if msg.goal else []
     except json.JSONDecodeError:
-        goal = msg.goal
-    out = {"success": bool(msg.success), "message": msg.message, "goal": goal, "plan": list(msg.plan),
-           "task_id": msg.task_id, "llm_requests": int(msg.llm_requests),
-           "planning_time_s": float(msg.planning_time_s)}
-    if msg.executed:
-        out["executed"] = list(msg.executed)
-    if getattr(msg, "question", ""):
-        out["question"], out["options"] = msg.question, list(msg.options)
-    return out
+        goal = []
+    items = tuple(tuple(item) if isinstance(item, list) else (item,) for item in goal)
+    return PlanResult(bool(msg.success), msg.message, items, tuple(msg.plan), msg.task_id, int(msg.llm_requests),
+                      float(msg.planning_time_s), tuple(msg.executed), getattr(msg, "question", ""),
+                      tuple(getattr(msg, "options", ())))
+
+
+def execution_result_from_msg(msg: Any, status: TaskResult) -> ExecutionResult:
+    """An execute_directive result message, the goal having ended with ``status``."""
+    return ExecutionResult(**_fields_of(plan_result_from_msg(msg)), status=status)
+
+
+def _fields_of(result: PlanResult) -> dict[str, Any]:
+    """The fields of a result by name, their values as they are (not copied)."""
+    return {f.name: getattr(result, f.name) for f in fields(result)}
 
 
 # ------------------------------------------------------------------- beliefs and feedback
@@ -208,6 +216,11 @@ def feedback_to_dict(msg: Any) -> dict[str, Any]:
     fields["belief"] = belief_from_msg(msg.belief)
     fields["question"], fields["options"] = getattr(msg, "question", ""), list(getattr(msg, "options", ()))
     return fields
+
+
+def feedback_from_msg(msg: Any) -> Feedback:
+    """An ExecuteDirective feedback message as the client's :class:`Feedback`."""
+    return Feedback(**feedback_to_dict(msg) | {"options": tuple(getattr(msg, "options", ()))})
 
 
 def feedback_from_dict(cls: Any, fields: dict[str, Any]) -> Any:

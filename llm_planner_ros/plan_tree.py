@@ -26,6 +26,7 @@ from llm_planner.errors import LlmPlannerError
 from llm_planner_ros.client import PlannerClient, response_of
 from llm_planner_ros.conversions import percept_from_msg
 from llm_planner_ros.node_utils import GEOMETRY_QOS
+from llm_planner_ros.task_results import PlanResult
 
 #: The planner node's parameters a tree depends on: the world, and the planner of a request that names none.
 GRAPH_PARAMETERS = ("domain", "scene", "problem", "planner")
@@ -45,14 +46,13 @@ class TreeWriter:
         params.update({k: v for k, v in self.parameters.items() if v})
         self.domain: Domain = get_domain(params["domain"])(params)
 
-    def write(self, result: dict[str, Any], directive: str, planner: str, path: str | Path) -> str:
+    def write(self, result: PlanResult, directive: str, planner: str, path: str | Path) -> str:
         """Write the tree of ``result`` (a successful plan-only answer) to ``path``; what was written."""
         percept = percept_from_msg(latest_message(self.client, FULL_STATE_TOPIC, self.wait_s))
         state = self.domain.full_state({"full_state": percept})
-        text = plan_tree(self.domain, state, result["plan"], result["goal"],
-                         planner or self.parameters["planner"], directive)
+        text = plan_tree(self.domain, state, result.plan, result.goal, planner or self.parameters["planner"], directive)
         Path(path).write_text(text)
-        return f"behaviour tree: {path} ({len(result['plan'])} action node(s), BehaviorTree.CPP v4)"
+        return f"behaviour tree: {path} ({len(result.plan)} action node(s), BehaviorTree.CPP v4)"
 
 
 def planner_parameters(client: PlannerClient, names: tuple[str, ...], wait_s: float) -> dict[str, str]:

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                                 on_feedback=lambda fields: print(format_feedback(fields), flush=True),
                                 on_question=Answerer(args.answer))
             try:
-                record = client.task_record(result["task_id"])
+                record = client.task_record(result.task_id)
             except LlmPlannerError as exc:  # refused or failed before the robot moved
                 no_record = str(exc)
             client.spin_for(0.5)
@@ -100,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"no report: {exc}")
     else:
         print(f"no report: {no_record}")
-    print(f"\nresult: {'SUCCESS' if result['success'] else 'FAILURE'} - {result['message']}")
-    return 0 if result["success"] else 1
+    print(f"\nresult: {'SUCCESS' if result.success else 'FAILURE'} - {result.message}")
+    return 0 if result.success else 1
 
 
 def _with_approval(params_file: str | None, log_dir: Path) -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from llm_planner.task_states import CANCELED
 from llm_planner_ros import client_settings
+from llm_planner_ros.task_results import ExecutionResult, PlanResult, TaskQuestion, TaskResult, to_json
 
 
 def add_graph_options(p: argparse.ArgumentParser) -> None:
@@ -57,20 +57,20 @@ def run(args: argparse.Namespace) -> int:
         tree = TreeWriter(client, args.wait) if args.bt else None  # a G-TAMP graph is refused before it plans
         if args.execute:
             show = None if args.json else lambda fields: print(format_feedback(fields), flush=True)
-            result = client.run(args.directive, args.planner, args.timeout, on_feedback=show, wait_s=args.wait,
-                                on_question=Answerer(args.answer, quiet=args.json))
+            result: PlanResult = client.run(args.directive, args.planner, args.timeout, on_feedback=show,
+                                            wait_s=args.wait, on_question=Answerer(args.answer, quiet=args.json))
         else:
             result = client.plan(args.directive, args.planner, args.timeout, wait_s=args.wait)
-        written = tree.write(result, args.directive, args.planner, args.bt) if tree and result["success"] else ""
+        written = tree.write(result, args.directive, args.planner, args.bt) if tree and result.success else ""
     if args.json:
-        print(json.dumps({**result, "bt": args.bt} if written else result))
+        print(json.dumps({**to_json(result), "bt": args.bt} if written else to_json(result)))
     else:
         print_result(result, executed=not args.execute)
         if written:
             print(written)
-    if result.get("status") == CANCELED:
+    if isinstance(result, ExecutionResult) and result.status is TaskResult.CANCELED:
         return 130
-    return 0 if result["success"] else 1
+    return 0 if result.success else 1
 
 
 class Answerer:
@@ -81,37 +81,37 @@ class Answerer:
         self.answers = list(answers or [])
         self.quiet = quiet
 
-    def __call__(self, question: dict) -> str | None:
+    def __call__(self, question: TaskQuestion) -> str | None:
         import sys
 
         if self.answers:
             text = self.answers.pop(0)
             if not self.quiet:
-                print(f"question: {question['question']}\nanswer:   {text}", flush=True)
+                print(f"question: {question.question}\nanswer:   {text}", flush=True)
             return text
-        options = " | ".join(question.get("options") or [])
+        options = " | ".join(question.options)
         try:
-            return input(f"{question['question']}\n" + (f"  ({options})\n" if options else "") + "> ").strip() or None
+            return input(f"{question.question}\n" + (f"  ({options})\n" if options else "") + "> ").strip() or None
         except EOFError:
             print("(no answer: stdin is closed)", file=sys.stderr, flush=True)
             return None
 
 
-def print_result(result: dict, executed: bool = True) -> None:
+def print_result(result: PlanResult, executed: bool = True) -> None:
     """The result; ``executed=False`` leaves out the executed steps (printed already as feedback)."""
-    print(f"success: {result['success']}" + (f" ({result['status']})" if "status" in result else ""))
-    print(f"message: {result['message']}")
-    if result.get("question"):
-        print(f"question: {result['question']} (answers: {' | '.join(result.get('options') or [])})")
-    if result.get("goal"):
-        print("goal:    " + ", ".join(f"({', '.join(str(x) for x in item)})" for item in result["goal"]))
-    if result.get("plan"):
+    status = f" ({result.status.value})" if isinstance(result, ExecutionResult) else ""
+    print(f"success: {result.success}{status}")
+    print(f"message: {result.message}")
+    if result.question:
+        print(f"question: {result.question} (answers: {' | '.join(result.options)})")
+    if result.goal:
+        print("goal:    " + ", ".join(f"({', '.join(str(x) for x in item)})" for item in result.goal))
+    if result.plan:
         print("plan:")
-        for i, step in enumerate(result["plan"], 1):
+        for i, step in enumerate(result.plan, 1):
             print(f"  {i:2d}. {step}")
-    if executed and result.get("executed"):
+    if executed and result.executed:
         print("executed:")
-        for i, step in enumerate(result["executed"], 1):
+        for i, step in enumerate(result.executed, 1):
             print(f"  {i:2d}. {step}")
-    print(f"task {result['task_id']}: {result['llm_requests']} LLM request(s), "
-          f"{result['planning_time_s']:.2f} s planning")
+    print(f"task {result.task_id}: {result.llm_requests} LLM request(s), {result.planning_time_s:.2f} s planning")

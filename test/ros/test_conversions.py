@@ -13,9 +13,11 @@ from llm_planner.domains.percept import Percept
 from llm_planner.errors import GoalError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner_ros.conversions import (
-    belief_to_msg, feedback_from_dict, feedback_to_dict, fill_result, geometry_from_msg, geometry_to_msg,
-    goal_from_json, goal_to_json, percept_from_msg, percept_to_msg, result_to_dict, step_fields, task_record_from_msg,
+    belief_to_msg, execution_result_from_msg, feedback_from_dict, feedback_from_msg, feedback_to_dict, fill_result,
+    geometry_from_msg, geometry_to_msg, goal_from_json, goal_to_json, percept_from_msg, percept_to_msg,
+    plan_result_from_msg, step_fields, task_record_from_msg,
 )
+from llm_planner_ros.task_results import ExecutionResult, Feedback, PlanResult, TaskResult, to_json
 from llm_planner.service import PlanTaskResult
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
 from llm_planner_interfaces.action import ExecuteDirective, ExecuteTask
@@ -41,7 +43,29 @@ def test_a_result_fills_the_service_response_and_the_action_result_alike():
     result = PlanTaskResult(True, "goal reached in 2 steps", [["inside", "apple", "fridge", 1]], ["walk(fridge)"],
                             "abc", 3, 1.5, ["walk(fridge) -> ok; observed: in kitchen"])
     for msg in (PlanTask.Response(), ExecuteDirective.Result()):
-        assert result_to_dict(fill_result(msg, result)) == {k: v for k, v in result.to_dict().items()}
+        assert to_json(plan_result_from_msg(fill_result(msg, result))) == result.to_dict()
+
+
+def test_a_response_becomes_the_clients_typed_result_and_its_json_is_the_old_dict():
+    result = PlanTaskResult(False, "refused: which table?", [["on", "mug", "coffee_table", 1]], [], "abc", 1, 0.25,
+                            [], "which table: kitchen table or coffee table?", ["kitchen table", "coffee table"])
+    planned = plan_result_from_msg(fill_result(PlanTask.Response(), result))
+    assert planned == PlanResult(False, "refused: which table?", (("on", "mug", "coffee_table", 1),), (), "abc", 1,
+                                 0.25, (), "which table: kitchen table or coffee table?",
+                                 ("kitchen table", "coffee table"))
+    assert to_json(planned) == {k: v for k, v in result.to_dict().items() if k != "executed"}  # no steps: left out
+    ended = execution_result_from_msg(fill_result(ExecuteDirective.Result(), result), TaskResult.CANCELED)
+    assert isinstance(ended, ExecutionResult) and ended.status is TaskResult.CANCELED
+    assert to_json(ended) == {**to_json(planned), "status": "canceled"}
+
+
+def test_action_feedback_becomes_the_clients_typed_feedback():
+    belief = (ObjectBelief("apple_1", (("fridge", 0.75), ("sink", 0.25))),)
+    fields = {"task_id": "abc", "state": "asking", "step": 0, "action": "", "outcome": "", "observation": "",
+              "llm_requests": 2, "decision_llm_requests": 0, "belief": belief, "question": "which table?",
+              "options": ["kitchen table", "coffee table"]}
+    feedback = feedback_from_msg(feedback_from_dict(ExecuteDirective.Feedback, fields))
+    assert feedback == Feedback(**{**fields, "options": ("kitchen table", "coffee table")})
 
 
 def test_the_executor_feedback_fields_are_the_action_feedback_fields():

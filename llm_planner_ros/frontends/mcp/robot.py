@@ -25,6 +25,7 @@ from llm_planner.viz.report import TaskRecord, recorder_of
 from llm_planner.viz.topdown import render_rgb
 from llm_planner_ros.client import PlannerClient, response_of
 from llm_planner_ros.frontends.mcp.settings import McpSettings
+from llm_planner_ros.task_results import Feedback, Reply, TaskQuestion, to_json
 
 #: The TaskStatus fields task_status hands out (the belief stays in task_record).
 STATUS_FIELDS = ("task_id", "directive", "state", "step", "action", "result", "message", "question")
@@ -39,7 +40,7 @@ class Robot:
         self.client, self.settings = client, settings
         self.lock = threading.Lock()
         self.statuses: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self.events: list[dict[str, Any]] = []   # feedback of the running goal not handed out yet
+        self.events: list[Feedback] = []   # feedback of the running goal not handed out yet
         self._world: tuple[str, str] | None = None
         client.watch_status(self._on_status)
 
@@ -66,21 +67,22 @@ class Robot:
 
     # ------------------------------------------------------------------ plan and execute
     def plan(self, directive: str, planner: str) -> dict[str, Any]:
+        """The plan_task answer as the tool's JSON (the ``llm-planner plan --json`` fields)."""
         with self.lock:
-            return self.client.plan(directive, planner)
+            return to_json(self.client.plan(directive, planner))
 
     def start(self, directive: str, planner: str, timeout_s: float) -> None:
         """Send the directive to execute_directive; LlmPlannerError while a task this server started runs."""
         with self.lock:
             if not self.client.is_task_complete(0.0):
                 latest = self.client.feedback()
-                running = f"task {latest['task_id']}" if latest else "a task"
+                running = f"task {latest.task_id}" if latest else "a task"
                 raise LlmPlannerError(f"{running} started here is still running: follow it with task_status, "
                                       "or stop it with cancel_task, then send the directive again")
             self.events = []
             self.client.execute(directive, planner, timeout_s, on_feedback=self._on_feedback)
 
-    def _on_feedback(self, fields: dict[str, Any]) -> None:
+    def _on_feedback(self, fields: Feedback) -> None:
         self.events.append(fields)
 
     def running(self) -> bool:
@@ -88,51 +90,51 @@ class Robot:
         with self.lock:
             return not self.client.is_task_complete(0.0)
 
-    def poll(self) -> tuple[list[dict[str, Any]], bool]:
+    def poll(self) -> tuple[list[Feedback], bool]:
         """Spin ``poll_s``: the feedback that came since the last poll, and whether the goal ended."""
         with self.lock:
             done = self.client.is_task_complete(self.settings.poll_s)
             events, self.events = self.events, []
         return events, done
 
-    def result(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The ended goal's result (the plan_task fields, the action's ``status`` and the task's own
-        final ``state`` from task_status: a task the person did not approve ends canceled although
-        its action ends aborted) and the feedback of its last steps."""
+    def result(self) -> tuple[dict[str, Any], list[Feedback]]:
+        """The ended goal's result as the tool's JSON (the plan_task fields, the action's ``status``
+        and the task's own final ``state`` from task_status: a task the person did not approve ends
+        canceled although its action ends aborted) and the feedback of its last steps."""
         with self.lock:
             result = self.client.result(timeout_s=self.client.server_timeout_s)
             deadline = time.monotonic() + self.client.settings.feedback_drain_s
-            while self._state(result["task_id"]) not in FINAL_STATES and time.monotonic() < deadline:
+            while self._state(result.task_id) not in FINAL_STATES and time.monotonic() < deadline:
                 self.client.spin_for(self.settings.poll_s)
             events, self.events = self.events, []
-        return {"state": self._state(result["task_id"]) or result["status"], **result}, events
+        return {"state": self._state(result.task_id) or result.status.value, **to_json(result)}, events
 
     def _state(self, task_id: str) -> str:
         state = self.statuses.get(task_id, {}).get("state", "")
         return state if state in FINAL_STATES else ""
 
-    def latest(self) -> dict[str, Any]:
-        """The latest feedback of the goal this server sent last ({} before any)."""
+    def latest(self) -> Feedback | None:
+        """The latest feedback of the goal this server sent last (None before any)."""
         with self.lock:
-            return self.client.feedback() or {}
+            return self.client.feedback()
 
-    def question(self) -> dict[str, Any] | None:
+    def question(self) -> TaskQuestion | None:
         with self.lock:
             return self.client.question()
 
-    def answer(self, text: str, task_id: str) -> tuple[bool, str]:
+    def answer(self, text: str, task_id: str) -> Reply:
         with self.lock:
             return self.client.answer(text, task_id)
 
-    def cancel(self, task_id: str) -> tuple[bool, str]:
+    def cancel(self, task_id: str) -> Reply:
         """Stop a task: the goal this server sent is canceled through the action (its result then
         says ``canceled``), any other task through cancel_task. (done, message)."""
         with self.lock:
             latest = self.client.feedback()
-            if latest is not None and not self.client.is_task_complete(0.0) and task_id in ("", latest["task_id"]):
+            if latest is not None and not self.client.is_task_complete(0.0) and task_id in ("", latest.task_id):
                 if self.client.cancel():
-                    return True, (f"task {latest['task_id']}: canceled; the robot stops (the walk or skill under "
-                                  "way is canceled)")
+                    return Reply(True, f"task {latest.task_id}: canceled; the robot stops (the walk or skill under "
+                                       "way is canceled)")
             return self.client.cancel_task(task_id)
 
     # ------------------------------------------------------------------ records, pictures, the world

@@ -21,12 +21,13 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner.task_states import ASKING, PLANNING
+from llm_planner.task_states import ASKING, EXECUTING, PLANNING
 from llm_planner_ros.frontends.inputs import BadInput, plain_text
 from llm_planner_ros.frontends.mcp.http import StaticToken
 from llm_planner_ros.frontends.mcp.robot import Robot
 from llm_planner_ros.frontends.mcp.world import describe_world as names_of_world
 from llm_planner_ros.frontends.mcp.world import world_file
+from llm_planner_ros.task_results import Feedback, TaskQuestion, to_json
 
 T = TypeVar("T")
 
@@ -225,24 +226,24 @@ async def _follow(robot: Robot, ctx: Context) -> dict[str, Any]:
             sent = await _progress(ctx, events + late, sent)
             return result
         sent = await _progress(ctx, events, sent)
-        asked_now = sent if any(e["state"] == ASKING for e in events) else asked
+        asked_now = sent if any(e.state == ASKING for e in events) else asked
         question = await _call(robot.question)
         if question is not None and asked_now != asked:
             asked = asked_now
             text = await _elicit(ctx, question, settings.elicit_wait_s) if settings.elicit else None
             if text is not None:
-                await _call(robot.answer, text, question["task_id"])
+                await _call(robot.answer, text, question.task_id)
                 continue
-            return {"state": ASKING, **question, "message": "the robot waits for the person's answer: call "
+            return {"state": ASKING, **to_json(question), "message": "the robot waits for the person's answer: call "
                     "answer_task with it (the task ends refused after the graph's clarify_timeout_s)"}
         if time.monotonic() > deadline:
             latest = await _call(robot.latest)
-            return {"state": latest.get("state", "executing"), "task_id": latest.get("task_id", ""),
+            return {"state": latest.state if latest else EXECUTING, "task_id": latest.task_id if latest else "",
                     "message": f"still running after {settings.task_wait_s:g} s: follow it with task_status, "
                                "stop it with cancel_task"}
 
 
-async def _progress(ctx: Context, events: list[dict[str, Any]], sent: int) -> int:
+async def _progress(ctx: Context, events: list[Feedback], sent: int) -> int:
     """One progress notification per feedback message; returns how many were sent in all."""
     for fields in events:
         sent += 1
@@ -250,25 +251,25 @@ async def _progress(ctx: Context, events: list[dict[str, Any]], sent: int) -> in
     return sent
 
 
-def _describe_feedback(fields: dict[str, Any]) -> str:
-    if fields["state"] == PLANNING:
-        return f"[{fields['task_id']}] planning ({fields['llm_requests']} LLM request(s) so far)"
-    if fields["state"] == ASKING:
-        return f"[{fields['task_id']}] asking: {fields['question']} (answers: {' | '.join(fields['options'])})"
-    text = f"[{fields['task_id']}] step {fields['step']}: {fields['action']} -> {fields['outcome']}"
-    return text + (f"; observed: {fields['observation']}" if fields["observation"] else "")
+def _describe_feedback(fields: Feedback) -> str:
+    if fields.state == PLANNING:
+        return f"[{fields.task_id}] planning ({fields.llm_requests} LLM request(s) so far)"
+    if fields.state == ASKING:
+        return f"[{fields.task_id}] asking: {fields.question} (answers: {' | '.join(fields.options)})"
+    text = f"[{fields.task_id}] step {fields.step}: {fields.action} -> {fields.outcome}"
+    return text + (f"; observed: {fields.observation}" if fields.observation else "")
 
 
-async def _elicit(ctx: Context, question: dict[str, Any], wait_s: float) -> str | None:
+async def _elicit(ctx: Context, question: TaskQuestion, wait_s: float) -> str | None:
     """Put the task's question to the person through the client's elicitation: the answer, or None
     when the client offers no elicitation, the person declined, or ``wait_s`` passed."""
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.elicitation is None:
         return None
-    options = " | ".join(question["options"])
+    options = " | ".join(question.options)
     with anyio.move_on_after(wait_s):
         try:
-            reply = await ctx.elicit(f"The robot asks: {question['question']}" + (f" ({options})" if options else ""),
+            reply = await ctx.elicit(f"The robot asks: {question.question}" + (f" ({options})" if options else ""),
                                      Answer)
         except (MCPError, ValueError):
             return None

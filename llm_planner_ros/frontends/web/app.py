@@ -40,6 +40,7 @@ from llm_planner_ros.client import PlannerClient
 from llm_planner_ros.frontends.inputs import BadInput, plain_text
 from llm_planner_ros.frontends.web.bridge import Event, GraphBridge
 from llm_planner_ros.frontends.web.guard import BodyTooLarge, Door, GuardMiddleware, read_body
+from llm_planner_ros.task_results import to_json
 
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REPORT_FILES = ("before.png", "after.png", "strip.png")
@@ -115,8 +116,8 @@ def create_app(bridge: GraphBridge, door: Door) -> Starlette:
 
     async def plan(body: dict[str, Any]) -> tuple[bool, str]:
         directive, planner = directive_of(body)
-        result = await on_graph(lambda c: c.plan(directive, planner))
-        bridge.publish({"kind": "plan", **{k: result.get(k) for k in ("task_id", "success", "message", "plan")},
+        result = to_json(await on_graph(lambda c: c.plan(directive, planner)))
+        bridge.publish({"kind": "plan", **{k: result[k] for k in ("task_id", "success", "message", "plan")},
                         "directive": directive})
         return bool(result["success"]), str(result["message"])
 

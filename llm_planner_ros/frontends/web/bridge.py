@@ -26,6 +26,7 @@ from llm_planner.viz.report import write_report
 from llm_planner_ros.client import PlannerClient
 from llm_planner_ros.conversions import belief_from_msg
 from llm_planner_ros.frontends.settings import WebSettings
+from llm_planner_ros.task_results import to_json
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
@@ -181,8 +182,8 @@ class GraphBridge:
     def _report_result(self, client: PlannerClient) -> None:
         if self._goal_pending and client.is_task_complete(0.0):
             self._goal_pending = False
-            result = client.result(timeout_s=self.settings.command_wait_s)
-            self.publish({"kind": "result", **{k: result.get(k) for k in
+            result = to_json(client.result(timeout_s=self.settings.command_wait_s))
+            self.publish({"kind": "result", **{k: result[k] for k in
                                                 ("task_id", "success", "status", "message", "plan")}})
 
     def report(self, client: PlannerClient, task_id: str) -> Path:

@@ -14,9 +14,10 @@ import rclpy
 from rclpy.node import Node
 
 from llm_planner_ros import client_settings
-from llm_planner_ros.conversions import result_to_dict
+from llm_planner_ros.conversions import plan_result_from_msg
 from llm_planner_ros.environment import apply_ros_environment
 from llm_planner_ros.node_utils import SERVICE_QOS
+from llm_planner_ros.task_results import to_json
 from llm_planner_interfaces.srv import PlanTask
 
 
@@ -37,7 +38,7 @@ def main() -> int:
     deadline = time.monotonic() + timeout_s
     while not all(f.done() for f in futures) and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.1)
-    print(json.dumps([result_to_dict(f.result()) if f.done() else None for f in futures]))
+    print(json.dumps([to_json(plan_result_from_msg(f.result())) if f.done() else None for f in futures]))
     node.destroy_node()
     rclpy.shutdown()
     return 0

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner_ros.task_results import TaskQuestion, TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 CLARIFY_S = 300.0
 
@@ -27,7 +29,7 @@ def graph(launch_graph, tmp_path_factory):
         yield g
 
 
-def _wait_question(client, timeout_s: float = 180.0) -> dict:
+def _wait_question(client, timeout_s: float = 180.0) -> TaskQuestion:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         question = client.question(spin_s=0.1)
@@ -50,11 +52,11 @@ def _wait_robot_free(graph, timeout_s: float = 30.0) -> None:
 def test_the_table_is_asked_about_the_node_keeps_serving_and_a_directive_topic_answer_settles_it(graph):
     graph.client.execute("put the mug on the table", planner="classical")
     question = _wait_question(graph.client)
-    assert question["question"] == "which table: kitchen table (kitchen) or coffee table (living room)?", question
-    assert question["options"] == ["kitchen table (kitchen)", "coffee table (living room)"]
+    assert question.question == "which table: kitchen table (kitchen) or coffee table (living room)?", question
+    assert question.options == ("kitchen table (kitchen)", "coffee table (living room)")
     graph.client.spin_for(0.5)
-    asking = [m for m in graph.statuses if m.task_id == question["task_id"] and m.state == "asking"]
-    assert asking and asking[-1].question == question["question"] and list(asking[-1].options) == question["options"]
+    asking = [m for m in graph.statuses if m.task_id == question.task_id and m.state == "asking"]
+    assert asking and asking[-1].question == question.question and tuple(asking[-1].options) == question.options
 
     # while the task asks: 40 concurrent plan-only calls from 4 processes, all answered; the
     # ambiguous directive among them never asks (its message carries the question). They plan with
@@ -76,15 +78,15 @@ def test_the_table_is_asked_about_the_node_keeps_serving_and_a_directive_topic_a
     assert [a["success"] for a in answers] == [d == good for d in batch] * 4, [a["message"] for a in answers]
     asked = [a for a, d in zip(answers, batch * 4) if d == ambiguous]
     assert all("which table: kitchen table (kitchen) or coffee table (living room)?" in a["message"] and
-               a["question"] == question["question"] for a in asked), asked[0]
+               a["question"] == question.question for a in asked), asked[0]
     assert graph.client.question() is not None, "the task stopped asking during the burst"
 
     graph.client.say("the coffee table")  # what a voice frontend publishes next is the answer
     result = graph.client.result(timeout_s=300.0)
-    assert result["success"], result
-    assert result["goal"] == [["on", "mug", "coffee_table", 1]], result
+    assert result.success, result
+    assert result.goal == (("on", "mug", "coffee_table", 1),), result
     assert any(p[0] == "ON" and p[1].startswith("mug") and p[2] == "coffee_table" for p in _placed(graph))
-    states = [m.state for m in graph.statuses if m.task_id == question["task_id"]]
+    states = [m.state for m in graph.statuses if m.task_id == question.task_id]
     assert "asking" in states and states[-1] == "succeeded", states
     _wait_robot_free(graph)
 
@@ -92,11 +94,11 @@ def test_the_table_is_asked_about_the_node_keeps_serving_and_a_directive_topic_a
 def test_the_glass_is_asked_about_and_answer_task_settles_it(graph):
     graph.client.execute("put the glass in the dishwasher", planner="classical")
     question = _wait_question(graph.client)
-    assert question["question"] == "which glass: wine glass or glasses?", question
+    assert question.question == "which glass: wine glass or glasses?", question
     taken, message = graph.client.answer("the wine glass")
     assert taken and "wine glass" in message, message
     result = graph.client.result(timeout_s=300.0)
-    assert result["success"] and result["goal"] == [["inside", "wine_glass", "dishwasher", 1]], result
+    assert result.success and result.goal == (("inside", "wine_glass", "dishwasher", 1),), result
     _wait_robot_free(graph)
 
 
@@ -112,23 +114,23 @@ def test_an_unanswered_question_ends_refused_after_clarify_timeout_with_the_ques
         waited = time.monotonic() - started
     finally:
         graph.set_parameter("clarify_timeout_s", CLARIFY_S)
-    print(f"refused {waited:.1f} s after the unanswered second asking: {result['message']}")
-    assert not result["success"] and result["status"] == "failed", result
-    assert question["question"] in result["message"] and "no answer within 6 s (clarify_timeout_s)" in result["message"]
-    assert result["question"] == question["question"] and not result.get("executed")
+    print(f"refused {waited:.1f} s after the unanswered second asking: {result.message}")
+    assert not result.success and result.status is TaskResult.FAILED, result
+    assert question.question in result.message and "no answer within 6 s (clarify_timeout_s)" in result.message
+    assert result.question == question.question and not result.executed
     assert 3.0 < waited < 30.0
     graph.client.spin_for(0.5)
-    assert [m.state for m in graph.statuses if m.task_id == question["task_id"]][-1] == "refused"
+    assert [m.state for m in graph.statuses if m.task_id == question.task_id][-1] == "refused"
     _wait_robot_free(graph)
 
 
 def test_a_garbled_name_is_proposed_no_refuses_at_once_and_clarify_timeout_0_never_asks(graph):
     graph.client.execute("put the ultimately alt control on the sofa", planner="classical")
     question = _wait_question(graph.client)
-    assert question["question"] == "this apartment has no ultimately alt control; did you mean the remote control?"
+    assert question.question == "this apartment has no ultimately alt control; did you mean the remote control?"
     assert graph.client.answer("no")[0]
     result = graph.client.result(timeout_s=60.0)
-    assert not result["success"] and "answered 'no'" in result["message"] and not result.get("executed"), result
+    assert not result.success and "answered 'no'" in result.message and not result.executed, result
     _wait_robot_free(graph)
     graph.set_parameter("clarify_timeout_s", 0.0)
     try:
@@ -137,8 +139,8 @@ def test_a_garbled_name_is_proposed_no_refuses_at_once_and_clarify_timeout_0_nev
         took = time.monotonic() - started
     finally:
         graph.set_parameter("clarify_timeout_s", CLARIFY_S)
-    assert not result["success"] and "which table: kitchen table (kitchen) or coffee table" in result["message"]
-    assert not any(f["state"] == "asking" for f in graph.client._feedback) and took < 30.0, result
+    assert not result.success and "which table: kitchen table (kitchen) or coffee table" in result.message
+    assert not any(f.state == "asking" for f in graph.client._feedback) and took < 30.0, result
     _wait_robot_free(graph)
 
 
@@ -148,10 +150,10 @@ def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(gr
         before = _placed(graph)
         graph.client.execute("put one apple on the sofa", planner="classical")
         question = _wait_question(graph.client)
-        assert question["question"] == "May I put one apple on the sofa?" and question["options"] == ["yes", "no"]
+        assert question.question == "May I put one apple on the sofa?" and question.options == ("yes", "no")
         assert graph.client.answer("no")[0]
         refused = graph.client.result(timeout_s=120.0)
-        assert not refused["success"] and "not approved" in refused["message"] and not refused.get("executed")
+        assert not refused.success and "not approved" in refused.message and not refused.executed
         assert _placed(graph, time.time_ns()) == before, "something moved after 'no'"
         _wait_robot_free(graph)
 
@@ -159,17 +161,17 @@ def test_require_approval_goal_no_leaves_the_world_unchanged_and_yes_executes(gr
         _wait_question(graph.client)
         assert graph.client.answer("yes, go ahead")[0]
         result = graph.client.result(timeout_s=300.0)
-        assert result["success"] and result.get("executed"), result
+        assert result.success and result.executed, result
         assert any(p[0] == "ON" and p[1].startswith("apple") and p[2] == "sofa" for p in _placed(graph))
         _wait_robot_free(graph)
 
         graph.set_parameter("require_approval", "plan")  # the goal and the plan a whole-plan planner made
         graph.client.execute("put one plate on the sofa", planner="classical")
         question = _wait_question(graph.client)
-        assert question["question"].startswith("May I put one plate on the sofa? The plan: walk(")
-        assert "puton(plate_" in question["question"], question
+        assert question.question.startswith("May I put one plate on the sofa? The plan: walk(")
+        assert "puton(plate_" in question.question, question
         assert graph.client.answer("nope")[0]
-        assert "not approved" in graph.client.result(timeout_s=120.0)["message"]
+        assert "not approved" in graph.client.result(timeout_s=120.0).message
     finally:
         graph.set_parameter("require_approval", "none")
     _wait_robot_free(graph)

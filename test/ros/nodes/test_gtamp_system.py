@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 GOAL = [["AtPosition", "salter", "on", "table2"], ["AtPosition", "salter", "right_of", "bottle1"]]
 
@@ -35,20 +37,20 @@ def _perceived_facts(client) -> set[tuple[str, ...]]:
 
 def test_bad_directives_get_clear_errors_and_the_node_keeps_serving(gtamp_system):
     unknown = gtamp_system.plan_task("put the spoon on table 2", planner="stalm")
-    assert unknown["success"] is False and "unknown object 'spoon'" in unknown["message"]
-    assert "salter" in unknown["message"]                                  # says which objects exist
+    assert unknown.success is False and "unknown object 'spoon'" in unknown.message
+    assert "salter" in unknown.message                                  # says which objects exist
     planner = gtamp_system.plan_task("solve the problem", planner="teleport")
-    assert planner["success"] is False and "unknown planner 'teleport' for the gtamp domain" in planner["message"]
+    assert planner.success is False and "unknown planner 'teleport' for the gtamp domain" in planner.message
     grammar = gtamp_system.plan_task("make me a sandwich", planner="stalm")
-    assert grammar["success"] is False and "solve the problem" in grammar["message"]
+    assert grammar.success is False and "solve the problem" in grammar.message
 
 
 def test_preview_plans_on_the_perceived_state(gtamp_system):
     result = gtamp_system.plan_task("put the salter on table 2 and right of bottle 1", planner="stalm")
-    assert result["success"] is True, result
-    assert result["goal"] == GOAL
-    assert result["plan"][-1] == "place(salter, right_of, bottle1)" and "not executed" in result["message"]
-    assert "executed" not in result
+    assert result.success is True, result
+    assert result.goal == tuple(tuple(item) for item in GOAL)
+    assert result.plan[-1] == "place(salter, right_of, bottle1)" and "not executed" in result.message
+    assert not result.executed
 
 
 def _skill(client, action: str, args: list[str]):
@@ -98,17 +100,17 @@ def test_stalm_plans_on_the_perceived_state_executes_and_the_goal_holds(gtamp_sy
         model.world.close()
     assert ("AtPosition", "bottle3", "on", "counter1") in _perceived_facts(gtamp_system)
     result = gtamp_system.plan_task("solve the problem", planner="stalm", execute=True, timeout_s=120.0)
-    assert result["success"] is True, result
-    assert "the goal of problem P2" in result["message"]
-    assert "pick(bottle3)" not in result["plan"], result["plan"]
-    assert result["plan"][-1].startswith("place(salter, ") and len(result["executed"]) == len(result["plan"])
+    assert result.success is True, result
+    assert "the goal of problem P2" in result.message
+    assert "pick(bottle3)" not in result.plan, result.plan
+    assert result.plan[-1].startswith("place(salter, ") and len(result.executed) == len(result.plan)
     facts = _perceived_facts(gtamp_system)
     assert all(tuple(atom) in facts for atom in GOAL), sorted(f for f in facts if f[0] == "AtPosition")
     again = gtamp_system.plan_task("solve the problem", planner="stalm")
-    assert again["success"] is True and "already holds" in again["message"]
+    assert again.success is True and "already holds" in again.message
     gtamp_system.spin_for(1.0)
-    mine = [m for m in statuses if m.task_id == result["task_id"]]
-    assert [m.step for m in mine if m.action] == list(range(1, len(result["executed"]) + 1))
+    mine = [m for m in statuses if m.task_id == result.task_id]
+    assert [m.step for m in mine if m.action] == list(range(1, len(result.executed) + 1))
     assert mine[-1].state == "succeeded", [m.state for m in mine]
 
 
@@ -118,14 +120,14 @@ def test_execute_directive_runs_stalm_in_the_same_loop_with_feedback_for_every_s
     feedback: list = []
     result = gtamp_system.run("put the salter on table 2 and left of bottle 1", planner="stalm",
                               on_feedback=feedback.append)
-    assert result["success"] and result["status"] == "succeeded", result
-    steps = [f for f in feedback if f["state"] == "executing"]
-    assert [f["step"] for f in steps] == list(range(1, len(result["executed"]) + 1))
-    assert [f["action"] for f in steps] == result["plan"] and steps[-1]["observation"].startswith("hand empty")
+    assert result.success and result.status is TaskResult.SUCCEEDED, result
+    steps = [f for f in feedback if f.state == "executing"]
+    assert [f.step for f in steps] == list(range(1, len(result.executed) + 1))
+    assert [f.action for f in steps] == list(result.plan) and steps[-1].observation.startswith("hand empty")
     assert ("AtPosition", "salter", "left_of", "bottle1") in _perceived_facts(gtamp_system)
-    assert all(f["belief"] == () for f in steps)  # STaLM keeps no belief over object places
-    record = gtamp_system.task_record(result["task_id"])  # what the executor kept, drawn as for the household
-    assert record.domain == "gtamp" and [s.action for s in record.steps] == result["plan"]
+    assert all(f.belief == () for f in steps)  # STaLM keeps no belief over object places
+    record = gtamp_system.task_record(result.task_id)  # what the executor kept, drawn as for the household
+    assert record.domain == "gtamp" and [s.action for s in record.steps] == list(result.plan)
     assert any(len(s.path) > 1 for s in record.steps)  # the base paths driven
     picks = [s for s in record.steps if s.action.startswith("pick(salter")]
     assert picks and all(s.geometry.held_object == "salter" for s in picks)

@@ -15,6 +15,8 @@ import yaml
 from lifecycle_msgs.msg import Transition
 from rclpy.parameter import Parameter
 
+from llm_planner_ros.task_results import Feedback, TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 ERROR_WITHIN_S = 5.0
 
@@ -69,9 +71,9 @@ def _transition(graph, node: str, transition: int) -> bool:
 
 def _wait_for_a_step(client, timeout_s: float = 240.0) -> None:
     deadline = time.monotonic() + timeout_s
-    while not (client.feedback() or {}).get("step") and time.monotonic() < deadline:
+    while not getattr(client.feedback(), "step", 0) and time.monotonic() < deadline:
         assert not client.is_task_complete(), client.result()
-    assert (client.feedback() or {}).get("step"), f"no step within {timeout_s:g} s"
+    assert getattr(client.feedback(), "step", 0), f"no step within {timeout_s:g} s"
 
 
 def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_graph, tmp_path_factory, ros_env,
@@ -100,11 +102,12 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
             _wait_for_a_step(graph.client)
             assert _transition(graph, "planner", Transition.TRANSITION_DEACTIVATE)
             stopped = graph.client.result(timeout_s=120.0)
-            assert stopped["status"] != "succeeded" and "the planner was deactivated" in stopped["message"], stopped
+            assert stopped.status is not TaskResult.SUCCEEDED, stopped
+            assert "the planner was deactivated" in stopped.message, stopped
             assert _transition(graph, "planner", Transition.TRANSITION_ACTIVATE)
 
             # 1. killed mid-task: the task goes on with the embedded provider and says so
-            feedback: list[dict] = []
+            feedback: list[Feedback] = []
             graph.client.execute("put one mug inside the fridge", planner="llm_mcts",
                                  on_feedback=feedback.append)
             _wait_for_a_step(graph.client)
@@ -116,17 +119,17 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
             assert took is not None and took <= ERROR_WITHIN_S, (took, diagnostics.latest)
             print(f"server killed: /diagnostics ERROR after {took:.2f} s: {diagnostics.latest['/executor: model server'][1]}")
             result = graph.client.result(timeout_s=600.0)
-            print(f"task after the kill: {result['status']}: {result['message']}")
-            assert result["success"], result
-            assert "stopped answering" in result["message"] and "embedded offline provider" in result["message"]
-            notes = [f for f in feedback if "stopped answering" in f.get("observation", "")]
+            print(f"task after the kill: {result.status.value}: {result.message}")
+            assert result.success, result
+            assert "stopped answering" in result.message and "embedded offline provider" in result.message
+            notes = [f for f in feedback if "stopped answering" in f.observation]
             assert notes, "the switch is not said in the feedback"
 
             # 2. llm_fallback none, changed at run time: a request ends with a message naming the server
             for node in ("planner", "executor"):
                 _set(graph, node, "llm_fallback", "none")
             refused = graph.client.plan("put one plate on the sofa", planner="classical", wait_s=60.0)
-            assert not refused["success"] and server.base_url in refused["message"], refused
+            assert not refused.success and server.base_url in refused.message, refused
 
             # 3. a server answers again at the same address: back to it
             port = server.base_url.rsplit(":", 1)[1].split("/")[0]
@@ -136,7 +139,7 @@ def test_a_killed_model_server_hands_the_task_to_the_embedded_provider(launch_gr
             back = diagnostics.wait_level("/planner: model server", 0, time.monotonic(), 30.0)
             assert back is not None, diagnostics.latest
             planned = graph.client.plan("put one plate on the sofa", planner="classical", wait_s=60.0)
-            assert planned["success"], planned
+            assert planned.success, planned
             assert server.stats()["by_kind"].get("translate", 0) >= 1, "the planner did not go back to the server"
             print(f"requests before the kill: {asked_before}; back to the server after {back:.2f} s")
     finally:

@@ -19,6 +19,7 @@ import yaml
 from llm_planner.config import read_params_file
 from llm_planner.paths import config_dir
 from llm_planner_ros.launcher import GraphRunner
+from llm_planner_ros.task_results import TaskResult
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[3]
@@ -66,20 +67,20 @@ def test_one_graph_split_over_two_launches_with_the_multihost_profile(ros_env, t
         expected = {(n, "/robot1") for n in ("simulator", "perception", "executor", "planner", "lifecycle_manager")}
         assert expected <= set(client.node.get_node_names_and_namespaces())
         result = client.plan("put one apple on the sofa", planner="classical")
-        assert result["success"], result  # the planner read the world that perception, on the other launch, sent
+        assert result.success, result  # the planner read the world that perception, on the other launch, sent
         client.execute("put one apple on the sofa", planner="classical")
         done = client.result(timeout_s=UP_S - (time.monotonic() - started) + 120.0)
-        assert done["status"] == "succeeded", done  # executed in the simulator of the other launch
+        assert done.status is TaskResult.SUCCEEDED, done  # executed in the simulator of the other launch
         for attempt in range(SIM_HOST_RESTARTS):  # the sim host stopped and started again
             sim.stop()
             failed = client.run("put one apple on the sofa", planner="classical")
-            assert failed["status"] == "failed" and "_UNKNOWN_" not in failed["message"], (attempt, failed)
-            assert "; refused: the simulator node '/robot1/simulator'" in failed["message"], (attempt, failed)
+            assert failed.status is TaskResult.FAILED and "_UNKNOWN_" not in failed.message, (attempt, failed)
+            assert "; refused: the simulator node '/robot1/simulator'" in failed.message, (attempt, failed)
             sim = GraphRunner(REPO / "launch" / "robot_sim_host.launch.py", arguments, env=env,
                               log_dir=tmp_path / f"sim{attempt + 1}").start()
             deadline = time.monotonic() + UP_S
-            while not (again := client.run("put one apple on the sofa", planner="classical"))["success"]:
-                assert "_UNKNOWN_" not in again["message"], (attempt, again)
+            while not (again := client.run("put one apple on the sofa", planner="classical")).success:
+                assert "_UNKNOWN_" not in again.message, (attempt, again)
                 assert time.monotonic() < deadline, (attempt, again)
                 time.sleep(2.0)
     finally:

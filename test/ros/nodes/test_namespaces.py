@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 DIRECTIVE = "put one apple on the sofa"
 DISCOVERY_S = 20.0  # one graph's client discovers the other graph's nodes in well under this
@@ -29,15 +31,15 @@ def test_two_namespaced_graphs_plan_and_execute_for_their_own_robot(launch_graph
         for graph in (one, two):
             graph.client.watch_status(statuses[graph].append)
             plan = graph.client.plan(DIRECTIVE, planner="classical")
-            assert plan["success"], plan
-            grab = next(i for i, step in enumerate(plan["plan"]) if step.startswith("grab(apple_"))
-            apple = plan["plan"][grab][len("grab("):-1]
-            assert plan["plan"][grab - 1] == f"walk({_where(graph, apple)})"  # planned in its own apartment
+            assert plan.success, plan
+            grab = next(i for i, step in enumerate(plan.plan) if step.startswith("grab(apple_"))
+            apple = plan.plan[grab][len("grab("):-1]
+            assert plan.plan[grab - 1] == f"walk({_where(graph, apple)})"  # planned in its own apartment
         one.client.execute(DIRECTIVE, planner="classical")
         two.client.execute(DIRECTIVE, planner="classical")  # at the same time: another robot, not refused
         results = {graph: graph.client.result(timeout_s=300.0) for graph in (one, two)}
         for graph, result in results.items():
-            assert result["status"] == "succeeded", result
+            assert result.status is TaskResult.SUCCEEDED, result
             assert any(n == "ON" and a[0].startswith("apple_") and a[1] == "sofa" for n, a in graph.full_state())
             graph.client.spin_for(0.5)
-            assert {m.task_id for m in statuses[graph] if m.state == "succeeded"} == {result["task_id"]}
+            assert {m.task_id for m in statuses[graph] if m.state == "succeeded"} == {result.task_id}

@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+from llm_planner_ros.task_results import ExecutionResult, TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 FAST_S = 2.0
 DIRECTIVE = "put one apple inside the fridge"
@@ -31,24 +33,24 @@ def _first_node(message: str) -> str:
     return found.group(1) if found else ""
 
 
-def _fails_fast(graph, down: str, *expected: str) -> dict:
+def _fails_fast(graph, down: str, *expected: str) -> ExecutionResult:
     """Execute a task while ``down`` is down: it fails within FAST_S, naming ``down`` first and saying ``expected``."""
     started = time.monotonic()
     result = graph.client.run(DIRECTIVE, planner="classical")
     took = time.monotonic() - started
-    print(f"{down} down: the task ended in {took:.2f} s: {result['message']}")
-    assert not result["success"] and result["status"] == "failed", result
-    assert _first_node(result["message"]) == down, result["message"]
+    print(f"{down} down: the task ended in {took:.2f} s: {result.message}")
+    assert not result.success and result.status is TaskResult.FAILED, result
+    assert _first_node(result.message) == down, result.message
     for text in expected:
-        assert text in result["message"], (text, result["message"])
-    assert not result.get("executed"), result  # no skill ran
-    assert took < FAST_S, f"{took:.2f} s: {result['message']}"
+        assert text in result.message, (text, result.message)
+    assert not result.executed, result  # no skill ran
+    assert took < FAST_S, f"{took:.2f} s: {result.message}"
     return result
 
 
 def _executes(graph) -> None:
     result = graph.client.run(DIRECTIVE, planner="classical")
-    assert result["success"] and result["status"] == "succeeded", result
+    assert result.success and result.status is TaskResult.SUCCEEDED, result
 
 
 def _wait_active(graph, probe, name: str, timeout_s: float = 120.0) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 
@@ -29,10 +31,10 @@ def test_openai_backend_answers_translation_and_planning(launch_graph, tmp_path_
             result = graph.client.run("put one mug inside the fridge", planner="llm_mcts")
         asked = server.stats()["by_kind"]
     print(f"requests to the served model by kind: {asked}")
-    assert result["success"], result
+    assert result.success, result
     assert asked.get("translate", 0) >= 1            # the planner node's translation
     assert asked.get("policy", 0) >= 1 and asked.get("world_model", 0) >= 1  # the executor's LLM-MCTS
-    assert result["llm_requests"] >= asked["policy"]
+    assert result.llm_requests >= asked["policy"]
 
 
 def test_a_faulty_model_server_fails_tasks_with_a_message_and_crashes_no_node(launch_graph, tmp_path_factory, ros_env,
@@ -52,9 +54,10 @@ def test_a_faulty_model_server_fails_tasks_with_a_message_and_crashes_no_node(la
             "cache": {"enabled": False}, "embeddings": {"dir": str(embeddings_dir)}}))
         with launch_graph(tmp, env=key, llm_backend="openai", llm_config=str(llm_config)) as graph:
             result = graph.client.run("put one mug on the coffee table", planner="llm_mcts", timeout_s=300.0)
-            assert result["status"] in ("succeeded", "failed") and (result["success"] or result["message"]), result
+            assert result.status in (TaskResult.SUCCEEDED, TaskResult.FAILED), result
+            assert result.success or result.message, result
             assert not graph.runner.failed()  # no node died
-            assert graph.client.plan("put one plate on the sofa", planner="classical")["success"]  # still serving
+            assert graph.client.plan("put one plate on the sofa", planner="classical").success  # still serving
         faulted = sum(server.stats()["faults"].values())
-    print(f"task: {result['status']}: {result['message']}; faulted requests: {faulted}")
+    print(f"task: {result.status.value}: {result.message}; faulted requests: {faulted}")
     assert faulted > 0

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[3]
 DIRECTIVE = "put one apple inside the fridge"
@@ -74,12 +76,12 @@ def test_the_guides_robot_executes_with_llm_mcts_and_classical_says_what_it_need
     assert node.count_subscribers("/sim/geometry") == 0  # the executor's records do not wait for it
     assert {n for n, _ in external.client.node.get_node_names_and_namespaces()} & {"simulator", "perception"} == set()
     result = external.client.run(DIRECTIVE, planner="llm_mcts")
-    print(result["message"], result["plan"])
-    assert result["success"] and result["status"] == "succeeded", result
-    assert result["plan"][-1].startswith("putin(apple_") and result["plan"][-1].endswith(", fridge)"), result
+    print(result.message, result.plan)
+    assert result.success and result.status is TaskResult.SUCCEEDED, result
+    assert result.plan[-1].startswith("putin(apple_") and result.plan[-1].endswith(", fridge)"), result
     started = time.monotonic()
     refused = external.client.run(DIRECTIVE, planner="classical")
     took = time.monotonic() - started
-    assert not refused["success"] and not refused.get("executed"), refused
-    assert "planner classical plans on the full state of the world (perception/full_state)" in refused["message"]
-    assert "llm_mcts" in refused["message"] and took < 5.0, (took, refused["message"])
+    assert not refused.success and not refused.executed, refused
+    assert "planner classical plans on the full state of the world (perception/full_state)" in refused.message
+    assert "llm_mcts" in refused.message and took < 5.0, (took, refused.message)

@@ -219,5 +219,5 @@ def _answer_and_cancel(graph, lines: dict[str, str], scratch: Path, env: dict, r
         assert time.monotonic() < deadline and not graph.client.is_task_complete(), graph.client.feedback()
     run("cancel")
     ended = graph.client.result()  # canceled through cancel_task while it asks
-    assert not ended["success"] and "canceled" in ended["message"], ended
+    assert not ended.success and "canceled" in ended.message, ended
 

@@ -15,6 +15,8 @@ import time
 import pytest
 import yaml
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 #: The test's overrides of config/llm.yaml: one or two samples, one-line answer budgets, bounded waits.
@@ -47,21 +49,21 @@ def test_a_served_real_model_plans_and_translates_in_the_node_graph(launch_graph
         started = time.monotonic()
         result = graph.client.run("put one apple inside the fridge", planner="l_policy", timeout_s=GRAPH["plan_timeout_s"])
         executed_s = time.monotonic() - started
-        print(f"one object: {result['status']} in {executed_s:.1f} s, {len(result.get('executed') or [])} steps, goal "
-              f"{result['goal']}, {result.get('llm_requests')} LLM requests: {result['message']}")
-        assert result["status"] in ("succeeded", "failed"), result
-        assert result["success"] or result["message"], result
+        print(f"one object: {result.status.value} in {executed_s:.1f} s, {len(result.executed)} steps, goal "
+              f"{result.goal}, {result.llm_requests} LLM requests: {result.message}")
+        assert result.status in (TaskResult.SUCCEEDED, TaskResult.FAILED), result
+        assert result.success or result.message, result
         assert executed_s < GRAPH["plan_timeout_s"] + 60.0
-        if result["goal"]:  # translated: it must be the directive's goal (a refusal ends the task with a message)
-            assert _goal_set(result["goal"]) == {("inside", "apple", "fridge", 1)}, result
-            assert result["llm_requests"] >= 1, result  # the executor's LLM-MCTS asked the served model
+        if result.goal:  # translated: it must be the directive's goal (a refusal ends the task with a message)
+            assert _goal_set(result.goal) == {("inside", "apple", "fridge", 1)}, result
+            assert result.llm_requests >= 1, result  # the executor's LLM-MCTS asked the served model
         assert not graph.runner.failed()  # no node died
 
         started = time.monotonic()
         two = graph.client.plan("put one apple inside the fridge and one plate on the kitchen table", planner="classical")
-        print(f"two objects: success {two['success']} in {time.monotonic() - started:.1f} s, goal {two['goal']}: "
-              f"{two['message']}")
-        if two["success"]:
-            assert _goal_set(two["goal"]) == {("inside", "apple", "fridge", 1), ("on", "plate", "kitchen_table", 1)}, two
+        print(f"two objects: success {two.success} in {time.monotonic() - started:.1f} s, goal {two.goal}: "
+              f"{two.message}")
+        if two.success:
+            assert _goal_set(two.goal) == {("inside", "apple", "fridge", 1), ("on", "plate", "kitchen_table", 1)}, two
         else:  # a refusal says why, and proposes no goal
-            assert two["message"] and not two["goal"], two
+            assert two.message and not two.goal, two

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner_ros.task_results import TaskResult
+
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[3]
 DIRECTIVE = "put one apple inside the fridge"
@@ -75,12 +77,12 @@ def test_a_cancel_during_a_walk_stops_the_base_within_a_second(graph):
     finally:
         for sub in subs:
             client.node.destroy_subscription(sub)
-    assert result["status"] == "canceled", result
+    assert result.status is TaskResult.CANCELED, result
     moves = [t for (t, x, y), (_, x0, y0) in zip(poses[1:], poses[:-1], strict=True)
              if math.dist((x, y), (x0, y0)) > 1e-3]
     last_move = max(moves) - canceled_at
     print(f"canceled {remaining[-1]:.2f} m short; the base last moved {last_move:.2f} s after the cancel: "
-          f"{result['message']}")
+          f"{result.message}")
     assert last_move >= -0.5  # it was moving when the cancel came
     assert last_move <= STOP_WITHIN_S, last_move
     assert poses[-1][0] - canceled_at > STOP_WITHIN_S + 0.5  # and it stayed put for a while after

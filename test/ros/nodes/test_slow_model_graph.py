@@ -17,6 +17,7 @@ import yaml
 
 from llm_planner.config import read_params_file
 from llm_planner.paths import config_dir
+from llm_planner_ros.task_results import Feedback
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -55,23 +56,23 @@ def test_the_graph_executes_with_llm_mcts_against_a_slow_busy_model_without_fall
         slow = llm_config(server.base_url, "slow.yaml")
         with launch_graph(tmp, env=env, arguments={"llm_backend": "openai", "llm_config": str(slow)}) as graph:
             for directive in DIRECTIVES:
-                feedback: list[dict] = []
+                feedback: list[Feedback] = []
                 started = time.monotonic()
                 result = graph.client.run(directive, planner="llm_mcts",  # the default time limit (plan_timeout_s)
                                           on_feedback=feedback.append)
                 took = time.monotonic() - started
                 results.append((directive, result, took, feedback))
-                print(f"{directive}: {result['status']} in {took:.1f} s, {len(result.get('executed') or [])} "
-                      f"steps, {result.get('llm_requests')} LLM requests; {result['message']}")
+                print(f"{directive}: {result.status.value} in {took:.1f} s, {len(result.executed)} "
+                      f"steps, {result.llm_requests} LLM requests; {result.message}")
             deadline = time.monotonic() + 120.0  # the questions the decisions did not wait for run on
             while not server.stats()["by_kind"].get("policy") and time.monotonic() < deadline:
                 time.sleep(1.0)
         asked = server.stats()["by_kind"]
     print(f"served: {asked}")
     for directive, result, took, feedback in results:
-        assert result["success"], result
+        assert result.success, result
         assert took < limit, f"{directive}: {took:.0f} s, beyond the graph's default time limit of {limit:g} s"
-        said = [f.get("observation", "") for f in feedback] + [result["message"]]
+        said = [f.observation for f in feedback] + [result.message]
         assert not [s for s in said if "embedded offline provider" in s], said  # no fallback: the server was up
-        assert result["llm_requests"] > 0, result  # the questions not waited for count when they land
+        assert result.llm_requests > 0, result  # the questions not waited for count when they land
     assert asked.get("policy", 0) >= 1  # the executor's LLM-MCTS asked the slow server (late questions)
