@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from llm_planner.adapters import DOMAINS, get_domain
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
 
@@ -55,8 +56,6 @@ def _positive(v: Any) -> bool:
 
 
 def _known_domain(v: str) -> bool:
-    from llm_planner.adapters import DOMAINS
-
     return v in DOMAINS
 
 
@@ -180,8 +179,6 @@ MANAGER_PARAMS: dict[str, Param] = {p.name: p for p in (
 def allowed_values(name: str, domain: str) -> tuple[str, ...]:
     """The values a string parameter may take on ``domain`` (planners, backends, ...); () for any."""
     if name == "planner":
-        from llm_planner.adapters import get_domain
-
         return tuple(get_domain(domain).accepted_planner_names())
     return PARAMS[name].choices
 
@@ -195,8 +192,6 @@ def check_change(name: str, value: Any, domain: str) -> str:
     except ConfigError as exc:
         return str(exc).removeprefix("set: ")
     if name == "planner":
-        from llm_planner.adapters import get_domain
-
         if value.strip() not in allowed_values("planner", domain):
             return f"planner {value!r} is not one of {', '.join(allowed_values('planner', domain))}"
         try:
@@ -249,8 +244,6 @@ def validate_params(values: Mapping[str, Any], source: str = "parameters") -> di
         if name in PARAMS:
             checked[name] = validate_param(name, value, source)
     if "planner" in checked:
-        from llm_planner.adapters import get_domain
-
         domain = checked.get("domain") or read_params_file()["domain"]
         try:
             checked["planner"] = get_domain(domain).resolve_planner(checked["planner"])

@@ -26,7 +26,7 @@ def share_dir() -> Path:
     if (source / "config").is_dir() and (source / "package.xml").is_file():
         return source
     try:
-        from ament_index_python.packages import get_package_share_directory
+        from ament_index_python.packages import get_package_share_directory  # noqa: PLC0415 - ROS: the ament index only when ROS is installed
 
         return Path(get_package_share_directory(PACKAGE))
     except Exception:  # noqa: BLE001 - any failure means: not installed through ament

@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING, Any
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
+from llm_planner.llm import make_backend
+from llm_planner.llm.reading.directive_reading import directive_reader
+from llm_planner.llm.reading.directive_reading import read_answer as reader_answer
+from llm_planner.llm.reading.goal_support import check_model_goal, compare
+from llm_planner.llm.text import WorldInfo, goal_to_text
+from llm_planner.llm.translate import reader_goal, translate_directive
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
@@ -40,8 +46,6 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
             if callable(backend):
                 state["backend"] = backend()
             else:
-                from llm_planner.llm import make_backend
-
                 state["backend"] = make_backend(backend=backend)
         return state["backend"]
 
@@ -49,7 +53,6 @@ def make_translator(household: Household, backend: str | Callable[[], Any]) -> T
         with lock:
             if planner in OWN_GOAL_CHANNEL:
                 return _levy_karpas_goal(directive, household, language_model(), state)
-            from llm_planner.llm.translate import translate_directive
 
             result = translate_directive(directive, household, language_model())
         return Translation(goal=result.goal, message=result.message, llm_requests=result.info.requests)
@@ -63,10 +66,7 @@ def _levy_karpas_goal(directive: str, household: Household, backend: str | Langu
     asks is refused or asked here too; where it reads the directive the channel's goal must be the
     reader's (else refused, naming both: the planner plans for the channel's goal); elsewhere the
     channel's goal must be supported by the directive's words (``goal_support``, steps allowed)."""
-    from llm_planner.llm.reading.goal_support import check_model_goal, compare
-    from llm_planner.llm.text import WorldInfo, goal_to_text
-    from llm_planner.llm.translate import reader_goal
-    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
+    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem  # noqa: PLC0415 - CLI start-up: the Levy & Karpas system (7 modules) only when it reads a directive
 
     if "nl2pddl" not in state:
         state["nl2pddl"] = LevyKarpasSystem.create(backend)
@@ -93,9 +93,6 @@ def read_answer(household: Household, backend: Any, question: Question, answer: 
     """The option of ``question`` an answer picks, read by the scene's directive reader:
     names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
     when the answer names no option."""
-    from llm_planner.llm.reading.directive_reading import directive_reader
-    from llm_planner.llm.reading.directive_reading import read_answer as reader_answer
-    from llm_planner.llm.text import WorldInfo
 
     option = question.read(answer)
     if option is not None:

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from llm_planner.errors import ConfigError
 from llm_planner.viz.topdown import DPI, new_figure, rgb_pixels, write_image
 
 if TYPE_CHECKING:
@@ -49,15 +52,12 @@ def plot_file(json_path: str | Path, out: str | Path | None = None) -> Path:
     try:
         data = json.loads(Path(json_path).read_text())
     except (OSError, ValueError) as exc:
-        from llm_planner.errors import ConfigError
-
         raise ConfigError(f"{json_path}: not a readable benchmark results file ({exc})") from None
     return plot_results(data, out or plot_path(json_path))
 
 
 def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
     """The plot of one benchmark's results (the DESIGN.md JSON layout) as a PNG."""
-    from llm_planner.errors import ConfigError
 
     rows = data.get("rows")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "method" in r for r in rows):
@@ -95,8 +95,6 @@ def plot_results(data: Mapping[str, Any], path: str | Path) -> Path:
 def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], splits: Sequence[str], methods: Sequence[str],
           colors: Sequence[Any],
           key: str, err: str | None, scale: float) -> None:
-    import numpy as np
-
     n = len(methods)
     bar = 0.8 / n
     values = []
@@ -151,7 +149,7 @@ def _sizes(data: Mapping[str, Any]) -> str:
 
 
 def _colors(n: int) -> list[Any]:
-    from matplotlib import colormaps
+    from matplotlib import colormaps  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     cmap = colormaps["tab10" if n <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(n)]

@@ -34,6 +34,7 @@ from typing import Any
 
 import rclpy
 from action_msgs.msg import GoalStatus
+from lifecycle_msgs.srv import GetState
 from llm_planner_interfaces.action import ExecuteDirective
 from llm_planner_interfaces.msg import TaskStatus
 from llm_planner_interfaces.srv import AnswerTask, CancelTask, PlanTask, RenderSnapshot
@@ -158,7 +159,6 @@ class PlannerClient:
 
     def planner_state(self) -> str:
         """The planner node's lifecycle state (``active``, ``inactive``, ...; "" without get_state)."""
-        from lifecycle_msgs.srv import GetState
 
         client: Client[Any, Any] = self.node.create_client(GetState, "planner/get_state")
         try:

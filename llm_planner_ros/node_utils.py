@@ -2,6 +2,7 @@
 long work off the executor's threads, task status, and a clean spin loop."""
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
 import ctypes
 import faulthandler
@@ -21,6 +22,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSDurabilityPolicy, QoSHistoryPolicy, QoSProfile, QoSReliabilityPolicy
 from rclpy.task import Future
 
+from llm_planner.adapters import get_domain
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.planners.base import ObjectBelief
 from llm_planner.task_states import CANCELED, EXECUTING
@@ -58,7 +60,6 @@ def make_domain(params: dict[str, Any]) -> Any:
     """The domain adapter the ``domain`` parameter names, built from the parameters. The adapter
     reads ``params`` itself (not a copy), so a parameter changed at run time
     (:mod:`llm_planner_ros.parameters`) is what its next use sees."""
-    from llm_planner.adapters import get_domain
 
     domain = get_domain(params["domain"])(params)
     domain.params = params
@@ -316,7 +317,6 @@ def finish(code: int) -> int:
     is skipped. With a language model loaded it garbage-collects for many seconds (measured: an
     executor still "Garbage-collecting" 5 s after SIGINT), past any launcher's stop timeout, and
     worker threads still busy would be waited for without bound."""
-    import atexit
 
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

@@ -12,7 +12,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from llm_planner_interfaces.msg import TaskStatus
+
 from llm_planner.task_states import FAILED, FINAL_STATES
+from llm_planner_ros.environment import apply_ros_environment
 from llm_planner_ros.launch_files import resolve_launch_file, use_real_launch
 from llm_planner_ros.launcher import GraphRunner, LaunchSettings, describe_exit, load_launch_settings
 
@@ -40,12 +43,9 @@ class GraphMonitor:
 
     def _run(self) -> None:
         try:
-            import rclpy
-            from llm_planner_interfaces.msg import TaskStatus
-            from rclpy.executors import SingleThreadedExecutor
-            from rclpy.signals import SignalHandlerOptions
-
-            from llm_planner_ros.environment import apply_ros_environment
+            import rclpy  # noqa: PLC0415 - rclpy loads in the launcher's monitor thread only
+            from rclpy.executors import SingleThreadedExecutor  # noqa: PLC0415 - rclpy loads in the launcher's monitor thread only
+            from rclpy.signals import SignalHandlerOptions  # noqa: PLC0415 - rclpy loads in the launcher's monitor thread only
 
             apply_ros_environment()
             self._context = rclpy.Context()
@@ -198,9 +198,9 @@ def run_launch_file(name: str | None, arguments: Mapping[str, str], settings: La
 
 
 def _run_real_launch(launch_file: Path, arguments: Mapping[str, str]) -> int:
-    from launch import LaunchService  # real ROS 2 install
-    from launch.actions import IncludeLaunchDescription
-    from launch.launch_description_sources import PythonLaunchDescriptionSource
+    from launch import LaunchService  # noqa: PLC0415 - ROS launch only when the graph is launched; real ROS 2 install
+    from launch.actions import IncludeLaunchDescription  # noqa: PLC0415 - ROS launch only when the graph is launched
+    from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: PLC0415 - ROS launch only when the graph is launched
 
     service = LaunchService()
     service.include_launch_description(IncludeLaunchDescription(

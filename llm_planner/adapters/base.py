@@ -32,8 +32,11 @@ from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.domains.skill import Pose2D, RobotCommand
-from llm_planner.planners.base import Planner
+from llm_planner.errors import ConfigError
+from llm_planner.llm import make_backend
+from llm_planner.planners.base import Planner, observing
 from llm_planner.spine import StepText, Task
+from llm_planner.viz.markers import markers_from_geometry
 
 
 class Simulator(Protocol):
@@ -127,8 +130,6 @@ class Domain(ABC):
         planner of this process ask the same one."""
         with self._lm_lock:
             if self._lm is None:
-                from llm_planner.llm import make_backend
-
                 fallback = self.params.get("llm_fallback", "offline") == "offline"  # node parameter llm_fallback
                 self._lm = make_backend(self.params.get("llm_config") or None, backend=self.params["llm_backend"],
                                         fallback_to_offline=fallback)
@@ -163,7 +164,6 @@ class Domain(ABC):
     @classmethod
     def resolve_planner(cls, name: str) -> str:
         """The registry name for a planner name given by a user; ConfigError listing the known ones."""
-        from llm_planner.errors import ConfigError
 
         known = cls.planner_names()
         if name not in known:
@@ -175,7 +175,6 @@ class Domain(ABC):
         """``name`` when it is a registry name of this domain's planners (what :meth:`resolve_planner`
         returns); ConfigError otherwise. A request's planner name is resolved once, where the request
         comes in (:meth:`llm_planner.service.PlanningService.prepare`); what follows only checks it."""
-        from llm_planner.errors import ConfigError
 
         known = cls.planner_names()
         if name not in known:
@@ -229,7 +228,6 @@ class Domain(ABC):
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
         """The world in this geometry as RViz marker descriptions (:mod:`llm_planner.viz.markers`)."""
-        from llm_planner.viz.markers import markers_from_geometry
 
         return markers_from_geometry(geometry)
 
@@ -261,7 +259,6 @@ class Domain(ABC):
     def full_state_refusal(self, planner: str) -> str:
         """Why ``planner``, which plans on the full state, cannot run on a robot that publishes no
         privileged topic; names the planners that can."""
-        from llm_planner.planners.base import observing
 
         topics = ", ".join(f"perception/{t}" for t in self.privileged_topics) or "a full view"
         return (f"planner {planner} plans on the full state of the world ({topics}), which this robot does not "

@@ -15,14 +15,19 @@ from typing import Any
 from llm_planner.adapters.base import Domain
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.gtamp.codec import encode
+from llm_planner.domains.gtamp.directive import parse_directive
 from llm_planner.domains.gtamp.domain import ConcreteAction, GoalAtom, GState, ProblemSpec
 from llm_planner.domains.gtamp.perception import GeometryPerceiver, load_gtamp_problem, state_from_percept
+from llm_planner.domains.gtamp.problems import parse_goal
 from llm_planner.domains.gtamp.sim import GTampSimulator
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.domains.skill import SkillRequest
 from llm_planner.errors import GoalError
-from llm_planner.planners.base import Planner
+from llm_planner.methods.stalm.llm_source import PlanSource
+from llm_planner.methods.stalm.planner import LLM_METHODS, PLANNERS, GTampTask, registry_name
+from llm_planner.planners.base import Planner, available, create
 from llm_planner.spine import Task
+from llm_planner.viz.markers import markers_from_problem
 
 
 class GTampDomain(Domain):
@@ -42,21 +47,18 @@ class GTampDomain(Domain):
     def planner_names(cls) -> list[str]:
         """The registered G-TAMP planners: STaLM's table (``config/methods.yaml``) and any other
         method registered for this world (``$LLM_PLANNER_METHODS``)."""
-        from llm_planner.planners.base import available
 
         return available("gtamp")
 
     @classmethod
     def accepted_planner_names(cls) -> list[str]:
         """The registered planners and the seed's method names they answer to (``uct`` for ``gtamp_uct``)."""
-        from llm_planner.methods.stalm.planner import PLANNERS
 
         return sorted(set(cls.planner_names()) | set(PLANNERS))
 
     @classmethod
     def resolve_planner(cls, name: str) -> str:
         """A registry name (``gtamp_uct``) or a method name of the seed's tables (``uct``)."""
-        from llm_planner.methods.stalm.planner import PLANNERS, registry_name
 
         if name in PLANNERS:
             return registry_name(name)
@@ -65,9 +67,6 @@ class GTampDomain(Domain):
     def make_planner(self, name: str) -> Planner:
         """A G-TAMP planner; the methods that ask a language model get a plan source on the
         process's LanguageModel (its request counts are the planner's own)."""
-        from llm_planner.methods.stalm.llm_source import PlanSource
-        from llm_planner.methods.stalm.planner import LLM_METHODS, PLANNERS, registry_name
-        from llm_planner.planners.base import create
 
         registered = self.registered_planner(name)
         method = next((m for m in PLANNERS if registry_name(m) == registered), None)
@@ -77,8 +76,6 @@ class GTampDomain(Domain):
         return create(registered, backend=self.params["llm_backend"], seed=self.params["seed"], plan_source=source)
 
     def make_task(self, directive: str, goal: tuple[GoalAtom, ...], timeout_s: float = 0.0) -> Task:
-        from llm_planner.methods.stalm.planner import GTampTask
-
         return GTampTask(self.problem.with_goal(goal), time_budget_s=timeout_s or None,
                          max_steps=self.params["max_steps"], directive=directive)
 
@@ -89,8 +86,6 @@ class GTampDomain(Domain):
 
     # ---------------------------------------------------------------- directives and goals
     def ground(self, directive: str, planner: str) -> Translation:
-        from llm_planner.domains.gtamp.directive import parse_directive
-
         goal, how = parse_directive(directive, self.problem)
         return Translation(goal, f"goal: {how}")
 
@@ -98,8 +93,6 @@ class GTampDomain(Domain):
         return [["AtPosition", a.obj, a.direction, a.ref] for a in goal]
 
     def goal_from_lists(self, items: Any) -> tuple[GoalAtom, ...]:
-        from llm_planner.domains.gtamp.problems import parse_goal
-
         if not isinstance(items, list):
             raise GoalError('the goal must be a JSON list of ["AtPosition", object, direction, reference]')
         atoms = []
@@ -117,8 +110,6 @@ class GTampDomain(Domain):
         return GeometryPerceiver(self.problem)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
-        from llm_planner.viz.markers import markers_from_problem
-
         return markers_from_problem(self.problem, geometry)
 
     def robot_command(self, action: ConcreteAction, observation: GState) -> SkillRequest:

@@ -21,6 +21,8 @@ from llm_planner.adapters.base import Domain
 from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
+from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
+from llm_planner.domains.household.sim.skills import SkillFailed
 from llm_planner.domains.household.world.episode import Task, unrelated_move
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.seen import SeenWorld
@@ -37,8 +39,9 @@ from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
 from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
 from llm_planner.llm.text import goal_to_text
-from llm_planner.planners.base import Planner
+from llm_planner.planners.base import Planner, available, create
 from llm_planner.translation import make_translator, read_answer
+from llm_planner.viz.markers import markers_from_geometry
 
 ROBOT = "robot"
 
@@ -63,14 +66,10 @@ class HouseholdDomain(Domain):
     # ---------------------------------------------------------------- planners
     @classmethod
     def planner_names(cls) -> list[str]:
-        from llm_planner.planners.base import available
-
         return available("household")
 
 
     def make_planner(self, name: str) -> Planner:
-        from llm_planner.planners.base import create
-
         return create(self.registered_planner(name), backend=self.language_model(), seed=self.params["seed"])
 
     def make_task(self, directive: str, goal: Goal, timeout_s: float = 0.0) -> Task:
@@ -104,8 +103,6 @@ class HouseholdDomain(Domain):
         return HouseholdPerceiver(self.household)
 
     def markers(self, geometry: GeometrySnapshot) -> list[Any]:
-        from llm_planner.viz.markers import markers_from_geometry
-
         return markers_from_geometry(geometry, self.scene)
 
     def place_poses(self) -> PlacePoses:
@@ -202,7 +199,7 @@ class HouseholdSimulator:
     arguments) and ``navigate_to_pose`` (a drive to any free pose, planned and checked first)."""
 
     def __init__(self, scene: Any, seed: int) -> None:
-        from llm_planner.domains.household.sim.world import HouseholdSim  # PyBullet only where the simulator runs
+        from llm_planner.domains.household.sim.world import HouseholdSim  # noqa: PLC0415 - heavy optional: world loads pybullet at import; PyBullet only where the simulator runs
 
         self.sim = HouseholdSim(scene, scene.sample_placement(seed), seed=seed)
 
@@ -214,8 +211,6 @@ class HouseholdSimulator:
         return bool(result.success), result.reason
 
     def plan_navigation(self, pose: Pose2D) -> tuple[list[Pose2D], str]:
-        from llm_planner.domains.household.sim.skills import SkillFailed
-
         try:
             poses = self.sim.plan_navigation(Frame2D(*pose))
         except SkillFailed as exc:
@@ -251,8 +246,6 @@ class HouseholdPerceiver:
         self.household = household
 
     def perceive(self, geometry: GeometrySnapshot) -> dict[str, Percept]:
-        from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
-
         observation = perceive(self.household.scene, geometry)
         visible = {o for _, o, _ in observation.relations} | ({observation.holding} if observation.holding else set())
         visible.add(ROBOT)  # the robot's own pose (check-robot, pictures)

@@ -26,6 +26,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
+from llm_planner.domains.household.sim.check import ERROR, check_layout
+from llm_planner.domains.household.sim.config import load_sim_config
+from llm_planner.domains.household.world.scene import load_scene, resolve_scene_path
+from llm_planner.errors import SceneError
+from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
+from llm_planner.llm.factory import make_backend
+from llm_planner.llm.text import WorldInfo, name_to_text
+
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.scene import Scene
 
@@ -46,13 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from llm_planner.errors import SceneError
-
     path = _resolve(args.file)
     out = args.out or (path.with_suffix(".png") if path.suffix in (".yaml", ".yml") else Path(f"{path.name}.png"))
     if _is_gtamp(path):
         return _check_gtamp(path, out)
-    from llm_planner.domains.household.world.scene import load_scene
 
     started = time.perf_counter()
     try:
@@ -64,8 +71,6 @@ def run_check(args: argparse.Namespace) -> int:
         for line in lines:
             print(f"  error: {line.removeprefix(f'{path}: ')}")
         return 1
-    from llm_planner.domains.household.sim.check import ERROR, check_layout
-    from llm_planner.domains.household.sim.config import load_sim_config
     from llm_planner.domains.household.sim.world import check_in_pybullet
     from llm_planner.viz.household import layout_view
     from llm_planner.viz.topdown import save_png
@@ -102,7 +107,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _resolve(name: str) -> Path:
     from llm_planner.domains.gtamp.problems import gtamp_dir
-    from llm_planner.domains.household.world.scene import resolve_scene_path
 
     path = Path(name)
     if path.exists():
@@ -113,7 +117,6 @@ def _resolve(name: str) -> Path:
 
 def _is_gtamp(path: Path) -> bool:
     """A G-TAMP problem names a layout or a goal of atoms; a layout file has regions."""
-    import yaml
 
     try:
         data = yaml.safe_load(path.read_text())
@@ -126,9 +129,6 @@ def _is_gtamp(path: Path) -> bool:
 def prior_notes(scene: Scene) -> list[str]:
     """What the offline backend's prior belief (LLM-MCTS §2.2) assumes for object types the curated
     commonsense file does not name, and furniture it never suggests."""
-    from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
-    from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.text import WorldInfo, name_to_text
     from llm_planner.methods.llm_mcts.prior import build_prior
 
     backend = make_backend(backend="offline")

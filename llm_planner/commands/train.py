@@ -8,6 +8,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.llm.factory import make_backend
+
 if TYPE_CHECKING:
     from llm_planner.methods.saycanpay.formats import Example
 
@@ -31,7 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_saycanpay(args: argparse.Namespace) -> int:
-    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.config import apply, load_config, model_dir
     from llm_planner.methods.saycanpay.formats import model_input
     from llm_planner.methods.saycanpay.training import train_models
@@ -59,8 +62,6 @@ def run_saycanpay(args: argparse.Namespace) -> int:
 def _show(config: dict, k: int, model_input: Callable[[Example], str]) -> None:
     """A few training inputs in the seed's text format, with their Can/Pay targets."""
     from llm_planner.domains.household.world.expert import build_dataset
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
     from llm_planner.methods.saycanpay.training import training_examples
 
     opts = config["training"]

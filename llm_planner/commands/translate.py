@@ -10,6 +10,13 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.errors import LlmPlannerError
+from llm_planner.llm.config import load_llm_config, parse_dotted
+from llm_planner.llm.factory import make_backend
+from llm_planner.llm.translate import translate_directive
+
 if TYPE_CHECKING:
     from llm_planner.llm.base import LanguageModel
     from llm_planner.llm.translate import TranslationResult
@@ -26,9 +33,6 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_backend_from_args(args: argparse.Namespace) -> LanguageModel:
-    from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.llm.factory import make_backend
-
     config = load_llm_config(args.llm_config, parse_dotted(args.set))
     return make_backend(config, backend=args.backend)
 
@@ -46,8 +50,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.errors import LlmPlannerError
-
     try:
         result = _translate(args)
     except LlmPlannerError as exc:
@@ -66,9 +68,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _translate(args: argparse.Namespace) -> TranslationResult:
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-    from llm_planner.llm.translate import translate_directive
-
     household = Household(load_scene(args.scene))
     return translate_directive(args.directive, household, make_backend_from_args(args))

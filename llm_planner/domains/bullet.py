@@ -25,7 +25,7 @@ def import_quietly() -> ModuleType:
     try:
         for fd in saved:
             os.dup2(devnull, fd)
-        import pybullet
+        import pybullet  # noqa: PLC0415 - heavy optional: PyBullet only where a simulation runs
 
         ctypes.CDLL(None).fflush(None)  # what C buffered goes to /dev/null too
     finally:

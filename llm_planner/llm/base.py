@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.policy import say_candidates
 from llm_planner.llm.policy_query import PolicyQuery
 from llm_planner.llm.questions import get
 from llm_planner.llm.text import WorldInfo
@@ -173,7 +174,6 @@ class LanguageModel(ABC):
         """Top-m admissible next actions with probabilities (SayCanPay §5, "Say"): ``candidates.samples``
         sampled next actions grounded onto the admissible actions, scored with the §2.3 estimate
         (the chat API offers no beam search over actions)."""
-        from llm_planner.llm.policy import say_candidates
 
         opts = self.config.section("candidates")
         m = int(m or opts["m"])

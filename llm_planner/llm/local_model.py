@@ -41,6 +41,7 @@ from __future__ import annotations
 import atexit
 import collections
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -54,6 +55,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +154,6 @@ class ModelSource:
 
 def resolve_model(spec: str, settings: LocalModelSettings) -> ModelSource:
     """A known model name, a GGUF file or a transformers model folder; ConfigError saying what to do."""
-    import importlib.util
 
     if spec in settings.known_models:
         known = settings.known_models[spec]
@@ -180,7 +181,6 @@ def resolve_model(spec: str, settings: LocalModelSettings) -> ModelSource:
 def fingerprint(source: ModelSource, overrides: Mapping[str, Any]) -> str:
     """12 hex digits naming the prepared folder: the weights (a GGUF file's size, name, first and last
     MiB; a folder's path and generation config), the transformers version and the overrides."""
-    from importlib.metadata import version
 
     digest = hashlib.sha256(f"{source.kind}|{source.path.name}|{version('transformers')}|".encode())
     digest.update(json.dumps(dict(overrides), sort_keys=True).encode())
@@ -287,7 +287,7 @@ def _convert_in_child(gguf: Path, out: Path, settings: LocalModelSettings, log: 
 def convert_gguf(gguf: Path, out: Path) -> None:
     """Load a GGUF file with transformers (de-quantised to fp32) and save it as a model folder. The
     GGUF quantizer is dropped first: ``save_pretrained`` refuses a quantized model otherwise."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415 - heavy optional: transformers (torch) only for the local-model path
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
@@ -334,8 +334,6 @@ def _check_port_free(port: int) -> None:
 
 
 def _transformers_cli() -> list[str]:
-    import importlib.util
-
     missing = [m for m in ("fastapi", "uvicorn", "gguf") if importlib.util.find_spec(m) is None]
     if missing:
         raise ConfigError(f"transformers serve needs {', '.join(missing)} (transformers[serving], gguf): "

@@ -51,6 +51,7 @@ logged, cached or printed. Answers that parse are cached on disk (:mod:`llm_plan
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, Question
 from llm_planner.llm.openai_http import FormatRefused
 from llm_planner.llm.openai_http import preview as _preview
 from llm_planner.llm.openai_requests import OpenAIRequests
+from llm_planner.llm.prompts import plan_prompt, policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.server_profile import (
     IGNORED,
@@ -199,8 +201,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
 
     # ------------------------------------------------------------------ client
     def _api_key(self) -> str:
-        import os
-
         key = os.environ.get(self.key_env, "").strip()
         if key:
             return key
@@ -213,7 +213,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
     def client(self) -> openai.OpenAI:
         if self._client is None:
             try:
-                import openai
+                import openai  # noqa: PLC0415 - heavy optional: the openai client only on the served-model path
             except ImportError as exc:
                 raise ModelServerError(f"the openai package is not installed ({exc}); pip "
                                        "install -r requirements.txt") from None
@@ -312,8 +312,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
     # --------------------------------------------------------------- questions
     def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:
-        from llm_planner.llm.prompts import world_model_prompt
-
         opts = self.config.section("world_model")
         m = int(m or opts["samples"])
         prompt = world_model_prompt(world, obj_type)
@@ -368,8 +366,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
 
     def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
                         seed: int) -> tuple[tuple[list[str], int, list[float]], _Reply]:
-        from llm_planner.llm.prompts import plan_prompt, policy_prompt
-
         # from_initial: SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
         make_prompt = plan_prompt if query.from_initial else policy_prompt
         prompt = make_prompt(query.world, query.instruction, query.observation, query.history, self._examples(query, k))
@@ -441,8 +437,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         return float(self.config.get("policy.inadmissible_floor"))
 
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
-        from llm_planner.llm.prompts import translate_prompt
-
         prompt = translate_prompt(world, directive, self.resources.translation_examples(directive, world))
 
         def parse(texts: list[str]) -> list[tuple[str, str, str, int]]:

@@ -81,7 +81,7 @@ class OpenAIRequests:
 
     def _attempts(self, kind: str, messages: list[ChatCompletionMessageParam], n: int, params: dict[str, Any],
                   clock: QuestionClock) -> list[str]:
-        import openai
+        import openai  # noqa: PLC0415 - heavy optional: the openai client only on the served-model path
 
         last = ""
         timeouts = 0

@@ -15,10 +15,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
 from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.grounding import Grounder
+from llm_planner.llm.prompts import (
+    expert_initial_observation,
+    initial_observation_to_text,
+    plan_example,
+    policy_example,
+)
 from llm_planner.llm.text import WorldInfo, observation_to_text
 from llm_planner.paths import share_dir
 
@@ -45,7 +52,7 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
     """D from (in order): the ``dataset`` argument (trajectories or a path), ``offline.dataset``,
     ``data/generated/expert_household.jsonl`` if present, else built in memory from the training
     suites of the seen apartment (``offline.dataset_n`` tasks, ``offline.dataset_seed``)."""
-    from llm_planner.domains.household.world.expert import build_dataset, load_dataset
+    from llm_planner.domains.household.world.expert import build_dataset, load_dataset  # noqa: PLC0415 - CLI start-up: expert brings tqdm, multiprocessing and pddl, loaded when examples are built
 
     try:
         if dataset is not None and not isinstance(dataset, (str, Path)):
@@ -65,8 +72,6 @@ def load_expert_data(config: LLMConfig, dataset: Sequence | str | Path | None = 
 
 @lru_cache(maxsize=8)
 def world_of_scene(scene: str) -> WorldInfo:
-    from llm_planner.domains.household.world.scene import load_scene
-
     return WorldInfo.from_scene(load_scene(scene))
 
 
@@ -105,12 +110,6 @@ class ExpertIndex:
         """K-shot blocks (App. F listing 1) for the top-K instructions, each cut at the expert step
         whose observation is most like the current one (the authors' code compares observation
         embeddings; we compare the observed facts, which is cheaper and exact)."""
-        from llm_planner.llm.prompts import (
-            expert_initial_observation,
-            initial_observation_to_text,
-            plan_example,
-            policy_example,
-        )
 
         blocks = []
         for i, _ in self.similar(query.instruction, k):

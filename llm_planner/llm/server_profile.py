@@ -115,7 +115,7 @@ class ServerProfile:
 def probe_server(client: Any, base_url: str, model: str, settings: ProbeSettings) -> ServerProfile:
     """Probe one server with the ``openai`` client ``client`` (see the module docstring); never
     raises: a failure gives a profile with ``probed`` False and the reason."""
-    import openai
+    import openai  # noqa: PLC0415 - heavy optional: the openai client only on the served-model path
 
     started = time.monotonic()
     requests = 0

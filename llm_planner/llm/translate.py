@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner.clarification import NeedsAnswer
+from llm_planner.domains.household.world.pddl import goal_pddl
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
 from llm_planner.errors import DirectiveRefused, GoalError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel
@@ -95,7 +96,6 @@ def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, w
 
 def goal_pddl_text(goal: Goal) -> str:
     """The PDDL goal of ``llm_planner.domains.household.world.pddl`` (existentially quantified, Levy-Karpas §3)."""
-    from llm_planner.domains.household.world.pddl import goal_pddl
 
     return goal_pddl(goal)
 

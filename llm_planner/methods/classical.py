@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from llm_planner.domains.household.world.episode import HouseholdPlanner, Task
+from llm_planner.domains.household.world.pddl import solve
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
 from llm_planner.planners.base import Decision, register
 
@@ -35,8 +36,6 @@ class ClassicalPlanner(HouseholdPlanner):
         self._replan(full_state)
 
     def _replan(self, full_state: State | None) -> None:
-        from llm_planner.domains.household.world.pddl import solve
-
         assert self.task is not None
         if full_state is None:
             self.plan, self.failure = [], "the classical planner needs the full state"

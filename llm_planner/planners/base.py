@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from llm_planner.errors import ConfigError
+from llm_planner.plugins import domains, load_group
 from llm_planner.spine import Action, Task
 
 
@@ -206,8 +207,6 @@ def create(name: str, **params: Any) -> Planner:
     """Instantiate a registered planner; unknown names raise ConfigError listing the known ones.
     A name not registered yet loads the domains' planner modules one domain at a time until it is."""
     if name not in _REGISTRY:
-        from llm_planner.plugins import domains
-
         for domain in domains():
             _load_planners(domain)
             if name in _REGISTRY:
@@ -222,7 +221,6 @@ def _load_planners(domain: str | None = None) -> None:
     run. Which modules: ``planner_modules`` in ``config/methods.yaml`` and ``$LLM_PLANNER_METHODS``
     (:mod:`llm_planner.plugins`), imported on first use, so a node of one domain never loads the
     other domain's methods."""
-    from llm_planner.plugins import domains, load_group
 
     if domain and domain not in domains():
         return  # a domain without planner modules has no planners

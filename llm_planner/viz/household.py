@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
+from llm_planner.domains.household.sim.check import doorway_gap
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, ObjectType, Scene
@@ -42,7 +43,6 @@ def base_view(scene: Scene, cfg: SimConfig | None = None, title: str = "", walls
     for i, room in enumerate(scene.rooms.values()):
         view.rooms.append((room.name, room.rect, room_colors[i % len(room_colors)]))
     view.walls = [w.rect for w in (walls if walls is not None else _walls(scene, cfg))]
-    from llm_planner.domains.household.sim.check import doorway_gap
 
     view.doorways = [doorway_gap(scene, d, cfg) for d in scene.doorways]
     layouts = layouts if layouts is not None else furniture_layouts(scene, cfg)

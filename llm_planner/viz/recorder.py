@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.domains.gtamp.sim import GTampSimWorld
+from llm_planner.viz.gtamp import problem_view
+from llm_planner.viz.household import snapshot_view
 from llm_planner.viz.strip import Frame, write_gif, write_strip
 from llm_planner.viz.topdown import TopView, crop, save_png, used_extent
 
@@ -138,8 +140,6 @@ class HouseholdRecorder(EpisodeRecorder):
 
     def view(self, world: GeometrySnapshot, start: GeometrySnapshot | None = None, path: Sequence[Point] = (),
              title: str = "") -> TopView:
-        from llm_planner.viz.household import snapshot_view
-
         return snapshot_view(self.scene, world, goal=self.goal, start=start, path=path, title=title, cfg=self.config)
 
     @staticmethod
@@ -158,8 +158,6 @@ class GTampRecorder(EpisodeRecorder):
 
     def view(self, world: GState, start: GState | None = None, path: Sequence[Point] = (),
              title: str = "") -> TopView:
-        from llm_planner.viz.gtamp import problem_view
-
         return problem_view(self.problem, world, start=start, path=path, title=title)
 
     @staticmethod

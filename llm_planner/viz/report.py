@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.gtamp.perception import GeometryPerceiver, load_gtamp_problem
+from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.shapes import Point
 from llm_planner.errors import LlmPlannerError
 from llm_planner.planners.base import ObjectBelief, describe_beliefs
@@ -63,8 +65,7 @@ def recorder_of(record: TaskRecord) -> Any:
     if record.domain == "gtamp":
         recorder, world_of = _gtamp_recorder(record, title)
     else:
-        from llm_planner.domains.household.world.scene import load_scene
-        from llm_planner.viz.recorder import HouseholdRecorder
+        from llm_planner.viz.recorder import HouseholdRecorder  # noqa: PLC0415 - heavy optional: recorder loads pybullet at import
 
         recorder = HouseholdRecorder(load_scene(record.world), lambda: record.start, record.goal, title=title)
         world_of = _same  # the household recorder draws geometry
@@ -78,8 +79,7 @@ def recorder_of(record: TaskRecord) -> Any:
 
 def _gtamp_recorder(record: TaskRecord, title: str) -> tuple[Any, Any]:
     """A G-TAMP recorder, and perception's state of a geometry (the pictures draw states)."""
-    from llm_planner.domains.gtamp.perception import GeometryPerceiver, load_gtamp_problem
-    from llm_planner.viz.recorder import GTampRecorder
+    from llm_planner.viz.recorder import GTampRecorder  # noqa: PLC0415 - heavy optional: recorder loads pybullet at import
 
     problem = load_gtamp_problem(record.world)
     perceiver = GeometryPerceiver(problem)

@@ -101,7 +101,7 @@ def write_strip(frames: Sequence[Frame], path: str | Path, title: str = "", colu
 
 def write_gif(frames: Sequence[Frame], path: str | Path, frame_ms: int = GIF_FRAME_MS) -> Path:
     """The frames as an animated GIF (each with its caption as the title), looping."""
-    from PIL import Image
+    from PIL import Image  # noqa: PLC0415 - heavy optional: Pillow only when an image is written
 
     if not frames:
         raise ValueError("an animation needs at least one frame")

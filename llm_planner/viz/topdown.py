@@ -16,7 +16,9 @@ episode used.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,14 +146,12 @@ def used_extent(views: Sequence[TopView], margin: float = CROP_MARGIN) -> tuple[
 
 def crop(view: TopView, extent: tuple[float, float, float, float]) -> TopView:
     """The view limited to ``extent`` (what lies outside is cut off by the axes)."""
-    import dataclasses
 
     return dataclasses.replace(view, extent=extent)
 
 
 def wrap_notes(notes: Sequence[str], width_inches: float) -> list[str]:
     """The notes broken into lines that fit the figure's width (8-point text)."""
-    import textwrap
 
     chars = max(40, int(width_inches * DPI / NOTE_CHAR_PIXELS))
     return [part for note in notes for part in textwrap.wrap(note, chars, subsequent_indent="    ")]
@@ -181,7 +181,7 @@ class Picture:
 # --------------------------------------------------------------------------------- drawing
 def draw(ax: Axes, view: TopView, detail: str = "full") -> None:
     """Draw ``view`` on ``ax``. ``detail="small"``: no furniture names and smaller text (strip frames)."""
-    from matplotlib import patches
+    from matplotlib import patches  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     small = detail == "small"
     font = 5.0 if small else 8.0
@@ -305,7 +305,7 @@ _LABEL_OFFSETS = [(0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)] * 4
 
 def _draw_piece(ax: Axes, piece: Piece, font: float, zorder: int, names: bool,
                 labels: _Labels | None = None) -> None:
-    from matplotlib import patches
+    from matplotlib import patches  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     face = (*piece.color, FADED_ALPHA if piece.style == "faded" else 0.95)
     edge = {"goal": GOAL_COLOR, "problem": PROBLEM_COLOR}.get(piece.style, (0.15, 0.15, 0.15))
@@ -336,7 +336,7 @@ def _draw_piece(ax: Axes, piece: Piece, font: float, zorder: int, names: bool,
 
 
 def _draw_problem(ax: Axes, problem: Problem, font: float) -> None:
-    from matplotlib import patches
+    from matplotlib import patches  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     for rect in problem.rects:
         ax.add_patch(_polygon(rect, facecolor=(*PROBLEM_COLOR, 0.18), edgecolor=PROBLEM_COLOR, lw=2.0, zorder=11,
@@ -353,7 +353,7 @@ def _draw_problem(ax: Axes, problem: Problem, font: float) -> None:
 
 
 def _polygon(rect: Rect, **style: Any) -> Polygon:
-    from matplotlib import patches
+    from matplotlib import patches  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     c = corners(rect)  # (-,-), (-,+), (+,-), (+,+)
     return patches.Polygon([c[0], c[2], c[3], c[1]], closed=True, **style)
@@ -362,8 +362,8 @@ def _polygon(rect: Rect, **style: Any) -> Polygon:
 # ------------------------------------------------------------------------------- files
 def new_figure(width: float, height: float) -> Figure:
     """A figure on the Agg canvas (no pyplot, no display, no global state)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
+    from matplotlib.figure import Figure  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     fig = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
@@ -372,7 +372,7 @@ def new_figure(width: float, height: float) -> Figure:
 
 def rgb_pixels(fig: Figure) -> np.ndarray:
     """Draw ``fig`` and return its pixels as an (h, w, 3) uint8 array (figures of :func:`new_figure`)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415 - heavy optional: matplotlib only when a picture is drawn
 
     canvas = fig.canvas
     assert isinstance(canvas, FigureCanvasAgg)  # new_figure puts every figure on the Agg canvas
@@ -412,7 +412,7 @@ def save_png(view: TopView, path: str | Path, scale: float = 1.0) -> Picture:
 
 def write_image(path: str | Path, rgb: np.ndarray) -> Path:
     """Write an (h, w, 3) uint8 array as an optimised PNG (pillow)."""
-    from PIL import Image
+    from PIL import Image  # noqa: PLC0415 - heavy optional: Pillow only when an image is written
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -52,10 +53,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from llm_planner.errors import ConfigError
+import yaml
+
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.answers import Unparsable, first_action, read_goal_tuples, read_positions
+from llm_planner.llm.config import load_llm_config
+from llm_planner.llm.factory import make_backend
 from llm_planner.llm.text import WorldInfo, action_phrases, name_to_text, text_to_name
 from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
+from llm_planner_eval.bench.report import format_table
 from llm_planner_eval.stand_in import stalm_served
 from llm_planner_eval.stand_in.served import (
     UnreadablePrompt,
@@ -417,7 +424,6 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 def format_shares(counts: Mapping[str, Counter[str]], questions: Mapping[str, int] | None = None) -> str:
     """A table: per question kind and answer kind, the count and share of the samples."""
-    from llm_planner_eval.bench.report import format_table
 
     body = []
     for question, counter in counts.items():
@@ -470,11 +476,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    import shlex
-
-    import yaml
-
-    from llm_planner.llm.config import load_llm_config
 
     config = load_llm_config(args.llm_config)
     upstream = str(config.get("openai.base_url"))
@@ -499,10 +500,6 @@ def _record(args: argparse.Namespace) -> int:
 def _ask_world_and_translation(args: argparse.Namespace, client_config: str) -> None:
     """World-model questions of ``--objects`` object types and translations of ``--directives``
     directives of the seen apartment, once each (errors are answers too: they are recorded)."""
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.errors import LlmPlannerError
-    from llm_planner.llm.config import load_llm_config
-    from llm_planner.llm.factory import make_backend
     from llm_planner_eval.bench.translate import load_cases
 
     if not args.objects and not args.directives:

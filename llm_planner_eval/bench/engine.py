@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import threading
+import threading as _threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,7 +41,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from llm_planner.errors import ConfigError
+from llm_planner.errors import ConfigError, LLMError
+from llm_planner.paths import config_dir, read_yaml_mapping
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -65,7 +67,6 @@ class RaySettings:
 
 def load_ray_settings(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> RaySettings:
     """config/ray.yaml (or ``path``) with ``overrides``; unknown keys and bad values are errors."""
-    from llm_planner.paths import config_dir, read_yaml_mapping
 
     source = Path(path) if path else config_dir() / "ray.yaml"
     data = {**read_yaml_mapping(source, "the Ray engine settings"), **dict(overrides or {})}
@@ -133,8 +134,8 @@ class RayEngine:
             # Ray takes the node's address from the interface facing the internet unless this is off
             # (ray/_private/services.py get_node_ip_address); read when ray is imported, and below.
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        import ray
-        from ray._private import ray_constants
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
+        from ray._private import ray_constants  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         if local and self.settings.local_loopback:
             ray_constants.ENABLE_RAY_CLUSTER = False  # ray may have been imported before the variable was set
@@ -187,7 +188,7 @@ class RayEngine:
         """Read the counters and disconnect (a local instance stops)."""
         if not self._started_ray:
             return
-        import ray
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         try:
             self._final = self._read_counters()
@@ -204,14 +205,14 @@ class RayEngine:
         """``run_job`` over ``jobs`` as Ray tasks, each worker set up once by ``init(*initargs)``; results
         in the order they finish. A task that fails (retries spent, or an exception ``run_job`` let
         out) gives ``error_record(job, message)``; without ``error_record`` the error is raised."""
-        import ray
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         if not self._started_ray:
             raise RuntimeError("RayEngine.map before start()")
         task = ray.remote(_run_episode).options(num_cpus=self.settings.cpus_per_episode,
                                                   max_retries=self.settings.max_retries, retry_exceptions=False,
                                                   name="episode")
-        from ray import cloudpickle
+        from ray import cloudpickle  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         # Everything of the benchmark goes as bytes, unpickled in the task after the run is counted:
         # unpickling imports the benchmark's modules (seconds), and a worker lost then must count too.
@@ -252,14 +253,14 @@ class RayEngine:
 
     def runs_started(self) -> int:
         """Episode runs begun so far in this engine (a retried episode counts each run)."""
-        import ray
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         return int(ray.get(self._attempts.started.remote(), timeout=self.settings.gate_wait_s)) if self._attempts else 0
 
     def counted_workers(self) -> list[int]:
         """Process ids of the workers running an episode whose run is counted (a worker lost now
         costs a counted retry; one lost before its count is not seen as a retry)."""
-        import ray
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         if self._attempts is None:
             return []
@@ -267,7 +268,7 @@ class RayEngine:
 
     # -- figures
     def _read_counters(self) -> dict[str, Any]:
-        import ray
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         out: dict[str, Any] = {"retries": 0, "throttled": 0, "llm_requests_gated": 0, "peak_in_flight": 0}
         if self._attempts is not None:
@@ -347,7 +348,7 @@ _READY: set[str] = set()  # set-ups done in this worker process
 def _run_episode(run_job: bytes, setup: bytes, key: str, job: bytes, episode: str, attempts: Any) -> Any:
     """One episode in a Ray worker: count the run, set the worker up once per benchmark run, run
     (``run_job``, ``setup`` and ``job`` pickled: see :meth:`RayEngine.map`)."""
-    import ray
+    import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
     if attempts is not None:
         ray.get(attempts.start.remote(episode, os.getpid()))
@@ -360,16 +361,14 @@ def _run_episode(run_job: bytes, setup: bytes, key: str, job: bytes, episode: st
 
 def _run_counted(run_job: bytes, setup: bytes, key: str, job: bytes) -> Any:
     """The episode's run once counted: the worker's set-up (once per benchmark run), then the job."""
-    from ray import cloudpickle
+    from ray import cloudpickle  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
     if key not in _READY:
-        import threading as _threading
-
-        from tqdm import tqdm
+        from tqdm import tqdm  # noqa: PLC0415 - CLI start-up: the progress bar only while a benchmark runs
 
         init, initargs, slots, gate_wait_s = cloudpickle.loads(setup)
         tqdm.set_lock(_threading.RLock())  # as in the process pool: no multiprocessing lock
-        from llm_planner.llm.request_gate import set_request_gate
+        from llm_planner.llm.request_gate import set_request_gate  # noqa: PLC0415 - CLI start-up: the request gate only in a ray worker
 
         set_request_gate(RayRequestGate(slots, gate_wait_s) if slots is not None else None)
         if init is not None:
@@ -389,10 +388,8 @@ class RayRequestGate:
 
     @contextmanager
     def hold(self) -> Iterator[None]:
-        import ray
-        from ray.exceptions import GetTimeoutError
-
-        from llm_planner.errors import LLMError
+        import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
+        from ray.exceptions import GetTimeoutError  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
         token = uuid.uuid4().hex
         try:
@@ -410,9 +407,9 @@ class RayRequestGate:
 
 @lru_cache(maxsize=1)
 def _actor_classes() -> dict[str, Any]:
-    import asyncio
+    import asyncio  # noqa: PLC0415 - CLI start-up: asyncio only inside the ray actors
 
-    import ray
+    import ray  # noqa: PLC0415 - heavy optional: ray starts only for a parallel benchmark run
 
     @ray.remote
     class Attempts:

@@ -19,13 +19,18 @@ the PNG (:class:`Curves`, :func:`format_error_rate_table`, :func:`plot_error_rat
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from llm_planner.errors import ConfigError
+from llm_planner_eval.bench.report import fmt_pm, format_table
 from llm_planner_eval.bench.serving import add_serve_arguments, error_profile, serve_for_bench
+from llm_planner_eval.stand_in.wrong_answers import seed_marks
 
 #: (rate, value in [0, 1], its standard error): one point of a curve.
 Point = tuple[float, float, float]
@@ -151,7 +156,6 @@ class Curves:
 def format_error_rate_table(curves: Curves, rates: Sequence[float], marks: Mapping[tuple[str, str], float],
                             title: str, seed_column: str, panel_column: str = "suite") -> str:
     """Per method and panel the value (%) at each rate, ± its standard error, and the seed's figure."""
-    from llm_planner_eval.bench.report import fmt_pm, format_table
 
     body = []
     for method, per_panel in curves.points.items():
@@ -172,10 +176,9 @@ def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple
     the seed's figure of the method in that panel as a dotted level in its colour. ``lines`` gives a
     curve (colour group, line style): the curves of one method under several error profiles share
     the method's colour and differ in style (:func:`plot_profiles`)."""
-    import numpy as np
 
-    from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image
-    from llm_planner_eval.plots import _colors
+    from llm_planner.viz.topdown import new_figure, rgb_pixels, write_image  # noqa: PLC0415 - CLI start-up: the drawing code only when a figure is drawn
+    from llm_planner_eval.plots import _colors  # noqa: PLC0415 - CLI start-up: plots and viz.topdown only when a figure is drawn
 
     groups = list(dict.fromkeys((lines or {}).get(m, (m, "-"))[0] for m in curves.points))
     palette = dict(zip(groups, _colors(len(groups)), strict=True))
@@ -213,7 +216,6 @@ def plot_error_rates(curves: Curves, panels: Sequence[str], marks: Mapping[tuple
 def seed_levels(benchmark: str) -> dict[tuple[str, str], float]:
     """The seed's figures (%) of ``benchmark`` (``seed_marks`` in ``config/serve_errors.yaml``),
     keyed (method, panel)."""
-    from llm_planner_eval.stand_in.wrong_answers import seed_marks
 
     return {(str(method), str(panel)): value for method, panels in seed_marks(benchmark).items()
             for panel, value in panels.items()}
@@ -227,7 +229,6 @@ def plot_profiles(files: Sequence[str | Path], path: str | Path) -> Path:
     """One PNG of several ``--error-rates`` runs of one benchmark, e.g. one per ``--serve-error-profile``:
     a method's curves share its colour, each run (its ``error_profile``) has its line style, and the
     legend names the method and the profile (``llm_mcts (smollm2)``)."""
-    import json
 
     curves, lines, names, bench, subtitles = Curves(), {}, [], "", []
     for k, file in enumerate(files):

@@ -35,6 +35,7 @@ from typing import Any
 from llm_planner.domains.gtamp.config import load_config
 from llm_planner.domains.gtamp.problems import load_problem, problem_names
 from llm_planner.errors import ConfigError
+from llm_planner.methods.stalm.llm_source import make_plan_source
 from llm_planner.methods.stalm.planner import LLM_METHODS, POLICIES
 from llm_planner_eval.bench import error_rates as quality
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
@@ -93,8 +94,6 @@ def _episode(job: tuple) -> dict[str, Any]:
         llm = job[7] if len(job) > 7 else None
         source = None
         if llm is not None and method in LLM_METHODS:
-            from llm_planner.methods.stalm.llm_source import make_plan_source
-
             source = make_plan_source("openai", seed, llm)
         result = run_benchmark_episode(problem, method, seed=seed, budget_s=budget, backend=backend,
                                        config=load_config(config_path), clock=clock, plan_source=source)

@@ -58,9 +58,11 @@ statistics for ``python -m pstats``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,14 +71,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.domains.household.sim.check import check_layout
+from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.domains.household.world.symbolic import household_of
+from llm_planner.domains.household.world.tasks import SUITES, generate_tasks, suite_pools, task_config_for
 from llm_planner.errors import ConfigError
-from llm_planner.llm.config import merge_overrides
+from llm_planner.execution import run_episode
+from llm_planner.llm.config import load_llm_config, merge_overrides, parse_dotted
+from llm_planner.llm.factory import make_backend
+from llm_planner.planners.base import available, create
 from llm_planner_eval.bench.engine import active_engine, add_engine_arguments, bench_engine
 from llm_planner_eval.bench.error_rates import add_error_rate_arguments, for_method, served_models
-from llm_planner_eval.bench.household_tables import fill_rows, format_latency_table, format_report
+from llm_planner_eval.bench.household_tables import (
+    fill_rows,
+    format_error_rate_table,
+    format_latency_table,
+    format_report,
+    plot_error_rates,
+)
 from llm_planner_eval.bench.method_spec import LLM_PREFIX, MethodSpec
+from llm_planner_eval.bench.report import BenchReport, process_map
 from llm_planner_eval.bench.serving import error_profile, serve_for_bench, stop_served_models
 
 if TYPE_CHECKING:
@@ -93,8 +108,6 @@ _COST = {"uniform_prior": 6, "fully_observable": 4, "llm_mcts": 4, "no_heuristic
 
 # ------------------------------------------------------------------------------ CLI
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner.domains.household.world.tasks import SUITES
-
     p = sub.add_parser("household", help="LLM-MCTS Tables 1-3: success of the household methods per suite",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--methods", default=",".join(METHODS),
@@ -179,9 +192,6 @@ def llm_mcts_figures(stats: LLMMCTSStats) -> dict[str, Any]:
 
 
 def parse_methods(text: str) -> list[MethodSpec]:
-    from llm_planner.llm.config import parse_dotted
-    from llm_planner.planners.base import available
-
     known = available("household")  # the shipped methods and any registered ($LLM_PLANNER_METHODS)
     specs = []
     for item in [m.strip() for m in text.split(",") if m.strip()]:
@@ -241,8 +251,6 @@ def _init_worker(settings: dict[str, Any], own_process: bool = True) -> None:
 
 @lru_cache(maxsize=64)
 def _tasks(scene: str, suite: str, n: int, seed: int, tasks_file: str | None = None) -> tuple:
-    from llm_planner.domains.household.world.tasks import generate_tasks
-
     return tuple(generate_tasks(household_of(scene).scene, suite, n, seed, tasks_file))
 
 
@@ -264,8 +272,6 @@ def error_record(job: Job, message: str) -> dict[str, Any]:
 
 def run_job(job: Job) -> dict[str, Any]:
     """One episode in a worker process; returns its record (never raises: errors are recorded)."""
-    from llm_planner.execution import run_episode
-    from llm_planner.planners.base import create
 
     settings = _WORKER
     started = time.perf_counter()
@@ -350,10 +356,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from llm_planner.domains.household.world.tasks import SUITES
-    from llm_planner.llm.config import load_llm_config, parse_dotted
     from llm_planner.methods.llm_mcts.config import load_config
-    from llm_planner_eval.bench.report import BenchReport
 
     methods = parse_methods(args.methods)
     suites = _split(args.suites, SUITES, "suite")
@@ -391,9 +394,6 @@ def _run(args: argparse.Namespace) -> int:
         print(list_tasks(homes, suites, args))
         return 0
     if args.pybullet:
-        from llm_planner.domains.household.sim.check import check_layout
-        from llm_planner.domains.household.sim.config import load_sim_config
-
         for _, scene in homes:  # a scene the PyBullet world refuses fails here, naming the culprits
             check_layout(household_of(scene).scene, load_sim_config()).raise_errors()
 
@@ -407,7 +407,6 @@ def _run(args: argparse.Namespace) -> int:
     # slow episodes first: costly methods, then long latencies asked one question at a time
     jobs.sort(key=lambda j: (-_COST.get(j.method.planner, 1), -(j.method.latency or 0.0) / in_flight[j.method]))
     sims = int(mcts_config["simulations"])
-    from llm_planner.llm.factory import make_backend
 
     described = make_backend(next(iter(served.values()), llm_overrides), backend=backend).describe()  # lazy: cheap
     if args.profile is not None:
@@ -456,8 +455,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.latencies:
         print("\n" + format_latency_table(report, methods, suites, in_flight))
     if args.error_rates:
-        from llm_planner_eval.bench.household_tables import format_error_rate_table, plot_error_rates
-
         print("\n" + format_error_rate_table(report, methods, suites))
         png = plot_error_rates(report, methods, suites, (str(args.json).removesuffix(".json") + ".error_rates.png")
                                if args.json else "household_error_rates.png")
@@ -475,7 +472,6 @@ def _run(args: argparse.Namespace) -> int:
 def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: argparse.Namespace) -> str:
     """``--list-tasks``: per apartment where its split comes from and its size (training and novel
     (object type, destination) pairs, compositions), then each chosen suite's tasks per seed."""
-    from llm_planner.domains.household.world.tasks import suite_pools, task_config_for
 
     out = []
     for home, scene in homes:
@@ -499,7 +495,6 @@ def list_tasks(homes: Sequence[tuple[str, str]], suites: Sequence[str], args: ar
 def _profiled(work: Callable[[], list[dict[str, Any]]], path: str) -> list[dict[str, Any]]:
     """``work()`` under cProfile; prints the top functions by own and by cumulative time."""
     import cProfile
-    import io
     import pstats
 
     profile = cProfile.Profile()
@@ -520,7 +515,6 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
               stream: Path | None = None) -> list[dict[str, Any]]:
     """Every job's episode record; with ``stream``, each record is also appended to that JSON-lines
     file as its episode ends, so a long run stopped half-way keeps what it measured."""
-    import threading
 
     from tqdm import tqdm
 
@@ -543,8 +537,6 @@ def _run_jobs(jobs: list[Job], settings: dict[str, Any], workers: int, progress:
             for job in jobs:
                 finished(run_job(job))
         else:
-            from llm_planner_eval.bench.report import process_map
-
             # spawned workers: torch and PyBullet do not survive fork well
             for record in process_map(run_job, jobs, workers, init=_init_worker, initargs=(settings,),
                                       error_record=error_record):

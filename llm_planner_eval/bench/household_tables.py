@@ -7,10 +7,14 @@ from collections.abc import Iterable, Sequence
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+from llm_planner_eval.bench.error_rates import Curves, seed_levels
+from llm_planner_eval.bench.error_rates import format_error_rate_table as table
+from llm_planner_eval.bench.error_rates import plot_error_rates as plot
+from llm_planner_eval.bench.report import fmt_pm, format_table, mean_stderr
+
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from llm_planner_eval.bench.error_rates import Curves
     from llm_planner_eval.bench.method_spec import MethodSpec
     from llm_planner_eval.bench.report import BenchReport
 
@@ -25,7 +29,6 @@ PAPER_NAMES = {
 def fill_rows(report: BenchReport, records: list[dict[str, Any]], homes: Sequence[tuple[str, str]],
               methods: Sequence[MethodSpec], suites: Sequence[str], seeds: Iterable[int]) -> None:
     """One row per (home, method, suite): success mean ± stderr over seeds, and cost figures."""
-    from llm_planner_eval.bench.report import mean_stderr
 
     for home, _ in homes:
         for spec in methods:
@@ -134,7 +137,6 @@ def model_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def reliability_table(report: BenchReport, methods: Sequence[MethodSpec]) -> str:
     """One row per method that asked a model: how its answers read and how the tree grew."""
-    from llm_planner_eval.bench.report import format_table
 
     def share(x: float | None) -> str:
         return "-" if x is None else f"{x:.2f}"
@@ -159,8 +161,6 @@ def reliability_table(report: BenchReport, methods: Sequence[MethodSpec]) -> str
 
 def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods: Sequence[MethodSpec],
                   suites: Sequence[str], sims: int, wall: float) -> str:
-    from llm_planner_eval.bench.report import format_table
-
     out = []
     n_seeds = report.config["seeds"]
     n_eps = report.config["episodes_per_seed"]
@@ -204,7 +204,6 @@ def format_report(report: BenchReport, homes: Sequence[tuple[str, str]], methods
 def success_table(report: BenchReport, home: str, title: str) -> str:
     """Methods x suites success (mean ± stderr over seeds, Tables 1/2), and per method the objects
     its episodes grabbed that no goal names (a robot must not shuffle someone's things)."""
-    from llm_planner_eval.bench.report import fmt_pm, format_table
 
     rows = [r for r in report.rows if r["home"] == home]
     suites = list(dict.fromkeys(r["split"] for r in rows))
@@ -220,7 +219,6 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
                          in_flight: dict[MethodSpec, int]) -> str:
     """Per latency and method: success per suite, requests, rounds of waiting, wall and search seconds
     per decision; then, per latency, each concurrent method's wall time over the sequential one's."""
-    from llm_planner_eval.bench.report import fmt_pm, format_table
 
     rows = {(r["method"], r["split"]): r for r in report.rows}
     header = ["latency", "method", "mode", *suites, "LLM req/dec", "rounds/dec", "wall s/dec", "search s/dec",
@@ -262,7 +260,6 @@ def format_latency_table(report: BenchReport, methods: Sequence[MethodSpec], sui
 def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> Curves:
     """The curves of the grid: per base method and suite the points (rate, success, stderr) in the
     order of the rates."""
-    from llm_planner_eval.bench.error_rates import Curves
 
     rows = {(r["method"], r["split"]): r for r in report.rows}
     curves = Curves()
@@ -276,7 +273,6 @@ def _by_rate(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequenc
 
 def _seed_marks(curves: Curves) -> dict[tuple[str, str], float]:
     """LLM-MCTS Table 1 (GPT-3.5) per curve and suite; a variant (``llm_mcts[...]``) takes its method's."""
-    from llm_planner_eval.bench.error_rates import seed_levels
 
     marks = seed_levels("household")
     return {(method, suite): marks[(method.split("[")[0], suite)] for method, per_suite in curves.points.items()
@@ -285,7 +281,6 @@ def _seed_marks(curves: Curves) -> dict[tuple[str, str], float]:
 
 def format_error_rate_table(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str]) -> str:
     """Success (%) per method and suite at each error rate of the served model, and the seed's figure."""
-    from llm_planner_eval.bench.error_rates import format_error_rate_table as table
 
     curves = _by_rate(report, methods, suites)
     rates = list(dict.fromkeys(m.error_rate for m in methods if m.error_rate is not None))
@@ -298,7 +293,6 @@ def format_error_rate_table(report: BenchReport, methods: Sequence[MethodSpec], 
 def plot_error_rates(report: BenchReport, methods: Sequence[MethodSpec], suites: Sequence[str], path: str) -> Path:
     """One PNG: per suite, success (%) against the error rate, one line per method (stderr bars), the
     seed's figure of the method as a dotted level in its colour."""
-    from llm_planner_eval.bench.error_rates import plot_error_rates as plot
 
     curves = _by_rate(report, methods, suites)
     cfg = report.config

@@ -15,9 +15,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.tasks import generate_tasks
+from llm_planner.errors import ConfigError
+from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr
+
 if TYPE_CHECKING:
-    from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
-    from llm_planner_eval.bench.report import BenchReport
+    from llm_planner.domains.household.world.symbolic import Action, Goal, State
 
 #: a timed operation on one recorded (state, action) pair
 Operation = Callable[["State", "Action"], object]
@@ -37,11 +42,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-    from llm_planner.errors import ConfigError
-    from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr
-
     if args.pairs < 1 or args.repeats < 1 or args.horizon < 1:
         raise ConfigError("--pairs, --repeats and --horizon must be positive")
     scene = load_scene(args.scene)
@@ -71,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _record_pairs(household: Household, n: int, horizon: int, seed: int) -> tuple[list[tuple[State, Action]], Goal]:
     """(state, action) pairs of random legal rollouts from random placements, and a goal."""
-    from llm_planner.domains.household.world.tasks import generate_tasks
 
     goal = generate_tasks(household.scene, "comp", 1, seed)[0].goal
     rng = random.Random(seed)
@@ -129,8 +128,6 @@ def _time_once(fn: Operation, pairs: Sequence[tuple[State, Action]]) -> float:
 
 def _time_pddl(report: BenchReport, household: Household, k: int, seed: int) -> list[str]:
     from llm_planner.domains.household.world import pddl
-    from llm_planner.domains.household.world.tasks import generate_tasks
-    from llm_planner_eval.bench.report import mean_stderr
 
     seconds, lengths = [], []
     for task in generate_tasks(household.scene, "comp", k, seed):

@@ -35,6 +35,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
+from llm_planner.errors import ConfigError
+from llm_planner.llm.config import load_llm_config
+from llm_planner.llm.factory import make_backend
 from llm_planner_eval.bench import error_rates as quality
 from llm_planner_eval.bench.engine import add_engine_arguments, bench_engine
 from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr, parallel_records
@@ -86,7 +90,6 @@ def _init_worker(backend: str | None, config: dict[str, Any],
                  served: dict[float | None, dict[str, Any]] | None = None) -> None:
     """A worker's systems: on the run's backend, or one per served model (``served``: the LLM
     overrides by error rate, ``openai`` backend) sharing the planner's memo and the embedder."""
-    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.levy_karpas.consistency import memoized
     from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 
@@ -102,7 +105,6 @@ def _init_worker(backend: str | None, config: dict[str, Any],
 def _run_job(job: tuple) -> dict[str, Any]:
     """One sample with one input ``(sample, input)``, against a served model ``(..., its key, its
     error rate)``: the system's output, its scores and costs."""
-    from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
     from llm_planner.methods.levy_karpas.metrics import score_goal, score_template
 
     sample, modality = job[:2]
@@ -234,8 +236,6 @@ def print_tables(report: BenchReport) -> None:
 # --------------------------------------------------------------------------------- run
 @stops_served_models  # --serve-*, --error-rates: the servers end with the run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.errors import ConfigError
-    from llm_planner.llm.config import load_llm_config
     from llm_planner.methods.levy_karpas.dataset import build_splits
 
     config = _config(args)

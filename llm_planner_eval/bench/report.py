@@ -7,15 +7,20 @@ JSON file format of DESIGN.md ("Machine-readable output")::
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+from llm_planner.errors import ConfigError
+from llm_planner_eval.bench.engine import active_engine
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -65,8 +70,7 @@ class BenchReport:
         data = self.to_dict()
         path.write_text(json.dumps(data, indent=1, default=str))
         if plot:
-            from llm_planner.errors import ConfigError
-            from llm_planner_eval.plots import plot_path, plot_results
+            from llm_planner_eval.plots import plot_path, plot_results  # noqa: PLC0415 - CLI start-up: plots and viz.topdown only when a figure is drawn
 
             try:
                 print(f"plot: {plot_results(json.loads(json.dumps(data, default=str)), plot_path(path))}")
@@ -178,10 +182,7 @@ def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: 
     error or an interrupt the workers are stopped at once (tqdm in the workers uses a thread lock,
     so at least its lock is not left behind).
     """
-    import concurrent.futures as cf
-    import multiprocessing
-
-    from llm_planner_eval.bench.engine import active_engine
+    import multiprocessing  # noqa: PLC0415 - CLI start-up: multiprocessing only while a benchmark runs
 
     engine = active_engine()
     if engine is not None:
@@ -203,9 +204,7 @@ def process_map(run_job: Callable[[Job], Result], jobs: Sequence[Job], workers: 
 
 
 def _init_pool_worker(init: Callable[..., None] | None, initargs: tuple) -> None:
-    import threading
-
-    from tqdm import tqdm
+    from tqdm import tqdm  # noqa: PLC0415 - CLI start-up: the progress bar only while a benchmark runs
 
     tqdm.set_lock(threading.RLock())  # tqdm's default multiprocessing lock would be a named semaphore
     if init is not None:
@@ -217,9 +216,7 @@ def parallel_records(jobs: Sequence[Any], run_job: Callable[[Any], dict], init: 
                      error_record: Callable[[Any, str], dict] | None = None) -> list[dict]:
     """``run_job`` over ``jobs`` in ``workers`` spawned processes (each set up by ``init``; in this
     process when ``workers`` is 1 and no ``--ray`` engine is active), with a progress bar."""
-    from tqdm import tqdm
-
-    from llm_planner_eval.bench.engine import active_engine
+    from tqdm import tqdm  # noqa: PLC0415 - CLI start-up: the progress bar only while a benchmark runs
 
     records: list[dict] = []
     bar = tqdm(total=len(jobs), unit="job", desc=desc, disable=not progress, leave=False)

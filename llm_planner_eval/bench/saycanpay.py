@@ -35,14 +35,23 @@ VirtualHome figures (Vicuna, Tables 3 and 4) dotted. The rows carry ``error_rate
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.domains.household.world.episode import SymbolicWorld, Task
+from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
+from llm_planner.domains.household.world.tasks import generate_tasks
+from llm_planner.errors import ConfigError
+from llm_planner.execution import run_episode
+from llm_planner.llm.config import load_llm_config
+from llm_planner.llm.factory import make_backend
 from llm_planner_eval.bench import error_rates as quality
 from llm_planner_eval.bench.engine import add_engine_arguments, bench_engine
-from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr
+from llm_planner_eval.bench.report import BenchReport, format_table, mean_stderr, parallel_records
 from llm_planner_eval.bench.serving import stops_served_models
 
 if TYPE_CHECKING:
@@ -93,7 +102,6 @@ class MethodParams(TypedDict):
 
 def parse_method(name: str) -> MethodParams:
     """``STRATEGY:SCORE[+oracle_can][@oracle]`` or ``greedy_token[@oracle]`` as planner parameters."""
-    from llm_planner.errors import ConfigError
 
     variant = "oracle" if name.endswith(ORACLE_DECODER) else "paper"
     base = name.removesuffix(ORACLE_DECODER)
@@ -120,7 +128,6 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
                  done_step: bool = False, served: dict[float | None, dict[str, Any]] | None = None) -> None:
     """A worker's Say backends: the run's backend, or one ``openai`` backend per served model
     (``served``: the LLM overrides by error rate; they share the run's sentence embedder)."""
-    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.config import model_dir
     from llm_planner.methods.saycanpay.planner import load_models
 
@@ -128,7 +135,6 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
     backends = {key: make_backend(overrides, backend="openai", embedder=own.resources.embedder)
                 for key, overrides in (served or {}).items()}
     _WORKER.update(backends=backends or {None: own}, config=config)
-    from pathlib import Path
 
     _WORKER["models"] = load_models(Path(models_dir) if models_dir else model_dir(config),
                                     done_step=done_step) if need_models else None
@@ -137,11 +143,7 @@ def _init_worker(backend: str | None, config: dict[str, Any], models_dir: str | 
 def _run_job(job: tuple) -> dict[str, Any]:
     """One plan, executed: ``(split, task, method)``, against a served model ``(..., its key, its
     error rate)``."""
-    from llm_planner.adapters.household import HouseholdDomain
-    from llm_planner.domains.household.world.episode import SymbolicWorld, Task
     from llm_planner.domains.household.world.expert import expert_plan
-    from llm_planner.domains.household.world.symbolic import goal_to_lists, household_of
-    from llm_planner.execution import run_episode
     from llm_planner.methods.saycanpay.planner import SayCanPayPlanner
 
     split, task, method = job[:3]
@@ -173,8 +175,6 @@ def _run_job(job: tuple) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------ aggregation
 def tasks_of(config: dict[str, Any], split: str, n: int | None) -> list[HouseholdTask]:
-    from llm_planner.domains.household.world.tasks import generate_tasks
-
     spec = config["benchmark"][split]
     total = int(n if n is not None else spec["n"])
     suites = list(spec["suites"])
@@ -261,12 +261,10 @@ def print_tables(report: BenchReport, splits: Sequence[str]) -> None:
 def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool = True) -> None:
     """Train the Can and Pay models (seed 004, §6) with ``config["training"]`` and save them in
     ``directory``, with progress bars: what ``llm-planner train saycanpay`` does, done on first use."""
-    import sys
 
     from tqdm import tqdm
 
     from llm_planner.domains.household.world.expert import build_dataset
-    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.training import train_models
 
     opts = config["training"]
@@ -297,12 +295,8 @@ def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool =
 # --------------------------------------------------------------------------------- run
 @stops_served_models  # --serve-*, --error-rates: the servers end with the run
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.errors import ConfigError
-    from llm_planner.llm.config import load_llm_config
-    from llm_planner.llm.factory import make_backend
     from llm_planner.methods.saycanpay.config import load_config, model_dir
     from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
-    from llm_planner_eval.bench.report import parallel_records
 
     config = load_config(args.config)
     if args.say_input:
@@ -331,8 +325,6 @@ def run(args: argparse.Namespace) -> int:
     done_step = any(needs_models(p) and p["variant"] == "paper" for p in parsed)
     models_dir = args.models or str(model_dir(config))
     if need_models:
-        from pathlib import Path
-
         from llm_planner.methods.saycanpay.planner import load_models
 
         try:

@@ -19,6 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from llm_planner.errors import ConfigError
+from llm_planner.llm.config import load_llm_config
+from llm_planner_eval.stand_in.serve_options import Latency, format_stats
+from llm_planner_eval.stand_in.styles import STYLES
 from llm_planner_eval.stand_in.wrong_answers import ADMISSIBLE, error_profiles
 
 _RUNNING: list = []  # stop functions of the servers started by serve_for_bench
@@ -45,8 +48,6 @@ def stops_served_models(run: Callable[[argparse.Namespace], int]) -> Callable[[a
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    from llm_planner_eval.stand_in.styles import STYLES
-
     group = parser.add_argument_group("served model (llm-planner serve started for the run)")
     group.add_argument("--serve-style", default=None, choices=STYLES,
                        help="start llm-planner serve with this answer style and run the openai backend against it")
@@ -94,9 +95,7 @@ def serve_for_bench(args: argparse.Namespace, llm_overrides: dict[str, Any],
         args.serve_style = "plain"  # a model of chosen quality is a served model: --serve-error-rate implies one
     if not getattr(args, "serve_style", None):
         return llm_overrides, backend
-    from llm_planner.llm.config import load_llm_config
-    from llm_planner_eval.stand_in.serve import ServeProcess
-    from llm_planner_eval.stand_in.serve_options import Latency, format_stats
+    from llm_planner_eval.stand_in.serve import ServeProcess  # noqa: PLC0415 - CLI start-up: the stand-in server only when a benchmark serves one
 
     latency = Latency.parse(args.serve_latency)
     if not 0.0 <= error_rate <= 1.0:

@@ -38,13 +38,28 @@ answer, that differs from gold).
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner.errors import ConfigError
+import yaml
+
+from llm_planner.clarification import NeedsAnswer
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.llm.config import load_llm_config, parse_dotted
+from llm_planner.llm.factory import make_backend
+from llm_planner.llm.reading.goal_support import UnsupportedGoal
+from llm_planner.llm.translate import translate_directive
+from llm_planner.paths import config_dir
+from llm_planner.translation import read_answer
+from llm_planner_eval.bench.report import BenchReport, format_table
+from llm_planner_eval.bench.serving import add_serve_arguments, serve_for_bench
 
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
 #: dev: used while writing the offline reader; test: held out; quantities: counts, negations and
@@ -53,8 +68,6 @@ SPLITS = ("dev", "test", "quantities")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner_eval.bench.serving import add_serve_arguments
-
     p = sub.add_parser("translate", help="goal translation accuracy on directives as people say them",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", dest="eval_set", default=None, metavar="FILE",
@@ -89,9 +102,6 @@ class Case:
 
 def load_cases(path: str | Path | None = None) -> list[Case]:
     """The evaluation set; a malformed entry is an error naming it."""
-    import yaml
-
-    from llm_planner.paths import config_dir
 
     path = Path(path) if path else config_dir() / "translate_eval.yaml"
     try:
@@ -133,10 +143,6 @@ def _item(text: str) -> tuple[str, str, str, int]:
 def evaluate(case: Case, household: Any, backend: Any, answers: bool = False) -> dict[str, Any]:
     """One directive: the translated goal (or the refusal message) and how it compares to gold;
     with ``answers`` a question is answered with the gold option (:func:`answer_question`)."""
-    from llm_planner.clarification import NeedsAnswer
-    from llm_planner.errors import LlmPlannerError
-    from llm_planner.llm.reading.goal_support import UnsupportedGoal
-    from llm_planner.llm.translate import translate_directive
 
     started = time.perf_counter()
     record: dict[str, Any] = {"scene": case.scene, "split": case.split, "directive": case.directive,
@@ -167,9 +173,6 @@ def answer_question(case: Case, question: Any, household: Any, backend: Any) -> 
     (``asked``, or the gold goal of an answerable entry) said by name, read with the reader, and
     the goal it leads to: answer_outcome settled (the gold goal), wrong (another goal), unread (the
     reader did not take the answer), no_gold_option (no option leads there), or no_gold."""
-    from llm_planner.errors import LlmPlannerError
-    from llm_planner.llm.translate import translate_directive
-    from llm_planner.translation import read_answer
 
     gold = case.asked or case.gold
     if gold is None:
@@ -225,17 +228,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import sys
-
     from tqdm import tqdm
-
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-    from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.llm.factory import make_backend
-    from llm_planner_eval.bench.report import BenchReport, format_table
-    from llm_planner_eval.bench.serving import serve_for_bench
 
     all_cases = load_cases(args.eval_set)
     homes = [h.strip() for h in (args.home or ",".join(dict.fromkeys(c.scene for c in all_cases))).split(",")

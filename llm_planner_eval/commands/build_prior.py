@@ -8,8 +8,13 @@ prior's first choice and among its top three.
 from __future__ import annotations
 
 import argparse
+import time
 
 from llm_planner.commands.translate import add_llm_arguments, make_backend_from_args
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.errors import ConfigError
+from llm_planner.llm.text import WorldInfo
+from llm_planner_eval.bench.report import format_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,14 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import time
-
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.errors import ConfigError
-    from llm_planner.llm.text import WorldInfo
     from llm_planner.methods.llm_mcts.prior import build_prior, cached_prior, scene_content_hash
     from llm_planner_eval.bench.priors import evaluate_prior
-    from llm_planner_eval.bench.report import format_table
 
     if args.samples is not None and args.samples < 1:
         raise ConfigError(f"--samples must be at least 1, got {args.samples}")

@@ -7,8 +7,13 @@ and writes JSON Lines. ``--check-pddl K`` compares K expert plans with Fast Down
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.errors import ConfigError
+from llm_planner_eval.bench.report import format_table, mean_stderr
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.expert import Trajectory
@@ -41,8 +46,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.world.expert import build_dataset, save_dataset
-    from llm_planner.errors import ConfigError
-    from llm_planner_eval.bench.report import format_table, mean_stderr
 
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
@@ -76,10 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_pybullet(scene_name: str, trajectories: Sequence[Trajectory], k: int) -> int:
     """Replay an evenly spread sample of ``k`` trajectories on the PyBullet robot; print the outcome."""
-    import time
 
     from llm_planner.domains.household.sim.replay import replay_in_pybullet
-    from llm_planner.domains.household.world.scene import load_scene
 
     step = max(1, len(trajectories) // k)
     sample = list(trajectories)[::step][:k]

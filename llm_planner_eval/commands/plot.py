@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from llm_planner_eval.bench.error_rates import plot_profiles
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plot", help="redraw the plot of benchmark results (bench --json FILE)",
@@ -28,8 +30,6 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_eval.plots import plot_file
 
     if len(args.file) > 1:
-        from llm_planner_eval.bench.error_rates import plot_profiles
-
         path = plot_profiles(args.file, args.out or str(args.file[0]).removesuffix(".json") + ".error_profiles.png")
     else:
         path = plot_file(args.file[0], args.out)

@@ -13,6 +13,12 @@ import argparse
 import signal
 from typing import Any
 
+from llm_planner.errors import ConfigError
+from llm_planner.llm.config import load_llm_config, parse_dotted
+from llm_planner.llm.factory import make_backend
+from llm_planner_eval.stand_in.serve_options import FAULTS, Latency, ServeOptions, format_stats
+from llm_planner_eval.stand_in.served import ServedModel
+
 #: Options of the stand-in that mean nothing to a real model: (dest, default) as argparse sets them.
 STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
     ("latency", None), ("latency_dist", None), ("max_concurrency", 0), ("style", "plain"), ("fault_rate", 0.0),
@@ -22,8 +28,6 @@ STAND_IN_ONLY: tuple[tuple[str, Any], ...] = (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from llm_planner_eval.stand_in.serve_options import FAULTS
-
     p = sub.add_parser(
         "serve", help="serve the offline backend, or a real local model (--local-model), as an OpenAI-compatible "
         "chat API on 127.0.0.1",
@@ -111,7 +115,6 @@ def _usage(base_url: str, model: str, client_config: str | None) -> str:
 
 def run_local_model(args: argparse.Namespace) -> int:
     """``--local-model``: transformers serve as a child process until Ctrl-C/SIGTERM."""
-    from llm_planner.errors import ConfigError
     from llm_planner.llm.local_model import LocalModelServer
 
     given = [f"--{dest.replace('_', '-')}" for dest, default in STAND_IN_ONLY if getattr(args, dest) != default]
@@ -147,11 +150,7 @@ def run_local_model(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.local_model:
         return run_local_model(args)
-    from llm_planner.llm.config import load_llm_config, parse_dotted
-    from llm_planner.llm.factory import make_backend
     from llm_planner_eval.stand_in.serve import ModelServer
-    from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions, format_stats
-    from llm_planner_eval.stand_in.served import ServedModel
 
     latency = Latency.parse(args.latency_dist) if args.latency_dist else Latency.fixed(args.latency or 0.0)
     options = ServeOptions(

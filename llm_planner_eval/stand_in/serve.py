@@ -49,18 +49,26 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import zlib
 from collections.abc import Sequence
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.client_config import ServedClientConfig
+from llm_planner_eval.stand_in.inadmissible_answers import ANY_KIND
 from llm_planner_eval.stand_in.serve_options import HOST, MAX_BODY, MODEL, ServeOptions, ServeStats
+from llm_planner_eval.stand_in.served import ServedModel, classify, prompt_of
+from llm_planner_eval.stand_in.styles import reasoning, render
+from llm_planner_eval.stand_in.styles import structured as as_json
+from llm_planner_eval.stand_in.wrong_answers import ErrorModel, load_error_settings
 
 
 # ------------------------------------------------------------------------------ clients
@@ -81,17 +89,11 @@ class ModelServer(_ClientConfig):
     """The threaded HTTP server on 127.0.0.1 (a context manager; see the module docstring)."""
 
     def __init__(self, options: ServeOptions = ServeOptions(), model: Any = None) -> None:
-        from llm_planner_eval.stand_in.served import ServedModel
-
         self.options = options.validate()
         self.model_name = options.model
         self.model = model or ServedModel()
         self.errors = None  # --error-rate: wrong answers, the way models are wrong (wrong_answers.py)
         if options.error_rate > 0:
-            from dataclasses import replace
-
-            from llm_planner_eval.stand_in.inadmissible_answers import ANY_KIND
-            from llm_planner_eval.stand_in.wrong_answers import ErrorModel, load_error_settings
 
             settings = load_error_settings(profile=options.error_profile)
             if options.error_correlation is not None:  # --error-correlation over config/serve_errors.yaml's
@@ -160,7 +162,6 @@ class ModelServer(_ClientConfig):
 
     def complete(self, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes | None]:
         """(status, headers, body) of one chat completion request (None body: close without answer)."""
-        from llm_planner_eval.stand_in.served import classify, prompt_of
 
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
@@ -247,9 +248,6 @@ class ModelServer(_ClientConfig):
 
     def _choice(self, index: int, sample: Any, body: dict[str, Any], structured: str, fault: str,
                 prompt: str = "") -> dict[str, Any]:
-        from llm_planner_eval.stand_in.styles import reasoning, render
-        from llm_planner_eval.stand_in.styles import structured as as_json
-
         message: dict[str, Any] = {"role": "assistant"}
         if fault == "refusal":
             message.update(content=None if structured else "I'm sorry, but I can't help with that request.",
@@ -428,14 +426,10 @@ class ServeProcess(_ClientConfig):
         return self
 
     def stats(self) -> dict[str, Any]:
-        import urllib.request
-
         with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/stats", timeout=10) as response:
             return json.loads(response.read())
 
     def stop(self, timeout_s: float = 15.0) -> None:
-        import signal
-
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGINT)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.errors import ConfigError
+from llm_planner_eval.stand_in.styles import STYLES
 from llm_planner_eval.stand_in.wrong_answers import error_profiles
 
 HOST = "127.0.0.1"
@@ -91,8 +92,6 @@ class ServeOptions:
     warm_up: bool = True                # load the embedder and data set before listening
 
     def validate(self) -> ServeOptions:
-        from llm_planner_eval.stand_in.styles import STYLES
-
         if self.style not in STYLES:
             raise ConfigError(f"unknown answer style '{self.style}' (styles: {', '.join(STYLES)})")
         if not 0.0 <= self.fault_rate <= 1.0:

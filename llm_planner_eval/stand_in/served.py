@@ -45,6 +45,7 @@ offline backend, which is given the past observations, as a real model is.
 """
 from __future__ import annotations
 
+import random as _random
 import re
 import threading
 from collections.abc import Sequence
@@ -395,8 +396,6 @@ class ServedModel:
 
     # -- a number at random (what a sampling model varies and a greedy one repeats)
     def _random(self, prompt: str, n: int, seed: int) -> list[Sample]:
-        import random as _random
-
         match = _RANDOM.search(prompt)
         assert match is not None
         rng = _random.Random(seed)

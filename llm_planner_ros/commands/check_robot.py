@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from llm_planner.adapters import get_domain
 from llm_planner.config import load_params_file
 
 
@@ -44,7 +45,6 @@ def namespace_of(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.adapters import get_domain
     from llm_planner_ros.robot_check import RobotChecker
 
     params = load_params_file(args.params_file or None)

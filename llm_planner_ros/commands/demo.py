@@ -18,11 +18,16 @@ the terminal or with --answer TEXT.
 from __future__ import annotations
 
 import argparse
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pathlib import Path
+import yaml
 
+from llm_planner.errors import LlmPlannerError
+from llm_planner.paths import config_dir
+
+if TYPE_CHECKING:
     from llm_planner_interfaces.msg import TaskStatus
 
 DEFAULT_DIRECTIVE = "put one fork inside the dishwasher"
@@ -47,10 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import time
-    from pathlib import Path
-
-    from llm_planner.errors import LlmPlannerError
     from llm_planner_ros.client import PlannerClient, format_feedback, format_status
     from llm_planner_ros.commands.plan import Answerer, print_result
     from llm_planner_ros.launch_files import resolve_launch_file
@@ -106,12 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _with_approval(params_file: str | None, log_dir: Path) -> Path:
     """A copy of the parameter file (default config/llm_planner.yaml) with require_approval: goal."""
-    from pathlib import Path
-
-    import yaml
 
     from llm_planner.config import read_params_file
-    from llm_planner.paths import config_dir
 
     params = {**read_params_file(Path(params_file) if params_file else config_dir() / "llm_planner.yaml"),
               "require_approval": "goal"}

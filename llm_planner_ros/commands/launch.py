@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
+
+from llm_planner.errors import ConfigError
 
 DESCRIPTION = """\
 Runs launch/NAME.launch.py (default: llm_planner; `gtamp` for the G-TAMP graph, or a path): with the
@@ -63,7 +66,6 @@ LAUNCHER_ARGUMENTS = ("sigterm_timeout", "sigkill_timeout")
 def parse_launch_arguments(name: str | None, positional: list[str],
                            options: list[str]) -> tuple[str | None, dict[str, str]]:
     """The launch file name and the KEY:=VALUE / KEY=VALUE arguments (a first positional with ':=' is an argument)."""
-    from llm_planner.errors import ConfigError
 
     if name is not None and ":=" in name:
         positional = [name, *positional]
@@ -78,9 +80,6 @@ def parse_launch_arguments(name: str | None, positional: list[str],
 
 
 def run(args: argparse.Namespace) -> int:
-    import shlex
-
-    from llm_planner.errors import ConfigError
     from llm_planner_ros.environment import ros_environment
     from llm_planner_ros.launch_files import declared_arguments, describe, resolve_launch_file
     from llm_planner_ros.launcher import load_launch_settings

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from llm_planner.errors import ConfigError
 from llm_planner_ros.commands.plan import add_graph_options
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner.errors import ConfigError
     from llm_planner_ros.client import PlannerClient
     from llm_planner_ros.frontends.mcp.robot import Robot
     from llm_planner_ros.frontends.mcp.server import build_server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from llm_planner_ros import client_settings
 from llm_planner_ros.task_results import ExecutionResult, PlanResult, TaskQuestion, TaskResult, to_json
@@ -82,8 +83,6 @@ class Answerer:
         self.quiet = quiet
 
     def __call__(self, question: TaskQuestion) -> str | None:
-        import sys
-
         if self.answers:
             text = self.answers.pop(0)
             if not self.quiet:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import threading
 from typing import TYPE_CHECKING
 
 from llm_planner.task_states import FINAL_STATES, SUCCEEDED
@@ -23,8 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import threading
-
     from llm_planner_ros.client import PlannerClient, format_status
 
     done = threading.Event()

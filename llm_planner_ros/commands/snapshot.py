@@ -22,6 +22,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from llm_planner.adapters.household import HouseholdDomain
+from llm_planner.domains.household.world.episode import Task
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
+from llm_planner.errors import ConfigError
+from llm_planner.execution import StepRecord, run_episode
+from llm_planner.planners.base import create
 from llm_planner_ros.commands.plan import add_graph_options
 
 RUN_DIR = Path("runs/snapshot")
@@ -55,8 +63,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
-    from llm_planner.errors import ConfigError
-
     if args.width < 1 or args.height < 1:
         raise ConfigError(f"--width and --height must be positive, got {args.width}x{args.height}")
     if args.task:
@@ -68,7 +74,6 @@ def run_snapshot(args: argparse.Namespace) -> int:
     if args.problem:
         return _problem_picture(args)
     from llm_planner.domains.household.sim.world import HouseholdSim
-    from llm_planner.domains.household.world.scene import load_scene
 
     scene = load_scene(args.scene)
     with HouseholdSim(scene, scene.sample_placement(args.seed), seed=args.seed) as sim:
@@ -107,15 +112,7 @@ def _problem_picture(args: argparse.Namespace) -> int:
 
 
 def _run_household(args: argparse.Namespace) -> int:
-    from llm_planner.adapters.household import HouseholdDomain
     from llm_planner.domains.household.sim.world import PyBulletWorld
-    from llm_planner.domains.household.world.episode import Task
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.domains.household.world.symbolic import Household
-    from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
-    from llm_planner.errors import ConfigError
-    from llm_planner.execution import StepRecord, run_episode
-    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import HouseholdRecorder
 
     if args.suite not in SUITES:
@@ -150,9 +147,7 @@ def _run_gtamp(args: argparse.Namespace) -> int:
     from llm_planner.adapters.gtamp import GTampDomain
     from llm_planner.domains.gtamp.problems import load_problem
     from llm_planner.domains.gtamp.sim import GTampSim
-    from llm_planner.execution import StepRecord, run_episode
     from llm_planner.methods.stalm.planner import GTampTask, registry_name
-    from llm_planner.planners.base import create
     from llm_planner.viz.recorder import GTampRecorder, PathTap
 
     problem = load_problem(args.problem)

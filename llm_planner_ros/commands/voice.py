@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import sys
 from pathlib import Path
 
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.paths import config_dir
 from llm_planner_ros.commands.plan import add_graph_options
 
 
@@ -32,13 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_voice(args: argparse.Namespace) -> int:
-    import dataclasses
-    import json
-    import sys
-
     from llm_planner.config import read_params_file
-    from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.paths import config_dir
     from llm_planner_ros.client import PlannerClient
     from llm_planner_ros.frontends.settings import load_settings
     from llm_planner_ros.frontends.voice.audio import microphone, wav_files, wav_stream

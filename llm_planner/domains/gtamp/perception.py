@@ -20,7 +20,7 @@ GRASP_JOINTS = ("grasp_pitch", "grasp_yaw")
 
 def load_gtamp_problem(name: str) -> ProblemSpec:
     """The problem spec; ConfigError naming the parameter when it cannot be loaded."""
-    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner.domains.gtamp.problems import load_problem  # noqa: PLC0415 - heavy optional: problems loads pybullet at import
 
     try:
         return load_problem(name)
@@ -36,8 +36,8 @@ class GeometryPerceiver:
     gripper and forward kinematics."""
 
     def __init__(self, problem: ProblemSpec) -> None:
-        from llm_planner.domains.gtamp.operators import GTampModel
-        from llm_planner.domains.gtamp.predicates import PredicateComputer
+        from llm_planner.domains.gtamp.operators import GTampModel  # noqa: PLC0415 - heavy optional: operators loads pybullet at import
+        from llm_planner.domains.gtamp.predicates import PredicateComputer  # noqa: PLC0415 - heavy optional: predicates loads pybullet at import
 
         self.problem = problem
         self.model = GTampModel(problem)
@@ -56,7 +56,7 @@ class GeometryPerceiver:
 
     def state(self, geometry: GeometrySnapshot) -> GState:
         """The GState the geometry shows; GTampCodecError when a body is missing."""
-        from llm_planner.domains.gtamp.geometry import region_under
+        from llm_planner.domains.gtamp.geometry import region_under  # noqa: PLC0415 - heavy optional: geometry loads pybullet at import
 
         bodies = {b.name: b for b in geometry.bodies}
         held = self.problem.obj_index(geometry.held_object) if geometry.held_object else None
@@ -77,7 +77,7 @@ class GeometryPerceiver:
     def _grasp(self, geometry: GeometrySnapshot, base: Pose2D, held: BodyGeometry) -> Grasp:
         """The held object's transform in the tool frame (tool pose by forward kinematics with the
         arm at home), with the gripper orientation the robot reports as its grasp joints."""
-        from llm_planner.domains.bullet import pybullet as p
+        from llm_planner.domains.bullet import pybullet as p  # noqa: PLC0415 - heavy optional: bullet loads pybullet at import
 
         joints = {j.name: j.position for j in geometry.joints}
         if any(j not in joints for j in GRASP_JOINTS):

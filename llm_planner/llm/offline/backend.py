@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
     ActionSamples,
@@ -84,7 +84,6 @@ class OfflineBackend(LanguageModel):
             items = goal_parser(self.resources, query.world).parse(query.instruction)
         except GoalError as exc:
             raise LLMError(f"offline policy: cannot read the goal of '{query.instruction}': {exc}") from None
-        from llm_planner.domains.household.world.symbolic import GoalItem
 
         return tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in items)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from llm_planner.clarification import CONFIRM, COUNT, clean_answer
 from llm_planner.domains.household.world.symbolic import GoalItem
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.llm.reading.goal_parser import (
@@ -183,7 +184,6 @@ def read_answer(parser: GoalParser, question: Question, answer: str) -> Option |
     question itself reads (an option's name or room, "the second one", "two", "yes"); then the
     answer grounded with the parser's lexicons and Sentence-BERT ("the dining table" is the kitchen
     table, "the wineglass" the wine glass). None when it names no option, or another thing."""
-    from llm_planner.clarification import CONFIRM, COUNT, clean_answer
 
     option = question.read(answer)
     if option is not None or question.kind in (COUNT, CONFIRM):

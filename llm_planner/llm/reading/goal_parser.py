@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
 from llm_planner.errors import DirectiveRefused, GoalError
-from llm_planner.llm.commonsense import POSITION_WORDS, Commonsense, furniture_forms
+from llm_planner.llm.commonsense import POSITION_WORDS, Commonsense, furniture_forms, load_commonsense
 from llm_planner.llm.grounding import Grounder, same_kind
 from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
 from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
@@ -951,7 +951,6 @@ def refuse_what_words_say(directive: str) -> str:
 
 def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
     """The goal parser of one scene, built once per backend resources and scene."""
-    from llm_planner.llm.commonsense import load_commonsense
 
     def build() -> GoalParser:
         return GoalParser(world, load_commonsense(resources.config.get("offline.commonsense")), resources.grounder,

@@ -22,16 +22,16 @@ step fails in execution, the planner replans for the chosen goal from the then c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from llm_planner.domains.household.world.episode import Task
+from llm_planner.domains.household.world.pddl import solve
 from llm_planner.domains.household.world.symbolic import Goal, Observation, State
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.text import goal_to_text
-
-if TYPE_CHECKING:
-    from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
-from llm_planner.domains.household.world.episode import Task
 from llm_planner.methods.classical import ClassicalPlanner
+from llm_planner.methods.levy_karpas.config import load_config
+from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 from llm_planner.planners.base import register
 
 
@@ -43,8 +43,6 @@ class LevyKarpasPlanner(ClassicalPlanner):
 
     def __init__(self, backend: Any = None, config: Mapping[str, Any] | str | None = None, input: str | None = None,
                  max_replans: int = 3, **params: Any) -> None:
-        from llm_planner.methods.levy_karpas.config import load_config
-
         self.config = load_config(config, **({"input": input} if input else {}))
         super().__init__(timeout_s=float(self.config["consistency"]["planner_timeout_s"]), max_replans=max_replans,
                          backend=backend, input=input, **params)
@@ -60,8 +58,6 @@ class LevyKarpasPlanner(ClassicalPlanner):
 
     def _system(self) -> LevyKarpasSystem:
         if self.system is None:
-            from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
-
             self.system = LevyKarpasSystem.create(self.backend_arg, self.config)
         return self.system
 
@@ -90,7 +86,6 @@ class LevyKarpasPlanner(ClassicalPlanner):
     def _replan(self, full_state: State | None) -> None:
         """After a failed step: a plan for the chosen goal from the current state (the template,
         already partly executed, is dropped)."""
-        from llm_planner.domains.household.world.pddl import solve
 
         if self.task is None or full_state is None or not self.goal:
             self.failure += "; nothing to replan for (no goal in the directive, or no state)"

@@ -23,6 +23,7 @@ from typing import Any
 
 from llm_planner.llm.answers import object_schema
 from llm_planner.llm.questions import QuestionKind, register
+from llm_planner.methods.levy_karpas import offline_channels, openai_channels
 from llm_planner.methods.levy_karpas.channels import KIND
 
 _CHANNELS: weakref.WeakKeyDictionary[Any, dict[tuple, Any]] = weakref.WeakKeyDictionary()
@@ -42,17 +43,12 @@ def _predict(backend: Any, question: Any, make: Callable[..., Any]) -> Any:
 
 def offline_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
     """Phase I by the offline channels (a :class:`~.channels.ChannelOutput`)."""
-    # the channels are imported on first use: every process that asks any question imports this module
-    from llm_planner.methods.levy_karpas.offline_channels import make_channels
-
-    return _predict(backend, question, make_channels)
+    return _predict(backend, question, offline_channels.make_channels)
 
 
 def openai_phase1(backend: Any, question: Any, n: int | None = None, seed: int | None = None) -> Any:
     """Phase I by the model (a :class:`~.channels.ChannelOutput`)."""
-    from llm_planner.methods.levy_karpas.openai_channels import make_channels
-
-    return _predict(backend, question, make_channels)
+    return _predict(backend, question, openai_channels.make_channels)
 
 
 QUESTION = register(QuestionKind(

@@ -16,6 +16,7 @@ from typing import Any
 
 from llm_planner.domains.household.world.symbolic import Action, Household, State
 from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.factory import make_backend
 from llm_planner.methods.levy_karpas.channels import ChannelOutput, make_channels
 from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.consistency import ConsistencyResult, Solver, check_consistency
@@ -56,8 +57,6 @@ class LevyKarpasSystem:
     def create(cls, backend: str | LanguageModel | None = None, config: Mapping[str, Any] | None = None,
                **kwargs: Any) -> LevyKarpasSystem:
         if not isinstance(backend, LanguageModel):
-            from llm_planner.llm.factory import make_backend
-
             backend = make_backend(backend=backend or None)
         return cls(backend, config, **kwargs)
 

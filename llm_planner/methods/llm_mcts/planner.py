@@ -62,6 +62,9 @@ import yaml
 from llm_planner.domains.household.world.episode import HouseholdPlanner, Task, goal_object_beliefs
 from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
+from llm_planner.llm.base import PolicyQuery
+from llm_planner.llm.openai_backend import UnusableAnswer
+from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS
@@ -72,7 +75,6 @@ from llm_planner.planners.base import BELIEF_PLACES, Decision, ObjectBelief, Pla
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import Usage
-    from llm_planner.llm.text import WorldInfo
 
 
 def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str]) -> State:
@@ -257,7 +259,6 @@ class LLMMCTSPlanner(HouseholdPlanner):
         if self.uses_prior or self.uses_policy:
             self.runtime = llm_runtime(self.backend_param, self.llm_config, str(self.cfg["backend"]),
                                        scope=self._scope())
-            from llm_planner.llm.text import WorldInfo
 
             self.world = WorldInfo.from_household(household)
             if self.uses_policy:
@@ -321,8 +322,6 @@ class LLMMCTSPlanner(HouseholdPlanner):
         gives pi uniform at that node: §2.3's estimate from zero usable samples, counted in
         ``unusable_answers`` and said in the decision. A model that does not answer (connection,
         HTTP errors, time-outs) raises: the search cannot go on without it."""
-        from llm_planner.llm.base import PolicyQuery
-        from llm_planner.llm.openai_backend import UnusableAnswer
 
         assert self.task is not None and self.runtime is not None and self.world is not None
         query = PolicyQuery(self.world, self.task.directive, observation, history, tuple(actions), self.task.goal, past)

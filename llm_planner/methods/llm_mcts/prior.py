@@ -34,6 +34,7 @@ import numpy as np
 
 from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
+from llm_planner.llm.commonsense import DEFAULT_PATH
 from llm_planner.llm.text import WorldInfo
 
 if TYPE_CHECKING:
@@ -230,7 +231,6 @@ def prior_key(backend: LanguageModel, world: WorldInfo, scene_hash: str) -> str:
     """The cache key of a prior: the scene's content and names, the backend and its model, the
     ``world_model`` settings (M, floor, seed, sampling), the offline backend's commonsense
     settings and file, and the world-model prompt: everything its answers depend on."""
-    from llm_planner.llm.commonsense import DEFAULT_PATH
 
     cfg = backend.config
     parts: dict[str, Any] = {"format": FORMAT_VERSION, "scene": scene_hash, "world": world.fingerprint(),

@@ -13,7 +13,10 @@ import yaml
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
+from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.factory import make_backend
 from llm_planner.llm.text import WorldInfo, action_to_text
+from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior, cached_prior, scene_content_hash
 
 BUILD_HINT = ("build it with `llm-planner dataset household --n 200 --seed 0 --out "
@@ -52,8 +55,6 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
     Backends (with their data set, embeddings and prior) are shared by every scope; each scope
     (the planners use their method name and settings) has its own policy answers in memory, so
     one method's cost figures never include answers another method paid for."""
-    from llm_planner.llm.base import LanguageModel
-    from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 
     with _RUNTIMES_LOCK:
         if isinstance(backend, LanguageModel):
@@ -63,8 +64,6 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
             name = str(backend or default_backend)
             key = (name, yaml.safe_dump(dict(llm_config or {}), sort_keys=True))
             if key not in _BACKENDS:
-                from llm_planner.llm.factory import make_backend
-
                 _BACKENDS[key] = make_backend(dict(llm_config or {}), backend=name)
         if (key, scope) not in _RUNTIMES:
             lm = _BACKENDS[key]

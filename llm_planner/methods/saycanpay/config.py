@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner.errors import ConfigError
+from llm_planner.llm.config import default_cache_dir
 from llm_planner.methods.levy_karpas.config import layered_config, merge
 from llm_planner.paths import config_dir
 
@@ -58,6 +59,5 @@ def model_dir(data: Mapping[str, Any]) -> Path:
     value = data["training"].get("model_dir")
     if value:
         return Path(value).expanduser()
-    from llm_planner.llm.config import default_cache_dir
 
     return default_cache_dir() / "saycanpay"

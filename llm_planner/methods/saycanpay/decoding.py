@@ -54,6 +54,7 @@ import numpy as np
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.base import LanguageModel, PolicyQuery
+from llm_planner.llm.policy import say_candidates
 from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.saycanpay.features import Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
@@ -218,7 +219,6 @@ class Decoder:
                          scale: float) -> list[tuple[Action, float]]:
         """The §2.3 estimate over grounded samples (as ``candidate_actions``), with "done task" at the
         share of the answers that said the task is done; top-m, renormalised."""
-        from llm_planner.llm.policy import say_candidates
 
         total = len(texts) + done
         if total == 0:

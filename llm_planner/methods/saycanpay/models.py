@@ -103,7 +103,7 @@ class TrainSettings:
 
 
 def _module(n_features: int, hidden: int) -> torch.nn.Sequential:
-    import torch
+    import torch  # noqa: PLC0415 - heavy optional: torch loads only where a model trains or scores
 
     return torch.nn.Sequential(torch.nn.Linear(n_features, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
 
@@ -119,7 +119,7 @@ Progress = Callable[[str], None]
 
 def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | None = None) -> Head:
     """InfoNCE (§6.1) over ``groups`` of shape (B, 1 + negatives, features); the positive first."""
-    import torch
+    import torch  # noqa: PLC0415 - heavy optional: torch loads only where a model trains or scores
 
     torch.manual_seed(settings.seed)
     x = torch.from_numpy(groups)
@@ -151,7 +151,7 @@ def train_can(groups: np.ndarray, settings: TrainSettings, progress: Progress | 
 def train_pay(features: np.ndarray, targets: np.ndarray, settings: TrainSettings,
               progress: Progress | None = None) -> Head:
     """MSE between sigmoid outputs and discounted rewards (§6.2)."""
-    import torch
+    import torch  # noqa: PLC0415 - heavy optional: torch loads only where a model trains or scores
 
     torch.manual_seed(settings.seed + 1)
     x, y = torch.from_numpy(features), torch.from_numpy(targets.astype(np.float32))

@@ -27,16 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_planner.domains.household.world.episode import HouseholdPlanner, Task
 from llm_planner.domains.household.world.symbolic import Action, Observation, State
-from llm_planner.errors import LlmPlannerError
+from llm_planner.errors import ConfigError, LlmPlannerError
+from llm_planner.llm.base import LanguageModel
+from llm_planner.llm.factory import make_backend
+from llm_planner.methods.saycanpay.config import load_config, model_dir
+from llm_planner.methods.saycanpay.decoding import Decoder, Episode
+from llm_planner.methods.saycanpay.features import N_FEATURES
+from llm_planner.methods.saycanpay.models import TRAIN_HINT, Models
 from llm_planner.planners.base import Decision, register
-
-if TYPE_CHECKING:
-    from llm_planner.methods.saycanpay.decoding import Decoder
-    from llm_planner.methods.saycanpay.models import Models
 
 _MODELS: dict[str, Any] = {}
 
@@ -45,9 +47,6 @@ def load_models(directory: Path, done_step: bool = False) -> Models:
     """Trained Can/Pay models of a directory, loaded once per process. ``done_step``: the paper's
     decoder needs models trained with the "done task" step (an older model is refused, naming the
     training command)."""
-    from llm_planner.errors import ConfigError
-    from llm_planner.methods.saycanpay.features import N_FEATURES
-    from llm_planner.methods.saycanpay.models import TRAIN_HINT, Models
 
     key = str(directory)
     if key not in _MODELS:
@@ -69,7 +68,6 @@ class SayCanPayPlanner(HouseholdPlanner):
                  candidates: int | None = None, max_steps: int | None = None, models: Any = None,
                  variant: str | None = None, **params: Any) -> None:
         super().__init__(backend=backend, strategy=strategy, score=score, can=can, **params)
-        from llm_planner.methods.saycanpay.config import load_config
 
         self.config = load_config(config, strategy=strategy, score=score, can=can, beam_size=beam_size,
                                   candidates=candidates, max_steps=max_steps, variant=variant or self.default_variant)
@@ -93,14 +91,8 @@ class SayCanPayPlanner(HouseholdPlanner):
 
     def _decoder(self) -> Decoder:
         if self.decoder is None:
-            from llm_planner.llm.base import LanguageModel
-            from llm_planner.methods.saycanpay.config import model_dir
-            from llm_planner.methods.saycanpay.decoding import Decoder
-
             backend = self.backend_arg
             if not isinstance(backend, LanguageModel):
-                from llm_planner.llm.factory import make_backend
-
                 backend = make_backend(backend=backend or None)
             decoding = self.config["decoding"]
             needs = decoding["score"] == "saycanpay" or (decoding["score"] == "saycan" and decoding["can"] == "learned")
@@ -121,8 +113,6 @@ class SayCanPayPlanner(HouseholdPlanner):
         self._plan(full_state)
 
     def _plan(self, state: State) -> None:
-        from llm_planner.methods.saycanpay.decoding import Episode
-
         assert self.task is not None
         try:
             with self.stats.timing():

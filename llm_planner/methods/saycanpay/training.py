@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from llm_planner.domains.household.world.expert import Trajectory
+from llm_planner.domains.household.world.expert import Trajectory, build_dataset
+from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Action, Household
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.methods.saycanpay.features import FEATURE_VERSION, N_FEATURES, Featurizer
@@ -146,8 +147,6 @@ def fit(data: TrainingData, featurizer: Featurizer, settings: TrainSettings, val
 def train_models(config: Mapping[str, Any], embedder: Embedder, trajectories: Sequence[Trajectory] | None = None,
                  progress: Progress | None = None) -> tuple[Models, dict[str, Any]]:
     """Build the expert data (unless given), the §6 examples, and fit Can and Pay."""
-    from llm_planner.domains.household.world.expert import build_dataset
-    from llm_planner.domains.household.world.scene import load_scene
 
     opts = config["training"]
     say = progress or (lambda _m: None)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_planner.errors import LLMError
+from llm_planner.llm.factory import make_backend
 from llm_planner.methods.stalm.questions import KIND, PlansQuestion
 
 
@@ -86,6 +87,5 @@ class PlanSource:
 
 def make_plan_source(backend: str = "offline", seed: int = 0, llm_config: Any = None) -> PlanSource:
     """A plan source on the LLM layer's ``backend`` (offline | openai)."""
-    from llm_planner.llm.factory import make_backend
 
     return PlanSource(make_backend(llm_config, backend=backend), seed)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from llm_planner.domains.gtamp.domain import DIRECTIONS, OPERATORS, TaskAction
+from llm_planner.llm.answers import first_key, json_payload, strip_markup, strip_reasoning, unfence
 
 MAX_TEXT = 100_000
 MAX_STEPS = 64
@@ -191,7 +192,6 @@ def _to_action(item: list[str] | str, vocab: Vocabulary) -> tuple[TaskAction | N
 def plan_text(text: str) -> str:
     """A STaLM answer made ready for :func:`parse_plan`: reasoning removed; a JSON plan
     (``{"plan": [["pick", "x"], ...]}``) written as ``plan = [('pick', 'x'), ...]``; code fences opened."""
-    from llm_planner.llm.answers import first_key, json_payload, strip_markup, strip_reasoning, unfence
 
     text = strip_reasoning(text)
     data = json_payload(text)

@@ -58,7 +58,7 @@ def _question(question: str | PlansQuestion) -> PlansQuestion:
 def offline_task_plans(backend: LanguageModel, question: str | PlansQuestion, n: int | None = None,
                        seed: int | None = None) -> TaskPlans:
     """The offline answer: plans of the classical planner over the prompt's abstraction."""
-    from llm_planner.methods.stalm.offline_plans import plans_from_prompt
+    from llm_planner.methods.stalm.offline_plans import plans_from_prompt  # noqa: PLC0415 - CLI start-up: the offline plan proposer only when the offline backend answers
 
     with backend.counting():
         plans = plans_from_prompt(_question(question).prompt, _samples(backend, n), 0 if seed is None else seed)

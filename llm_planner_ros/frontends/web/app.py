@@ -212,7 +212,7 @@ def report_html(task_id: str, folder: Path) -> str:
 def serve(bridge: GraphBridge, door: Door, host: str, port: int) -> None:
     """Serve the page on ``host:port`` behind ``door`` until Ctrl-C or SIGTERM, then stop ``bridge``.
     No request is logged (a URL may carry the token)."""
-    import uvicorn
+    import uvicorn  # noqa: PLC0415 - heavy optional: uvicorn only when the web front end serves
 
     config = uvicorn.Config(create_app(bridge, door), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=int(bridge.settings.shutdown_s))

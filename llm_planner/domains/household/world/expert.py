@@ -24,6 +24,9 @@ Lines, one trajectory per line::
 from __future__ import annotations
 
 import json
+import multiprocessing
+import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations, product
@@ -31,9 +34,12 @@ from math import factorial
 from pathlib import Path
 from typing import Any
 
-from llm_planner.domains.household.world.scene import Scene
+from tqdm import tqdm
+
+from llm_planner.domains.household.world import pddl
+from llm_planner.domains.household.world.scene import Scene, load_scene
 from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
-from llm_planner.domains.household.world.tasks import HouseholdTask
+from llm_planner.domains.household.world.tasks import TRAINING_SUITES, HouseholdTask, generate_tasks
 from llm_planner.errors import ConfigError, PlanningError
 
 #: Largest number of (assignment, order) candidate plans the oracle compares exhaustively.
@@ -306,7 +312,6 @@ class DatasetSummary:
 
 def dataset_tasks(scene: str, n: int, seed: int, suites: Sequence[str]) -> list[HouseholdTask]:
     """The tasks of D: ``n`` split evenly over the (training) suites, reproducible from ``seed``."""
-    from llm_planner.domains.household.world.tasks import TRAINING_SUITES, generate_tasks
 
     novel = [s for s in suites if s not in TRAINING_SUITES]
     if novel:
@@ -324,13 +329,6 @@ def build_dataset(scene: str, n: int, seed: int, suites: Sequence[str] = ("simpl
     """Solve ``n`` training tasks with the expert in ``workers`` processes; every trajectory is
     replayed in the symbolic model, and ``check_pddl`` of them (a seeded sample) are compared with
     the optimal Fast Downward plan length."""
-    import multiprocessing
-    import random
-    import time
-
-    from tqdm import tqdm
-
-    from llm_planner.domains.household.world.scene import load_scene
 
     started = time.perf_counter()
     scene_obj = load_scene(scene)
@@ -370,7 +368,6 @@ def _init_worker(scene: Scene) -> None:
 def _solve_chunk(jobs: list[tuple[HouseholdTask, bool, bool]]) -> list[tuple[Trajectory, float]]:
     """Worker: expert trajectories of a chunk of tasks, each verified by replay (and optionally by
     the optimal PDDL plan length)."""
-    from llm_planner.domains.household.world import pddl
 
     household = _WORKER["household"]
     out = []

@@ -301,8 +301,8 @@ def replay_problem(household: Household, state: State, actions: Sequence[Action]
 def _parse(domain_text: str, problem_text: str) -> Problem:
     """Parse into a unified-planning problem (global environment: UP 1.3's reader creates the
     variables of universal effects there whatever environment it is given)."""
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import get_environment
+    from unified_planning.io import PDDLReader  # noqa: PLC0415 - heavy optional: unified-planning engines only when a PDDL plan is solved
+    from unified_planning.shortcuts import get_environment  # noqa: PLC0415 - heavy optional: unified-planning engines only when a PDDL plan is solved
 
     get_environment().credits_stream = None
     try:
@@ -315,9 +315,9 @@ def _parse(domain_text: str, problem_text: str) -> Problem:
 
 def _run_fast_downward(problem: Problem, timeout_s: float, optimal: bool) -> tuple[str, Plan | None, str]:
     """Run the engine; returns (status, plan, log text)."""
-    from unified_planning.engines import PlanGenerationResultStatus as S
+    from unified_planning.engines import PlanGenerationResultStatus as S  # noqa: PLC0415 - heavy optional: unified-planning engines only when a PDDL plan is solved
 
-    from llm_planner.domains.household.world.fd_engine import engine_name
+    from llm_planner.domains.household.world.fd_engine import engine_name  # noqa: PLC0415 - heavy optional: fd_engine loads scipy, unified_planning at import
 
     factory = problem.environment.factory
     engine = engine_name(factory, optimal)
