@@ -153,8 +153,8 @@ def _running_graph() -> Any:
 def test_the_example_method_runs_through_plan_task(ros_env, tmp_path):
     with _running_graph()(ros_env, tmp_path, env=_env()) as graph:
         answer = graph.client.plan("put one apple inside the fridge", planner=PLANNER)
-        assert answer["success"], answer["message"]
-        assert answer["plan"] and answer["plan"][-1].startswith("putin(apple_"), answer["plan"]
-        assert answer["llm_requests"] >= 1
+        assert answer.success, answer.message
+        assert answer.plan and answer.plan[-1].startswith("putin(apple_"), answer.plan
+        assert answer.llm_requests >= 1
         unknown = graph.client.plan("put one apple inside the fridge", planner="stalm")
-        assert not unknown["success"] and PLANNER in unknown["message"]  # listed with this world's planners
+        assert not unknown.success and PLANNER in unknown.message  # listed with this world's planners
