@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -898,13 +899,19 @@ def _covering(phrase: str, names: list[str], partial: bool = False) -> list[str]
     """The names ending in the phrase's last word (its head noun) that match the most of its words
     (several: a tie): names all of whose words the phrase says, and with ``partial`` also names of
     which it says two words or more ("stand lamp" matches floor_stand_lamp on two words, lamp on one)."""
-    if not phrase.split():
-        return []
     words = phrase.split()
-    fits = [n for n in names if name_to_text(n).split()[-1] in (words[-1], singular(words[-1]))  # no "apple pie"
-            and (_words_said(phrase, n) == len(name_to_text(n).split()) or (partial and _words_said(phrase, n) >= 2))]
-    most = max((_words_said(phrase, n) for n in fits), default=0)
-    return [n for n in fits if _words_said(phrase, n) == most]
+    if not words:
+        return []
+    said: dict[str, int] = {}
+    for n in names:
+        name_words = name_to_text(n).split()
+        if name_words[-1] not in (words[-1], singular(words[-1])):  # no "apple pie"
+            continue
+        count = _words_said(phrase, n)
+        if count == len(name_words) or (partial and count >= 2):
+            said[n] = count
+    most = max(said.values(), default=0)
+    return [n for n, count in said.items() if count == most]
 
 
 def _shares_stem(phrase: str, name: str) -> bool:
@@ -913,7 +920,7 @@ def _shares_stem(phrase: str, name: str) -> bool:
     said, named = singular(phrase.split()[-1]), singular(name_to_text(name).split()[-1])
     if said == named:
         return False
-    common = next((i for i, (a, b) in enumerate(zip(said, named, strict=False)) if a != b), min(len(said), len(named)))
+    common = len(os.path.commonprefix([said, named]))
     return common >= 4 and 2 * common >= min(len(said), len(named))
 
 
