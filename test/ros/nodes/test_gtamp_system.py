@@ -179,3 +179,76 @@ def test_the_simulator_publishes_the_problem_as_rviz_markers(gtamp_system):
             assert abs(labels[body.name].pose.position.y - body.aabb_center[1]) < 1e-6
     assert {m.text for m in markers if m.ns == "furniture_names"} == {r.name for r in problem.layout.regions}
     assert [m.text.split(" (")[0] for m in markers if m.ns == "door_names"] == list(problem.door_names)
+
+
+def _perceived_after(client, stamp_ns: int, timeout_s: float = 60.0, during=None) -> None:
+    """Spin (calling ``during()`` between spins) until perception/state carries a stamp >= ``stamp_ns``."""
+    from llm_planner_ros.conversions import time_to_ns
+    from llm_planner_ros.node_utils import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import PerceivedState
+
+    got: list = []
+    sub = client.node.create_subscription(PerceivedState, "perception/state", got.append, GEOMETRY_QOS)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not any(time_to_ns(m.header.stamp) >= stamp_ns for m in got):
+            assert time.monotonic() < deadline, f"perception published nothing stamped after it in {timeout_s:g} s"
+            if during is not None:
+                during()
+            client.spin_for(0.05)
+    finally:
+        client.node.destroy_subscription(sub)
+
+
+def test_perception_answers_its_lifecycle_state_while_it_perceives_a_new_geometry(gtamp_system):
+    """The executor asks perception's state before each skill within lifecycle_wait_s (1 s); a new
+    G-TAMP geometry takes perception seconds to perceive, and that answer must not wait for it."""
+    import copy
+
+    from lifecycle_msgs.msg import State
+    from lifecycle_msgs.srv import GetState
+
+    from llm_planner.config import read_params_file
+    from llm_planner.domains.gtamp.problems import load_problem
+    from llm_planner.paths import config_dir
+    from llm_planner_ros.node_utils import GEOMETRY_QOS
+    from llm_planner_interfaces.msg import GeometrySnapshot
+
+    client = gtamp_system
+    wait_s = read_params_file(config_dir() / "gtamp_nodes.yaml")["lifecycle_wait_s"]
+    geometries: list = []
+    sub = client.node.create_subscription(GeometrySnapshot, "sim/geometry", geometries.append, GEOMETRY_QOS)
+    deadline = time.monotonic() + 30.0
+    while not geometries and time.monotonic() < deadline:
+        client.spin_for(0.1)
+    client.node.destroy_subscription(sub)
+    original = geometries[-1]
+    moved = copy.deepcopy(original)  # every object 2 mm to the side: poses perception has not seen
+    objects = set(load_problem("P2").object_names)
+    for body in (b for b in moved.bodies if b.name in objects):
+        for point in (body.pose.position, body.aabb_min, body.aabb_max):
+            point.y += 0.002
+    states = client.node.create_client(GetState, "perception/get_state")
+    publisher = client.node.create_publisher(GeometrySnapshot, "sim/geometry", GEOMETRY_QOS)
+    answers: list[float] = []
+
+    def ask() -> None:
+        future = states.call_async(GetState.Request())
+        asked = time.monotonic()
+        answered = client.spin_until(future, wait_s)
+        answers.append(time.monotonic() - asked if answered else float("inf"))
+        assert answered and future.result().current_state.id == State.PRIMARY_STATE_ACTIVE, answers
+
+    try:
+        assert states.wait_for_service(timeout_sec=10.0)
+        client.spin_for(0.5)  # let discovery settle: a response sent before the server knows us is lost
+        ask()
+        for snapshot in (moved, original):  # the original last: the graph's later tests see the real world
+            snapshot.header.stamp = client.node.get_clock().now().to_msg()
+            publisher.publish(snapshot)
+            _perceived_after(client, snapshot.header.stamp.sec * 10**9 + snapshot.header.stamp.nanosec, during=ask)
+    finally:
+        client.node.destroy_publisher(publisher)
+        client.node.destroy_client(states)
+    print(f"perception answered {len(answers)} get_state calls while perceiving, the slowest in {max(answers):.2f} s")
+    assert len(answers) >= 3  # it did ask while perceiving
