@@ -25,13 +25,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import WHICH
+from llm_planner.domains.household.world.words import name_to_text, plural, singular
 from llm_planner.errors import GoalError
-from llm_planner.llm.commonsense import furniture_forms
-from llm_planner.llm.grounding import same_kind
-from llm_planner.llm.text import name_to_text, plural, singular
+from llm_planner.reading.kinds import furniture_forms, same_kind
 
 if TYPE_CHECKING:
-    from llm_planner.llm.commonsense import Commonsense
+    from llm_planner.domains.household.world.commonsense import Commonsense
     from llm_planner.llm.grounding import Grounder
     from llm_planner.llm.text import WorldInfo
 

@@ -38,16 +38,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
+from llm_planner.domains.household.world.commonsense import load_commonsense
+from llm_planner.domains.household.world.pair_nouns import is_pair_noun
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
+from llm_planner.domains.household.world.words import name_to_text, plural, singular
 from llm_planner.errors import DirectiveRefused, GoalError
-from llm_planner.llm.commonsense import load_commonsense
-from llm_planner.llm.phrasing import GERUNDS as _GERUNDS
-from llm_planner.llm.phrasing import POLITE_END as _POLITE_END
-from llm_planner.llm.phrasing import POLITE_START as _POLITE_START
-from llm_planner.llm.phrasing import normalize
-from llm_planner.llm.reading.names import DETERMINERS, MAX_OPTIONS, PRONOUNS, Unclear
-from llm_planner.llm.reading.places import ScenePlaces
-from llm_planner.llm.reading.quantities import (
+from llm_planner.reading.names import DETERMINERS, MAX_OPTIONS, PRONOUNS, SceneNames, Unclear
+from llm_planner.reading.phrasing import GERUNDS as _GERUNDS
+from llm_planner.reading.phrasing import POLITE_END as _POLITE_END
+from llm_planner.reading.phrasing import POLITE_START as _POLITE_START
+from llm_planner.reading.phrasing import normalize
+from llm_planner.reading.places import ScenePlaces
+from llm_planner.reading.quantities import (
     ALL_WORDS,
     COUNT_WORDS,
     FILLER_ADVERBS,
@@ -59,7 +61,6 @@ from llm_planner.llm.reading.quantities import (
     refuse_unsaid,
     reversal,
 )
-from llm_planner.llm.text import is_pair_noun, name_to_text, plural, singular
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
@@ -490,3 +491,9 @@ def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
                           resources.config.get("offline.goal_parser"))
 
     return resources.shared(("goal_parser", world.fingerprint()), build)
+
+
+def scene_names(resources: Resources, world: WorldInfo) -> SceneNames:
+    """The names of one scene as the reader grounds them (its lexicons, :meth:`~SceneNames.ground_type`,
+    :meth:`~.places.ScenePlaces.ground_place`), for a goal channel that reads directives its own way."""
+    return goal_parser(resources, world)

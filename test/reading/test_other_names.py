@@ -15,8 +15,8 @@ from llm_planner.config import load_params_file
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import GoalError
-from llm_planner.llm.reading.goal_parser import goal_parser
-from llm_planner.llm.reading.names import _shares_stem, covering
+from llm_planner.reading.goal_parser import goal_parser
+from llm_planner.reading.names import _shares_stem, covering
 from llm_planner.llm.text import WorldInfo
 from llm_planner.llm.translate import translate_directive
 from llm_planner.service import PlanningService, PlanTaskRequest
