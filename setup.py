@@ -13,7 +13,8 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={PACKAGE: ["llm/prompts/*.txt", "llm/data/*.yaml", "llm/reading/data/*.yaml"],
+    package_data={PACKAGE: ["llm/prompts/*.txt", "reading/data/*.yaml",
+                            "domains/household/world/data/*.yaml"],
                   "llm_planner_ros.frontends.web": ["static/*.html"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),

@@ -2,12 +2,12 @@
 ("which table: kitchen table or coffee table?", "this apartment has 2 apples: how many?", "where
 in the bedroom?") and the approval "May I put one apple inside the fridge?".
 
-The goal reader (``llm_planner.llm.reading.goal_parser``) raises :class:`NeedsAnswer` where it
+The directive reader (:func:`llm_planner.reading.read_directive`) raises :class:`NeedsAnswer` where it
 refused before: its message is the refusal (what callers that never answer get), its
 :class:`Question` the text, the options and, for each option, the directive as if it had been
 said clearly. An answer is read by :meth:`Question.read` (an option's name or room, "the second
 one", "two", "yes"/"no"); the reader's own grounding reads the rest
-(``llm_planner.llm.reading.directive_reading.read_answer``: "the dining table" is the kitchen table).
+(:func:`llm_planner.reading.read_answer`: "the dining table" is the kitchen table).
 
 LLM-MCTS (seed 000) §2.2 grounds a directive into a goal; where the grounding is not unique the
 planner asks instead of picking one (DESIGN.md, "duplicates are asked about").

@@ -17,11 +17,10 @@ from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
 from llm_planner.llm import make_backend
-from llm_planner.llm.reading.directive_reading import directive_reader
-from llm_planner.llm.reading.directive_reading import read_answer as reader_answer
-from llm_planner.llm.reading.goal_support import check_model_goal, compare
 from llm_planner.llm.text import WorldInfo, goal_to_text
 from llm_planner.llm.translate import reader_goal, translate_directive
+from llm_planner.reading import check_model_goal, compare
+from llm_planner.reading import read_answer as reader_answer
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
@@ -94,8 +93,4 @@ def read_answer(household: Household, backend: Any, question: Question, answer: 
     names, rooms, ordinals, counts, yes/no, and the reader's grounding ("the dining table"). None
     when the answer names no option."""
 
-    option = question.read(answer)
-    if option is not None:
-        return option
-    reader = directive_reader(backend.resources, WorldInfo.from_household(household))
-    return reader_answer(reader.parser, question, answer)
+    return reader_answer(question, answer, WorldInfo.from_household(household), backend.resources)

@@ -53,8 +53,8 @@ def test_colcon_builds_both_packages(tmp_path):
     site = next((install / "llm_planner" / "lib").glob("python3*/site-packages"))
     for package in ("llm_planner", "llm_planner_ros", "llm_planner_eval"):
         assert (site / package / "__init__.py").is_file(), package
-    assert (site / "llm_planner" / "llm" / "data" / "commonsense.yaml").is_file()
-    assert (site / "llm_planner" / "llm" / "reading" / "data" / "reader_cues.yaml").is_file()
+    assert (site / "llm_planner" / "domains" / "household" / "world" / "data" / "commonsense.yaml").is_file()
+    assert (site / "llm_planner" / "reading" / "data" / "reader_cues.yaml").is_file()
     entry_points = next(site.glob("llm_planner*-info/entry_points.txt")).read_text()
     assert "[llm_planner.commands]" in entry_points and "llm_planner_ros.commands.launch" in entry_points
     assert "planner_node = llm_planner_ros.nodes.planner_node:main" in entry_points

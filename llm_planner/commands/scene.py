@@ -30,9 +30,10 @@ import yaml
 
 from llm_planner.domains.household.sim.check import ERROR, check_layout
 from llm_planner.domains.household.sim.config import load_sim_config
+from llm_planner.domains.household.world.commonsense import load_commonsense
 from llm_planner.domains.household.world.scene import load_scene, resolve_scene_path
 from llm_planner.errors import SceneError
-from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
+from llm_planner.llm.commonsense import scene_knowledge
 from llm_planner.llm.factory import make_backend
 from llm_planner.llm.text import WorldInfo, name_to_text
 
@@ -157,7 +158,8 @@ def prior_notes(scene: Scene) -> list[str]:
                       f"({1 / len(prior.places):.3f} each): the robot will search for it" if uniform
                       else f"most likely {top}")
             notes.append(f"objects.{otype}: {why}; the offline prior will assume {assume} "
-                         f"(add it to llm_planner/llm/data/commonsense.yaml, or use --backend openai)")
+                         "(add it to llm_planner/domains/household/world/data/commonsense.yaml, or use "
+                         "--backend openai)")
     for name in scene.furniture:  # where each receptacle's prior weight comes from
         notes.append(f"furniture.{name}: prior weight from {knowledge.describe_source(name)}")
     return notes

@@ -38,7 +38,7 @@ class Resources:
 
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
         """The part ``key`` of a backend built once per resources by ``build`` (the offline backend
-        keeps its commonsense, scene knowledge and goal parsers here)."""
+        keeps its scene knowledge here, the directive reader its goal parsers)."""
         with self._lock:
             if key not in self._shared:
                 self._shared[key] = build()

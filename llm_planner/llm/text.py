@@ -22,25 +22,14 @@ from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.pair_nouns import PAIR_NOUNS, is_pair_noun  # noqa: F401 - re-exported
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
+from llm_planner.domains.household.world.words import article, name_to_text, plural, singular  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.scene import Scene
 
-_VOWELS = "aeiou"
-
-
-def name_to_text(name: str) -> str:
-    """``kitchen_table`` -> ``kitchen table``; ``apple_1`` -> ``apple 1``."""
-    return name.replace("_", " ").strip()
-
-
 def text_to_name(text: str) -> str:
     """``Kitchen  table`` -> ``kitchen_table`` (no grounding; see grounding.py for that)."""
     return "_".join(text.lower().split())
-
-
-def article(text: str) -> str:
-    return "an" if text[:1].lower() in _VOWELS else "a"
 
 
 # --------------------------------------------------------------------------- actions
@@ -190,30 +179,6 @@ def actions_to_text(actions: Sequence[Action]) -> str:
 
 # --------------------------------------------------------------------------- goals
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
-
-
-def plural(noun: str) -> str:
-    """Plural of a rendered type name for sentences (``apple`` -> ``apples``, ``glass`` -> ``glasses``)."""
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    if noun.endswith("y") and noun[-2:-1] not in _VOWELS:
-        return noun[:-1] + "ies"
-    if noun.endswith("fe"):
-        return noun[:-2] + "ves"
-    return noun + "s"
-
-
-def singular(word: str) -> str:
-    """The singular of a plural word as people write them (``boxes`` -> ``box``, ``knives`` -> ``knife``)."""
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("ves"):
-        return word[:-3] + "fe"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def goal_item_to_text(item: GoalItem) -> str:

@@ -1,9 +1,10 @@
 """Goal translation with grounding (LLM-MCTS seed 000, §2.2 "Goal"; App. F listing 3): a directive
 becomes formal goal tuples (REL, object type, destination, count) that name only the scene's
 admissible object types and furniture, validated with :meth:`Household.check_goal`. Where the
-directive reader (``llm_planner.llm.offline``) reads a directive, its reading is the goal, and a
-model is asked only for the directives it does not read: a model is a suggestion, never below the
-reader. A goal a model wrote is checked against the directive (``llm_planner.llm.reading.goal_support``):
+directive reader (:func:`llm_planner.reading.read_directive`) reads a directive, its reading is the
+goal, and a model is asked only for the directives it does not read: a model is a suggestion, never
+below the reader. A goal a model wrote is grounded onto the scene's names and checked against the
+directive (:func:`llm_planner.reading.ground_goal`, :func:`llm_planner.reading.check_model_goal`):
 an atom the directive does not ask for (a sub-goal copied from the prompt's example), a dropped
 one, a wrong count or a swapped object is refused with a message naming it, before anything runs.
 
@@ -25,12 +26,11 @@ from typing import Any
 
 from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.pddl import goal_pddl
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, goal_to_lists
+from llm_planner.domains.household.world.symbolic import Goal, Household, goal_to_lists
 from llm_planner.errors import DirectiveRefused, GoalError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel
-from llm_planner.llm.grounding import Grounder, kind_duplicates, same_kind
-from llm_planner.llm.reading.goal_support import check_model_goal, compare, directive_reader
 from llm_planner.llm.text import WorldInfo, goal_to_text
+from llm_planner.reading import check_model_goal, compare, ground_goal, read_directive
 
 LOG = logging.getLogger(__name__)
 
@@ -51,49 +51,6 @@ class TranslationResult:
         return {"goal": goal_to_lists(self.goal), "pddl": self.pddl, "message": self.message}
 
 
-def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, grounder: Grounder,
-                min_score: float) -> Goal:
-    """Map (rel, object words, destination words, count) onto scene names. An item named twice is an
-    error: two tuples may mean two objects or one said twice, and a count is never guessed."""
-    merged: dict[tuple[str, str, str], int] = {}
-    types = list(world.object_types)
-    furniture = list(world.furniture)
-    for rel, obj, dest, count in items:
-        obj_type = _ground(obj, types, grounder, min_score, "object")
-        destination = _ground(dest, furniture, grounder, min_score, "container or surface", world)
-        rel = rel.lower()
-        if rel not in (INSIDE, ON):
-            rel = world.relation(destination)
-        if count < 1:
-            raise GoalError(f"the count of {obj_type} must be at least 1, got {count}")
-        key = (rel, obj_type, destination)
-        if key in merged:
-            raise GoalError(f"the goal names {obj_type} {rel} the {destination} twice; give it once with its count, "
-                            f"e.g. ({rel.upper()}, {obj_type}, {destination}, {merged[key] + int(count)})")
-        merged[key] = int(count)
-    return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
-
-
-def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str,
-            world: WorldInfo | None = None) -> str:
-    """A name of the scene for a model's words: never another kind of thing (a "remote
-    control" is not the game controller), never one of several of a kind without saying which."""
-    if text in names:
-        return text
-    ranked = grounder.rank_names(text, names)
-    closest = ", ".join(m.name for m in ranked[:3])
-    if not ranked or ranked[0].score < min_score:
-        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}")
-    if what == "object" and not same_kind(text, ranked[0].name):
-        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
-                        "other things: name one of them")
-    several = kind_duplicates(text, world) if world is not None else []
-    if several and world is not None:
-        listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
-        raise GoalError(f"which {text}: {listed}? say which one")
-    return ranked[0].name
-
-
 def goal_pddl_text(goal: Goal) -> str:
     """The PDDL goal of ``llm_planner.domains.household.world.pddl`` (existentially quantified, Levy-Karpas §3)."""
 
@@ -107,7 +64,7 @@ def reader_goal(directive: str, world: WorldInfo, resources: Any) -> Goal | None
     is no positive whole number, a negation) are raised as the reader raises them, so a model path
     asks and refuses exactly as the offline one."""
     try:
-        return directive_reader(resources, world).goal(directive)
+        return read_directive(directive, world, resources)
     except (NeedsAnswer, DirectiveRefused):
         raise
     except GoalError:

@@ -11,7 +11,7 @@ destination, count) items. Printed per apartment and overall:
 * wrong-goal rate: directives whose translation was accepted but differs from the gold goal
   (including a goal accepted where a refusal was due) -- a silent error, the figure to keep near 0;
 * refusal rate: directives refused with a message (due or not), and how many refusals were due;
-* with a model: how many goals the check against the directive refused (``llm/reading/goal_support.py``:
+* with a model: how many goals the check against the directive refused (``reading/goal_support.py``:
   the offline parser read the directive otherwise, or the directive's words do not support an atom),
   and how many of them were the gold goal all the same (a right answer refused) -- the rest are the
   wrong goals the check kept from running;
@@ -54,9 +54,9 @@ from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.config import load_llm_config, parse_dotted
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.reading.goal_support import UnsupportedGoal
 from llm_planner.llm.translate import translate_directive
 from llm_planner.paths import config_dir
+from llm_planner.reading import UnsupportedGoal
 from llm_planner.translation import read_answer
 from llm_planner_eval.bench.report import BenchReport, format_table
 from llm_planner_eval.bench.serving import add_serve_arguments, serve_for_bench
@@ -210,7 +210,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "wrong_goal_rate": wrong / n if n else float("nan"), "wrong_goals": wrong,
             "refusal_rate": refused / n if n else float("nan"), "refusals": refused,
             "refusals_correct": sum(r["outcome"] == "refused_due" for r in records),
-            # the check of a model's goal against the directive (llm/reading/goal_support.py)
+            # the check of a model's goal against the directive (reading/goal_support.py)
             "unsupported": sum(bool(r.get("unsupported")) for r in records),
             "unsupported_by_parser": sum(r.get("unsupported") == "parser" for r in records),
             "unsupported_by_words": sum(r.get("unsupported") == "lexical" for r in records),

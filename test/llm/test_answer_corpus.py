@@ -11,9 +11,8 @@ import yaml
 
 from llm_planner.errors import GoalError
 from llm_planner.llm.answers import first_action
-from llm_planner.llm.reading.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.openai_backend import UnusableAnswer, goal_items
-from llm_planner.llm.translate import ground_goal
+from llm_planner.reading import UnsupportedGoal, check_model_goal, ground_goal
 from llm_planner.domains.household.world.symbolic import Action
 
 DATA = Path(__file__).parent / "data"

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import ConfigError
-from llm_planner.llm.commonsense import load_commonsense, scene_knowledge
+from llm_planner.domains.household.world.commonsense import load_commonsense
+from llm_planner.llm.commonsense import scene_knowledge
 
 
 def test_file_is_broad_and_consistent():

@@ -7,7 +7,7 @@ import pytest
 
 from llm_planner import cli
 from llm_planner.errors import GoalError
-from llm_planner.llm.translate import ground_goal, translate_directive
+from llm_planner.llm.translate import translate_directive
 from llm_planner.domains.household.world.symbolic import GoalItem
 
 
@@ -27,17 +27,6 @@ def test_impossible_goals_are_goal_errors(offline, seen, unseen):
     assert translate_directive("put three apples in the fridge", unseen, offline).goal[0].count == 3
 
 
-def test_model_words_are_grounded_and_a_repeated_item_is_refused(offline, seen_world):
-    items = (("inside", "apples", "refrigerator", 2), ("on", "Plate", "kitchentable", 1))
-    goal = ground_goal(items, seen_world, offline.resources.grounder, 0.58)
-    assert goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
-    twice = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1))  # two apples, or one said twice?
-    with pytest.raises(GoalError, match=r"names apple inside the fridge twice; .*\(INSIDE, apple, fridge, 2\)"):
-        ground_goal(twice, seen_world, offline.resources.grounder, 0.58)
-    with pytest.raises(GoalError, match="no object 'unicorn'; the closest known names are"):
-        ground_goal((("on", "unicorn", "sofa", 1),), seen_world, offline.resources.grounder, 0.58)
-
-
 def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
     code = cli.main(["translate", "could you put two apples in the refrigerator and the plate on the kitchen table",
                      "--json"])
@@ -53,7 +42,7 @@ def test_cli_json_gives_the_two_grounded_tuples(capsys, offline):
 def test_a_sub_goal_the_model_made_up_is_refused_before_anything_runs(openai_backend, fake_openai, seen):
     """SmolLM2 answered "put one apple inside the fridge" with the prompt example's sub-goal too; on a
     directive the reader does not read, the check against the words refuses such a goal."""
-    from llm_planner.llm.reading.goal_support import UnsupportedGoal
+    from llm_planner.reading import UnsupportedGoal
 
     lm = openai_backend()
     fake_openai.answer = "(INSIDE, apple, fridge, 1)-(ON, apple, kitchen_table, 1)"
@@ -88,7 +77,7 @@ def test_where_the_reader_reads_the_directive_its_goal_stands_and_the_model_is_n
 def test_the_model_path_refuses_what_the_reader_refuses_with_the_same_message(directive, openai_backend, fake_openai,
                                                                               offline, seen, seen_world):
     from llm_planner.errors import DirectiveRefused
-    from llm_planner.llm.reading.goal_support import check_model_goal
+    from llm_planner.reading import check_model_goal
 
     with pytest.raises(DirectiveRefused) as offline_refusal:
         translate_directive(directive, seen, offline)

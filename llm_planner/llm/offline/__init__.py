@@ -5,7 +5,7 @@ asked, from what the prompt would tell a model (never the simulator's hidden tru
 
 * :mod:`.backend`: ``OfflineBackend``, the ``offline`` entry of the backend factory; its prior
   answers come from the commonsense file (:mod:`llm_planner.llm.commonsense`), its goals from the
-  directive reader (:mod:`llm_planner.llm.reading`).
+  directive reader (:mod:`llm_planner.reading`).
 * :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
 
 What only one method asks lives in that method's package and is registered by question kind

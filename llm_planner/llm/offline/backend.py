@@ -4,13 +4,13 @@ deterministically for a seed, from what a language model would be told and nothi
 ================  ===========================================================================
 question          how it is answered
 ================  ===========================================================================
-object_positions  M sampled answers from the curated commonsense file (llm/data/commonsense.yaml),
+object_positions  M sampled answers from the curated commonsense file (domains/household/world/data/commonsense.yaml),
                   its general place names matched to the scene's furniture by Sentence-BERT;
                   each answer lists one to three places drawn by plausibility.
 next_actions      the retrieval policy over the expert data set D (retrieval_policy.py): top similar
                   instructions, nearest matching expert situations, adapted to the current
                   objects; M samples drawn among the candidate places where one must search.
-translate         the rules-plus-embeddings goal parser (goal_parser.py).
+translate         the directive reader (``llm_planner.reading.read_directive``).
 candidate_actions the retrieval policy's proposals, grounded onto the admissible actions, with
                   the probabilities of the §2.3 empirical distribution (SayCanPay's Say).
 ================  ===========================================================================
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import (
     ActionSamples,
@@ -39,8 +39,8 @@ from llm_planner.llm.base import (
 )
 from llm_planner.llm.commonsense import scene_knowledge
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
-from llm_planner.llm.reading.goal_parser import goal_parser
 from llm_planner.llm.text import WorldInfo, name_to_text
+from llm_planner.reading import read_directive
 
 MODEL = "commonsense-retrieval-1"
 
@@ -81,11 +81,9 @@ class OfflineBackend(LanguageModel):
         if query.goal:
             return query.goal
         try:
-            items = goal_parser(self.resources, query.world).parse(query.instruction)
+            return read_directive(query.instruction, query.world, self.resources)
         except GoalError as exc:
             raise LLMError(f"offline policy: cannot read the goal of '{query.instruction}': {exc}") from None
-
-        return tuple(GoalItem(i.rel, i.obj_type, i.destination, i.count) for i in items)
 
     def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
                      seed: int | None = None) -> ActionSamples:
@@ -108,8 +106,8 @@ class OfflineBackend(LanguageModel):
     # ------------------------------------------------------------------ translate
     def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
         with self._question():
-            items = goal_parser(self.resources, world).parse(directive)
-        tuples = tuple((i.rel, i.obj_type, i.destination, i.count) for i in items)
+            goal = read_directive(directive, world, self.resources)
+        tuples = tuple((i.rel, i.obj_type, i.destination, i.count) for i in goal)
         raw = "-".join(f"({r.upper()}, {o}, {d}, {c})" for r, o, d, c in tuples)
         return GoalTuples(tuples, raw, self._info())
 

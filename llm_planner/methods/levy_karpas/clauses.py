@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from llm_planner.llm.phrasing import normalize
+from llm_planner.reading import normalize
 
 LABELS = ("walk", "grab", "open", "close", "put", "bring")
 PRONOUNS = ("it", "them", "that", "this one")
@@ -20,7 +20,7 @@ _SPLIT = re.compile(r"\s*(?:[,;.!?]+|\band\s+then\b|\bafter\s+that\b|\bthen\b|\b
 
 
 def split_clauses(text: str) -> list[str]:
-    """Lower-cased clauses without polite wrappers (``llm.phrasing.normalize`` on each fragment)."""
+    """Lower-cased clauses without polite wrappers (``llm_planner.reading.normalize`` on each fragment)."""
     text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
     out = []
     for fragment in _SPLIT.split(text):

@@ -13,13 +13,13 @@ embedder):
   clause (an action the domain does not have).
 * argument rules per label (where the object, the destination, the source, the "through" room
   are), and grounding of each phrase onto the scene's kinds: the scene's own words and the
-  commonsense synonyms first (the LLM layer's :class:`~llm_planner.llm.reading.goal_parser.GoalParser`
+  commonsense synonyms first (the directive reader's :class:`~llm_planner.reading.SceneNames`
   lexicons), else the Sentence-BERT ranking of names, whose next names are the alternative readings
   ("the fruit" -> banana, apple; "the table" -> kitchen table, coffee table).
 * a beam over clauses combines the readings; probabilities multiply (label x arguments).
 
 Goal channel: the top reading is the LLM layer's translation (``backend.translate``, the offline
-rules+embeddings goal parser) of the directive's goal clauses; the alternatives are the ranked
+backend's directive reader) of the directive's goal clauses; the alternatives are the ranked
 readings above. Template channel: the beam's templates; exact for step-by-step instructions,
 *partial* for directives that also state a goal (the seed's future-work "mixed" directives).
 
@@ -43,13 +43,12 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalI
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.reading.goal_parser import GoalParser, goal_parser
-from llm_planner.llm.reading.quantities import NUMBERS
 from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.clause_classifier import ClauseClassifier, trained_classifier
 from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
+from llm_planner.reading import NUMBERS, SceneNames, scene_names
 
 UNKNOWN = "unknown"
 _DET = re.compile(r"^(?:the|a|an|one|two|three|four|some|my|this|that|your|these|those|of)\s+")
@@ -104,7 +103,7 @@ class Hypothesis:
 class Names:
     """Phrase -> ranked scene names (lexicon, then Sentence-BERT), as probabilities."""
 
-    def __init__(self, household: Household, parser: GoalParser, grounder: Grounder, opts: Mapping[str, Any]) -> None:
+    def __init__(self, household: Household, parser: SceneNames, grounder: Grounder, opts: Mapping[str, Any]) -> None:
         self.h = household
         self.parser = parser
         self.grounder = grounder
@@ -182,7 +181,7 @@ class OfflineChannels:
         self.classifier = classifier
         self.opts = dict(options)
         self.n = max_predictions
-        self.names = Names(household, goal_parser(backend.resources, self.world), backend.resources.grounder, options)
+        self.names = Names(household, scene_names(backend.resources, self.world), backend.resources.grounder, options)
 
     # ------------------------------------------------------------------ analysis
     def analyse(self, directive: str) -> tuple[list[str], list[dict[str, float]], list[int], list[int]]:

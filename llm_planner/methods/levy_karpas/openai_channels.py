@@ -7,12 +7,12 @@ most frequent first, are the ranked predictions.
 
 A thin adapter over the LLM layer: it uses :meth:`OpenAIBackend.ask` (requests, retries, the
 answer cache and usage accounting stay there) with its own prompt, and the LLM layer's grounding
-of goal tuples (:func:`llm_planner.llm.translate.ground_goal`). Nothing the model writes is
+of goal tuples (:func:`llm_planner.reading.ground_goal`). Nothing the model writes is
 evaluated: answers in any style are read by :func:`read_goal_template` (labelled
 lines in any markdown, or the JSON of structured output), goals by ``read_goal_tuples``, templates
 by :func:`parse_template`, and every name is grounded onto the scene or the answer is dropped. A
 goal the directive does not support (an atom it does not ask for, a wrong count; the check of
-``llm_planner.llm.reading.goal_support``) is dropped too, and said in the channel's error when no goal is left;
+``llm_planner.reading.goal_support``) is dropped too, and said in the channel's error when no goal is left;
 a category word of the data set ("the reading material") supports each of its types.
 
 The prompt tells the model what the offline channels are given (:mod:`.prompt_scene`): the rooms,
@@ -32,13 +32,12 @@ from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, House
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.reading.goal_support import UnsupportedGoal, check_model_goal
 from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text
-from llm_planner.llm.translate import ground_goal
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
 from llm_planner.methods.levy_karpas.prompt_scene import scene_lines, state_text
 from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
+from llm_planner.reading import UnsupportedGoal, check_model_goal, ground_goal
 
 INSTRUCTIONS = """Translate a household robot's directive into a goal and a plan template.
 Goal: the final state asked for, as tuples (REL, object type, destination, count) joined by "-",
@@ -113,7 +112,7 @@ class OpenAIChannels:
 
     def _parse(self, texts: list[str], directive: str = "") -> tuple[list[Goal], list[PlanTemplate], list[str]]:
         """Ranked goals and templates of the answers, and why goals were refused: a goal the
-        directive does not support (``llm_planner.llm.reading.goal_support``; objects the directive only
+        directive does not support (``llm_planner.reading.goal_support``; objects the directive only
         names as steps may be left out) is dropped like an unreadable one."""
         goals: Counter = Counter()
         templates: Counter = Counter()

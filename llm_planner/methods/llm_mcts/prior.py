@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llm_planner.domains.household.world.commonsense import DEFAULT_PATH
 from llm_planner.errors import LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
-from llm_planner.llm.commonsense import DEFAULT_PATH
 from llm_planner.llm.text import WorldInfo
 
 if TYPE_CHECKING:

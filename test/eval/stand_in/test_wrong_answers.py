@@ -19,7 +19,7 @@ from llm_planner_eval.stand_in.wrong_answers import (ErrorModel, ErrorSettings, 
                                                    policy_skipped_precondition, policy_unhelpful, similar_types,
                                                    translate_neighbour_object, translate_wrong_count,
                                                    world_model_another_home)
-from llm_planner.llm.commonsense import load_commonsense
+from llm_planner.domains.household.world.commonsense import load_commonsense
 from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner.llm.text import action_to_text, name_to_text, text_to_name

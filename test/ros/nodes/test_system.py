@@ -63,7 +63,7 @@ def test_bad_input_is_refused_with_a_message_and_the_node_keeps_serving(graph, d
 
 
 #: Counts that are no positive whole number, negations and reversals: refused on every path with the
-#: reader's message, which says what to say instead (llm/reading/quantities.py).
+#: reader's message, which says what to say instead (reading/quantities.py).
 REFUSED_WORDS = [
     ("put -1 apples in the fridge", "'-1' is a negative number"),
     ("put 0 apples in the fridge", "'0' is zero"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import GoalError
-from llm_planner.llm.reading.goal_parser import goal_parser
+from llm_planner.reading.goal_parser import goal_parser
 from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
 
 #: Seeds never used while writing the parser (development used 0 and 12345).

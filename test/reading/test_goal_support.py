@@ -1,7 +1,8 @@
-"""A model's goal is checked against the directive (llm/reading/goal_support.py): a sub-goal the
-directive does not ask for, a dropped one, a wrong count, a swapped object or place is refused with a
-message naming it; a right answer is accepted, whether the offline parser reads the directive or
-only the directive's words support it."""
+"""A model's goal (reading/goal_support.py): its words grounded onto the scene's names, a name said
+twice refused; then checked against the directive: a sub-goal the directive does not ask for, a
+dropped one, a wrong count, a swapped object or place is refused with a message naming it; a right
+answer is accepted, whether the offline parser reads the directive or only the directive's words
+support it."""
 from __future__ import annotations
 
 import random
@@ -11,13 +12,25 @@ import pytest
 from llm_planner_eval.bench.translate import HOMES, load_cases
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household
-from llm_planner.errors import DirectiveRefused
-from llm_planner.llm.reading.goal_support import UnsupportedGoal, check_model_goal, directive_reader
+from llm_planner.errors import DirectiveRefused, GoalError
+from llm_planner.reading import UnsupportedGoal, check_model_goal, ground_goal
+from llm_planner.reading.directive_reading import directive_reader
 from llm_planner.llm.text import WorldInfo
 
 
 def _goal(*items: tuple[str, str, str, int]) -> tuple[GoalItem, ...]:
     return tuple(GoalItem(*i) for i in items)
+
+
+def test_model_words_are_grounded_and_a_repeated_item_is_refused(offline, seen_world):
+    items = (("inside", "apples", "refrigerator", 2), ("on", "Plate", "kitchentable", 1))
+    goal = ground_goal(items, seen_world, offline.resources.grounder, 0.58)
+    assert goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
+    twice = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1))  # two apples, or one said twice?
+    with pytest.raises(GoalError, match=r"names apple inside the fridge twice; .*\(INSIDE, apple, fridge, 2\)"):
+        ground_goal(twice, seen_world, offline.resources.grounder, 0.58)
+    with pytest.raises(GoalError, match="no object 'unicorn'; the closest known names are"):
+        ground_goal((("on", "unicorn", "sofa", 1),), seen_world, offline.resources.grounder, 0.58)
 
 
 @pytest.fixture(scope="module")

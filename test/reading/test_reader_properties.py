@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from llm_planner.clarification import NeedsAnswer, number_word
 from llm_planner.domains.household.world.symbolic import INSIDE
 from llm_planner.errors import DirectiveRefused, LlmPlannerError
-from llm_planner.llm.reading.goal_parser import goal_parser
+from llm_planner.reading.goal_parser import goal_parser
 from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text, plural
 from llm_planner.llm.translate import translate_directive
 

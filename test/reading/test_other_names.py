@@ -15,7 +15,8 @@ from llm_planner.config import load_params_file
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import GoalError
-from llm_planner.llm.reading.goal_parser import _covering, _shares_stem, goal_parser
+from llm_planner.reading.goal_parser import goal_parser
+from llm_planner.reading.names import _shares_stem, covering
 from llm_planner.llm.text import WorldInfo
 from llm_planner.llm.translate import translate_directive
 from llm_planner.service import PlanningService, PlanTaskRequest
@@ -42,13 +43,13 @@ def _question(directive, household, backend):
 
 
 def test_the_type_matching_the_most_words_said_wins_and_a_tie_is_a_tie():
-    assert _covering("stand lamp", ["lamp", "floor_stand_lamp"], partial=True) == ["floor_stand_lamp"]
-    assert _covering("red desk lamp", ["lamp", "desk_lamp"], partial=True) == ["desk_lamp"]
-    assert _covering("stand lamp", ["lamp", "floor_stand_lamp"]) == ["lamp"]  # whole names only (furniture)
-    assert _covering("stand lamp", ["floor_stand_lamp", "desk_stand_lamp", "lamp"], partial=True) == \
+    assert covering("stand lamp", ["lamp", "floor_stand_lamp"], partial=True) == ["floor_stand_lamp"]
+    assert covering("red desk lamp", ["lamp", "desk_lamp"], partial=True) == ["desk_lamp"]
+    assert covering("stand lamp", ["lamp", "floor_stand_lamp"]) == ["lamp"]  # whole names only (furniture)
+    assert covering("stand lamp", ["floor_stand_lamp", "desk_stand_lamp", "lamp"], partial=True) == \
         ["floor_stand_lamp", "desk_stand_lamp"]
-    assert _covering("lamp", ["floor_stand_lamp"], partial=True) == []  # its head noun alone is no name
-    assert _covering("lamp stand", ["floor_stand_lamp"], partial=True) == []  # another head noun
+    assert covering("lamp", ["floor_stand_lamp"], partial=True) == []  # its head noun alone is no name
+    assert covering("lamp stand", ["floor_stand_lamp"], partial=True) == []  # another head noun
 
 
 def test_near_names_share_the_stem_of_the_head_noun():

@@ -1,5 +1,5 @@
 """The offline reading of a directive that a model's goal is checked against
-(``llm_planner.llm.reading.goal_support``): the offline goal parser's goal, and what the directive's words
+(``llm_planner.reading.goal_support``): the offline goal parser's goal, and what the directive's words
 name, found with the same lexicons and Sentence-BERT grounding as the parser (the scene's words,
 the commonsense file's synonyms, plurals; a phrase grounded only when it is clearly the closest
 name, ``offline.goal_parser`` of config/llm.yaml).
@@ -17,9 +17,11 @@ import re
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import CONFIRM, COUNT, clean_answer
-from llm_planner.domains.household.world.symbolic import GoalItem
+from llm_planner.domains.household.world.pair_nouns import is_pair_noun
+from llm_planner.domains.household.world.symbolic import Goal, GoalItem
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import DirectiveRefused, GoalError
-from llm_planner.llm.reading.goal_parser import (
+from llm_planner.reading.goal_parser import (
     _QUESTION,
     VERBS,
     GoalParser,
@@ -27,13 +29,13 @@ from llm_planner.llm.reading.goal_parser import (
     goal_parser,
     refuse_what_words_say,
 )
-from llm_planner.llm.reading.mentions import DirectiveReading, Mention
-from llm_planner.llm.reading.quantities import CUES, DEFINITE, quantity
-from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text
+from llm_planner.reading.mentions import DirectiveReading, Mention
+from llm_planner.reading.quantities import CUES, DEFINITE, quantity
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
     from llm_planner.llm.resources import Resources
+    from llm_planner.llm.text import WorldInfo
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,;&]")
 #: Words that end a clause (the parser splits clauses on the same words).
@@ -179,10 +181,21 @@ def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
                             lambda: DirectiveReader(goal_parser(resources, world)))
 
 
-def read_answer(parser: GoalParser, question: Question, answer: str) -> Option | None:
+def read_directive(text: str, world: WorldInfo, resources: Resources) -> Goal:
+    """The goal a directive asks for in one scene, read with no language model: every path that
+    reads a directive reads it here (the offline backend's translation, the reader's goal that a
+    model backend keeps, the Levy-Karpas channel held to the reader). GoalError says why it is not
+    read (another language, a phrasing the reader lacks); NeedsAnswer (a GoalError) carries the
+    question one answer settles (which table, how many); DirectiveRefused what no path accepts (a
+    count that is no positive whole number, a negation). ``resources`` are the backend's: the
+    Sentence-BERT grounder and the configuration (``offline.goal_parser``, ``offline.commonsense``)."""
+    return directive_reader(resources, world).goal(text)
+
+
+def read_answer(question: Question, answer: str, world: WorldInfo, resources: Resources) -> Option | None:
     """The option an answer to ``question`` picks, read as directives are: first what the
     question itself reads (an option's name or room, "the second one", "two", "yes"); then the
-    answer grounded with the parser's lexicons and Sentence-BERT ("the dining table" is the kitchen
+    answer grounded with the scene's lexicons and Sentence-BERT ("the dining table" is the kitchen
     table, "the wineglass" the wine glass). None when it names no option, or another thing."""
 
     option = question.read(answer)
@@ -192,6 +205,7 @@ def read_answer(parser: GoalParser, question: Question, answer: str) -> Option |
     if not phrase or len(phrase.split()) > 6:
         return None
     by_value = {o.value: o for o in question.options}
+    parser = directive_reader(resources, world).parser
     for ground in (parser.ground_place, lambda p: parser.ground_type(p)[0]):
         try:
             name = ground(phrase)

@@ -6,7 +6,8 @@ import pytest
 
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.errors import GoalError
-from llm_planner.llm.reading.goal_parser import goal_parser
+from llm_planner.reading import ground_goal
+from llm_planner.reading.goal_parser import goal_parser
 from llm_planner.llm.text import WorldInfo
 from llm_planner.paths import config_dir
 
@@ -61,10 +62,8 @@ def test_a_missing_thing_is_refused_with_the_closest_never_swapped(parser):
 
 
 def test_a_models_goal_is_grounded_the_same_way(parser, offline):
-    """The model path (llm/translate.py ground_goal): a model's words never ground to another kind
+    """The model path (reading/goal_support.py ground_goal): a model's words never ground to another kind
     of thing, nor to one of several furniture of a kind."""
-    from llm_planner.llm.translate import ground_goal
-
     world, grounder = parser.world, offline.resources.grounder
     with pytest.raises(GoalError, match="no object 'remote control'; the closest known names are game_controller"):
         ground_goal((("on", "remote control", "couch", 1),), world, grounder, 0.5)

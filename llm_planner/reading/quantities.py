@@ -1,5 +1,5 @@
 """The one reading of quantities, negations and self-corrections of a directive (the words are data:
-``llm/reading/data/reader_cues.yaml``).
+``reading/data/reader_cues.yaml``).
 
 A count is a positive whole number said as digits or number words ("two", "twenty one", "a
 dozen"), a word that means one ("a", "an", "one of", "another"), two ("both", "a pair of", "a
@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.world.words import singular
 from llm_planner.errors import DirectiveRefused, GoalError
-from llm_planner.llm.phrasing import POLITE_START
-from llm_planner.llm.text import singular
+from llm_planner.reading.phrasing import POLITE_START
 
 CUES_FILE = Path(__file__).with_name("data") / "reader_cues.yaml"
 DEFINITE = ("the", "my", "this", "that", "these", "those", "our", "your", "his", "her", "their")

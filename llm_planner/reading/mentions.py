@@ -4,9 +4,12 @@ support) and how the offline parser reads it; :mod:`.directive_reading` fills it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.symbolic import Goal
-from llm_planner.llm.text import WorldInfo
+
+if TYPE_CHECKING:
+    from llm_planner.llm.text import WorldInfo
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,12 @@
-"""Is a model's goal what the directive asks for? A goal translated by a language model (LLM-MCTS
+"""A model's goal: its words grounded onto the scene's names (:func:`ground_goal`), then checked
+against the directive (:func:`check_model_goal`).
+
+Grounding (LLM-MCTS seed 000, §2.2: "we precisely map the LLM-generated goal into the admissible
+expressions"): every object and destination the model wrote becomes the scene name it grounds to by
+Sentence-BERT cosine, never another kind of thing and never one of several of a kind without saying
+which; a name below the grounding threshold raises GoalError naming the closest known names.
+
+Is a model's goal what the directive asks for? A goal translated by a language model (LLM-MCTS
 seed 000, §2.2 "Goal", App. F listing 3; the goal channel of Levy & Karpas, seed 001, Phase I) is
 checked against the directive's own words before anything runs. A small model copies sub-goals from
 the prompt's examples ("put one apple inside the fridge" came back as inside(apple, fridge) and
@@ -7,8 +15,7 @@ scene. The check refuses such a goal with a message naming the difference. Neith
 this: LLM-MCTS grounds the model's goal onto admissible names and trusts it; Levy & Karpas check
 goal and plan template for consistency with each other, not with the directive.
 
-Two readings of the directive decide (both made offline, by
-:mod:`llm_planner.llm.reading.directive_reading`, loaded by name as the factory loads backends):
+Two readings of the directive decide (both made offline, by :mod:`.directive_reading`):
 
 1. **The offline goal parser** (the offline backend's own reading: rules plus Sentence-BERT
    grounding with margins). Where it reads the directive, the model's goal must be the same set of
@@ -40,16 +47,63 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem
+from llm_planner.domains.household.world.words import article, name_to_text, plural
 from llm_planner.errors import DirectiveRefused, GoalError
-from llm_planner.llm.reading.directive_reading import directive_reader
-from llm_planner.llm.reading.mentions import DirectiveReading
-from llm_planner.llm.text import WorldInfo, article, name_to_text, plural
+from llm_planner.reading.directive_reading import directive_reader
+from llm_planner.reading.kinds import kind_duplicates, same_kind
+from llm_planner.reading.mentions import DirectiveReading
 
 if TYPE_CHECKING:
+    from llm_planner.llm.grounding import Grounder
     from llm_planner.llm.resources import Resources
+    from llm_planner.llm.text import WorldInfo
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, grounder: Grounder,
+                min_score: float) -> Goal:
+    """Map (rel, object words, destination words, count) onto scene names. An item named twice is an
+    error: two tuples may mean two objects or one said twice, and a count is never guessed."""
+    merged: dict[tuple[str, str, str], int] = {}
+    types = list(world.object_types)
+    furniture = list(world.furniture)
+    for rel, obj, dest, count in items:
+        obj_type = _ground(obj, types, grounder, min_score, "object")
+        destination = _ground(dest, furniture, grounder, min_score, "container or surface", world)
+        rel = rel.lower()
+        if rel not in (INSIDE, ON):
+            rel = world.relation(destination)
+        if count < 1:
+            raise GoalError(f"the count of {obj_type} must be at least 1, got {count}")
+        key = (rel, obj_type, destination)
+        if key in merged:
+            raise GoalError(f"the goal names {obj_type} {rel} the {destination} twice; give it once with its count, "
+                            f"e.g. ({rel.upper()}, {obj_type}, {destination}, {merged[key] + int(count)})")
+        merged[key] = int(count)
+    return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
+
+
+def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str,
+            world: WorldInfo | None = None) -> str:
+    """A name of the scene for a model's words: never another kind of thing (a "remote
+    control" is not the game controller), never one of several of a kind without saying which."""
+    if text in names:
+        return text
+    ranked = grounder.rank_names(text, names)
+    closest = ", ".join(m.name for m in ranked[:3])
+    if not ranked or ranked[0].score < min_score:
+        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}")
+    if what == "object" and not same_kind(text, ranked[0].name):
+        raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
+                        "other things: name one of them")
+    several = kind_duplicates(text, world) if world is not None else []
+    if several and world is not None:
+        listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
+        raise GoalError(f"which {text}: {listed}? say which one")
+    return ranked[0].name
+
 
 
 class UnsupportedGoal(GoalError):
