@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-import unicodedata
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from llm_planner.clarification import CONFIRM, Option, Question, approval_questi
 from llm_planner.config import PARAMS
 from llm_planner.domains.percept import Percept, Translation
 from llm_planner.errors import ConfigError, GoalError, PlanningError
+from llm_planner.inputs import BadInput, plain_text
 
 
 @dataclass
@@ -85,21 +85,34 @@ def new_task_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+#: what a directive looks like, for the messages that refuse one
+DIRECTIVE_EXAMPLE = "put one apple inside the fridge"
+
+
 def check_directive(text: str, max_chars: int) -> str:
-    """The cleaned directive, or GoalError saying what is wrong with it."""
+    """The cleaned directive, or GoalError saying what is wrong with it (a control or non-text
+    character in the words of :func:`refuse_non_text`)."""
     if not isinstance(text, str):
         raise GoalError("the directive must be text")
+    try:
+        refuse_non_text(text)
+    except BadInput as exc:
+        raise GoalError(str(exc)) from None
     cleaned = " ".join(text.split())
     if not cleaned:
         raise GoalError("the directive is empty; say what to do, e.g. 'put one apple inside the fridge'")
     if len(cleaned) > max_chars:
         raise GoalError(f"the directive has {len(cleaned)} characters; the limit is {max_chars} "
                         "(parameter max_directive_chars): say one task in a sentence or two")
-    bad = [c for c in cleaned if c == "\ufffd" or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn")]
-    if bad:
-        raise GoalError(f"the directive contains {len(bad)} non-text character(s) (e.g. {bad[0]!r}); "
-                        "send plain UTF-8 text")
     return cleaned
+
+
+def refuse_non_text(directive: str) -> None:
+    """BadInput when the directive holds a control or other non-text character: the front ends'
+    check and message (:func:`~llm_planner.inputs.plain_text`). Every entry of a directive asks it
+    first (the planning service's :func:`check_directive`, the nodes' task runner before a task id),
+    so such a directive is refused at the door, whichever way it came."""
+    plain_text(directive, "directive", DIRECTIVE_EXAMPLE, required=False)
 
 
 def request_timeout(timeout_s: float, default_s: float) -> float:

@@ -32,7 +32,14 @@ from rclpy.node import Node
 from llm_planner.adapters.base import Domain
 from llm_planner.clarification import NO, NeedsAnswer, Option, Question
 from llm_planner.errors import LlmPlannerError
-from llm_planner.service import PlanningService, PlanTaskRequest, PlanTaskResult, RobotSlot, new_task_id
+from llm_planner.service import (
+    PlanningService,
+    PlanTaskRequest,
+    PlanTaskResult,
+    RobotSlot,
+    new_task_id,
+    refuse_non_text,
+)
 from llm_planner.task_states import ASKING, CANCELED, FAILED, PLANNED, PLANNING, REFUSED, SUCCEEDED
 from llm_planner_ros.asking import CANCELED_WHILE_ASKING, QuestionDesk, answer_reply
 from llm_planner_ros.conversions import feedback_to_dict, goal_to_json
@@ -63,6 +70,9 @@ class TaskRunner:
     # ------------------------------------------------------------------ plan only
     async def plan(self, request: PlanTaskRequest) -> PlanTaskResult:
         """/plan_task: plan-only requests concurrently; an executing request as a task of the robot."""
+        turned_away = _at_the_door(request)
+        if turned_away is not None:
+            return turned_away
         if request.execute:
             return (await self.execute(request))[0]
         return await self.planning.run(self._plan_only, request)
@@ -85,7 +95,11 @@ class TaskRunner:
     async def execute(self, request: PlanTaskRequest, on_feedback: FeedbackCallback | None = None,
                       task_id: str = "") -> tuple[PlanTaskResult, str]:
         """Ground and execute a directive on the robot: (result, outcome) with outcome succeeded,
-        failed, canceled or refused."""
+        failed, canceled or refused. A directive with control characters is refused at the door: no
+        task id, no status, nothing moves."""
+        turned_away = _at_the_door(request)
+        if turned_away is not None:
+            return turned_away, REFUSED
         task_id = task_id or new_task_id()
         cancel, refusal = self.slot.claim(task_id, request.directive)
         if cancel is None:
@@ -251,3 +265,14 @@ class TaskRunner:
         self.node.get_logger().error(f"internal error: {traceback.format_exc()}")
         return PlanTaskResult(False, f"internal error ({type(exc).__name__}: {exc}); the node keeps serving, "
                               "see the planner node's log", task_id=task_id)
+
+
+def _at_the_door(request: PlanTaskRequest) -> PlanTaskResult | None:
+    """The refusal of a directive that is no plain text (control characters, escape sequences), with
+    no task id: the front ends' check and message (:func:`~llm_planner.service.refuse_non_text`);
+    None for any other directive, which the planning service checks as a task."""
+    try:
+        refuse_non_text(request.directive)
+    except LlmPlannerError as exc:
+        return PlanTaskResult(False, str(exc))
+    return None

@@ -19,10 +19,27 @@ def test_directive_is_cleaned():
 
 
 @pytest.mark.parametrize("text, fragment", [("", "empty"), (" \n\t ", "empty"), ("x" * 101, "limit"),
-                                            ("put \x00 apple", "non-text"), ("put \ufffd apple", "non-text")])
+                                            ("put \x00 apple", "non-text"), ("put \ufffd apple", "non-text"),
+                                            ("\x00\x07\x1b\x1c", "non-text"),
+                                            ("\x1b[2J put one apple on the sofa", "control or non-text")])
 def test_bad_directives_say_what_is_wrong(text, fragment):
     with pytest.raises(GoalError, match=fragment):
         check_directive(text, 100)
+
+
+def test_a_directive_with_control_characters_is_refused_in_the_front_ends_words():
+    from llm_planner.inputs import BadInput, plain_text
+    from llm_planner.service import refuse_non_text
+
+    for text in ("\x00\x07\x1b", "\x1b[2J put one apple on the sofa"):
+        with pytest.raises(BadInput) as front_end:
+            plain_text(text, "directive", "put one apple inside the fridge")
+        with pytest.raises(BadInput) as service:
+            refuse_non_text(text)
+        with pytest.raises(GoalError) as checked:
+            check_directive(text, 100)
+        assert str(service.value) == str(front_end.value) == str(checked.value)
+        assert "control or non-text character(s) (first: U+00" in str(service.value)
 
 
 def test_planner_names_per_domain():

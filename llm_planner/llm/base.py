@@ -221,6 +221,11 @@ class LanguageModel(ABC):
         """What benchmarks print and store about the backend (never secrets)."""
         return {"backend": self.name, "model": self.model}
 
+    def close(self) -> None:  # noqa: B027 - an in-process backend has nothing to abandon
+        """Abandon the questions still in flight: nothing waits for their answers, and a backend that
+        asks a server closes their connections (each such question raises an LLMError at once). The
+        backend answers questions asked afterwards. An in-process backend has nothing in flight."""
+
     def server_url(self) -> str:
         """The base URL of the model server this backend asks ("" for an in-process backend), known
         without a request."""

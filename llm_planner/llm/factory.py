@@ -19,6 +19,7 @@ from llm_planner.llm.base import (
 )
 from llm_planner.llm.cache import AnswerCache
 from llm_planner.llm.config import LLMConfig, load_llm_config
+from llm_planner.llm.connections import QuestionAbandoned
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.in_flight import AnswerTimeout, QueueTimeout
 from llm_planner.llm.liveness import accepts_connections
@@ -82,6 +83,10 @@ class FallbackBackend(LanguageModel):
     def answer_times(self, kind: str) -> AnswerTimes | None:
         return self.primary.answer_times(kind)
 
+    def close(self) -> None:
+        self.primary.close()
+        self.secondary.close()
+
     def samples_in_one_request(self) -> bool:
         return self.primary.samples_in_one_request()
 
@@ -95,8 +100,8 @@ class FallbackBackend(LanguageModel):
         else:
             try:
                 answer = getattr(self.primary, method)(*args, **kwargs)
-            except UnusableAnswer:
-                raise  # the server answered; what it said does not read
+            except (UnusableAnswer, QuestionAbandoned):
+                raise  # the server answered and what it said does not read; or nothing waits for an answer
             except LLMError as exc:
                 reason = self._why_not(exc)
             else:

@@ -187,6 +187,8 @@ class QuestionClock:
         self._outstanding = 0
         self._queued = 0
         self._lock = threading.Lock()
+        #: the backend's generation when the question began (a backend closed since abandons it)
+        self.generation = 0
 
     def _update(self) -> None:
         now = time.monotonic()

@@ -28,6 +28,8 @@ Faults are bounded, never a crash and never a hang:
   machinery is switched off (``max_retries=0``) so this bound is the only one; a timeout names the
   server, its measured speed and the settings to change;
 * other HTTP errors (401, 404, 400 ...) fail at once with a message that says what to fix;
+* :meth:`OpenAIBackend.close` (and the end of the process) abandons the questions in flight: their
+  connections are shut down and each raises at once, unasked again (:mod:`llm_planner.llm.connections`);
 * answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.ModelServerError` (an LLMError).
 
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,6 +82,13 @@ from llm_planner.llm.base import (
 )
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
+from llm_planner.llm.connections import (
+    Connections,
+    QuestionAbandoned,
+    close_at_exit,
+    exiting,
+    tracked_http_client,
+)
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, QuestionClock, limiter_for
 from llm_planner.llm.openai_http import FormatRefused
 from llm_planner.llm.openai_http import preview as _preview
@@ -141,7 +151,13 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         self.wait_settings = WaitSettings.from_config(config.section("waits"))
         self._profile: ServerProfile | None = None
         self._client: openai.OpenAI | None = None
-        self.sleep: Callable[[float], None] = time.sleep
+        self._connections: Connections | None = None
+        #: bumped by :meth:`close`: a question asked before it is abandoned (``QuestionClock.generation``)
+        self._generation = 0
+        self._closing = threading.Event()  # set by close(): a backoff sleep of an abandoned question ends
+        self._client_lock = threading.Lock()
+        self.sleep: Callable[[float], None] = self._sleep_unless_closed
+        close_at_exit(self)
 
     @property
     def model(self) -> str:
@@ -211,15 +227,53 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         return "no-key"  # local OpenAI-compatible servers usually ignore the key
 
     def client(self) -> openai.OpenAI:
-        if self._client is None:
-            try:
-                import openai  # noqa: PLC0415 - heavy optional: the openai client only on the served-model path
-            except ImportError as exc:
-                raise ModelServerError(f"the openai package is not installed ({exc}); pip "
-                                       "install -r requirements.txt") from None
-            self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
-                                         timeout=self.timeout_s, max_retries=0)
-        return self._client
+        """The ``openai`` client, made on first use (and again after :meth:`close`); its connections
+        are kept so that :meth:`close` can abandon the requests in flight
+        (:mod:`llm_planner.llm.connections`)."""
+        with self._client_lock:
+            if self._client is None:
+                try:
+                    import openai  # noqa: PLC0415 - heavy optional: the openai client only on the served-model path
+                except ImportError as exc:
+                    raise ModelServerError(f"the openai package is not installed ({exc}); pip "
+                                           "install -r requirements.txt") from None
+                http_client, self._connections = tracked_http_client(self.timeout_s)
+                self._client = openai.OpenAI(api_key=self._api_key(), base_url=self.base_url,
+                                             timeout=self.timeout_s, max_retries=0, http_client=http_client)
+            return self._client
+
+    def close(self) -> None:
+        """Abandon the questions in flight at once: their connections are shut down (the server sees
+        the client gone), each raises :class:`~llm_planner.llm.connections.QuestionAbandoned` instead
+        of asking again, and nothing waits for them. A question asked afterwards opens a new client.
+        Called at interpreter exit for every backend (before question threads are joined)."""
+        with self._client_lock:
+            self._generation += 1
+            client, connections, closing = self._client, self._connections, self._closing
+            self._client, self._connections, self._closing = None, None, threading.Event()
+        closing.set()
+        if connections is not None:
+            connections.abandon()
+        if client is not None:
+            client.close()
+
+    def _sleep_unless_closed(self, seconds: float) -> None:
+        """A backoff sleep, cut short by :meth:`close`."""
+        self._closing.wait(seconds)
+
+    def _client_for(self, clock: QuestionClock) -> openai.OpenAI:
+        """The client for a request of the question timed by ``clock``; QuestionAbandoned once the
+        backend was closed after the question began."""
+        self.check_abandoned(clock)
+        client = self.client()
+        self.check_abandoned(clock)  # closed between the two: the request would go to the new client
+        return client
+
+    def check_abandoned(self, clock: QuestionClock) -> None:
+        """Raise QuestionAbandoned when the backend was closed after the question of ``clock`` began."""
+        if clock.generation != self._generation or exiting():
+            raise QuestionAbandoned(f"openai backend: the question to model '{self.model}' at {self.base_url} "
+                                    "was abandoned: the language model was closed")
 
     def ask(self, kind: str, prompt: str, n: int, params: dict[str, Any], parse: Callable[[list[str]], T],
             cache_extra: dict[str, Any] | None = None) -> tuple[T, _Reply]:
@@ -265,6 +319,7 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         error: UnusableAnswer | None = None
         requests = 0
         clock = QuestionClock(self.question_timeout_s, self.limiter.settings.wait_s)
+        clock.generation = self._generation
         times = self.answer_times(kind)
         ticket = times.send(n, len(prompt))  # the server's time for this question (llm/waits.py)
         try:
@@ -284,6 +339,9 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
                 return parsed, _Reply(texts, False, requests)
         except FormatRefused:
             times.discard(ticket)  # asked again in plain text: that question is the one measured
+            raise
+        except QuestionAbandoned:
+            times.discard(ticket)  # closed before its answer: it says nothing of the server's time
             raise
         except LLMError:
             times.land(ticket, failed=True)

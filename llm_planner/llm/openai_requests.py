@@ -52,6 +52,8 @@ class OpenAIRequests:
         @property
         def model(self) -> str: ...
         def client(self) -> openai.OpenAI: ...
+        def _client_for(self, clock: QuestionClock) -> openai.OpenAI: ...
+        def check_abandoned(self, clock: QuestionClock) -> None: ...
 
     def backoff(self, retry: int, retry_after_s: float | None = None) -> float:
         """Seconds to sleep before retry number ``retry`` (0-based)."""
@@ -88,16 +90,24 @@ class OpenAIRequests:
         others = 0  # failed attempts that were no timeout (connection, HTTP 429/5xx, unreadable)
         wait_after: float | None = None
         for attempt in range(self.max_retries + 1):
+            self.check_abandoned(clock)  # closed: the failure was the abandonment, nothing asks again
             if attempt:
                 with self._usage_lock:
                     self._usage.retries += 1
                 self.sleep(min(self.backoff(attempt - 1, wait_after), max(0.0, clock.remaining())))
+                self.check_abandoned(clock)
             wait_after = None
             gate = ExitStack()  # the process-wide gate (bench --llm-max-in-flight): one slot per request
             with clock.queued():
                 slot = self.limiter.acquire(kind)
                 gate.enter_context(request_gate().hold())
             remaining = clock.remaining()
+            try:
+                client = self._client_for(clock)
+            except BaseException:
+                gate.close()
+                self.limiter.release(slot, "error")
+                raise
             if remaining <= 0:
                 gate.close()
                 self.limiter.release(slot, "error")
@@ -113,7 +123,7 @@ class OpenAIRequests:
                 kwargs = dict(params)
                 if n != 1:
                     kwargs["n"] = n
-                response = self.client().chat.completions.create(model=self.model, messages=messages,
+                response = client.chat.completions.create(model=self.model, messages=messages,
                                                                  timeout=min(self.timeout_s, remaining), **kwargs)
                 outcome = "ok"
             except openai.APITimeoutError:
@@ -165,6 +175,7 @@ class OpenAIRequests:
                 last = "the answer has no choices"
                 continue
             return [cut_at_stop(choice_text(c), params.get("stop")) for c in choices]
+        self.check_abandoned(clock)
         what = (f"openai backend: model '{self.model}' at {self.base_url} failed after {self.max_retries + 1} "
                 f"attempt(s): {last}")
         if others:

@@ -53,6 +53,8 @@ def test_plan_without_execution_returns_a_plan(graph):
     ("", "empty"),
     ("put the apple in the fridge " * 400, "limit"),
     ("put \x07\x1b the apple \x00 in the fridge", "non-text"),
+    ("\x07\x1b\x7f", "control or non-text character(s) (first: u+0007)"),  # (a ROS string ends at a NUL)
+    ("\x1b[2J put one apple on the sofa", "control or non-text character(s) (first: u+001b)"),
     ("put the unicorn inside the fridge", "unicorn"),
     ("put the fridge inside the apple", "fridge"),
 ])
@@ -60,6 +62,34 @@ def test_bad_input_is_refused_with_a_message_and_the_node_keeps_serving(graph, d
     result = graph.client.plan(directive)
     assert result.success is False
     assert expected in result.message.lower(), result.message
+    if "non-text" in expected:  # refused at the door, as the front ends refuse it: no task
+        assert result.task_id == "", result
+        executed = graph.client.plan_task(directive, execute=True, timeout_s=60)
+        assert not executed.success and expected in executed.message.lower() and executed.task_id == "", executed
+
+
+#: Directives that are no plain text, sent straight to the graph: refused at the door with the front
+#: ends' message (llm_planner/inputs.py), no task id, no task status.
+CONTROL_DIRECTIVES = ["\x07\x1b\x7f", "\x1b[2J put one apple on the sofa"]
+
+
+def test_the_directive_topic_refuses_control_characters_at_the_door_and_nothing_moves(graph):
+    def placed(after_ns: int = 0) -> set:
+        return {(n, *a) for n, a in graph.full_state(after_ns) if n in ("ON", "INSIDE", "HOLDING")}
+
+    before = placed()
+    statuses: list = []
+    graph.client.watch_status(statuses.append)
+    for directive in CONTROL_DIRECTIVES:
+        graph.client.say(directive)
+    after_them = "put 0 apples in the fridge"  # said after them: a task, refused by the reader (nothing moves)
+    graph.client.say(after_them)
+    deadline = time.monotonic() + 60.0
+    while time.monotonic() < deadline and not any(m.directive == after_them and m.state == "failed" for m in statuses):
+        graph.client.spin_for(0.2)
+    assert any(m.directive == after_them and m.state == "failed" for m in statuses), statuses  # still serving
+    assert not [m for m in statuses if m.directive in CONTROL_DIRECTIVES], "a task was made of a control directive"
+    assert placed(time.time_ns()) == before  # nothing moved
 
 
 #: Counts that are no positive whole number, negations and reversals: refused on every path with the
