@@ -15,6 +15,7 @@ it holds futures per node and hands answers back.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -41,11 +42,17 @@ class LateQuestions:
         self.width = width
         self._pool: ThreadPoolExecutor | None = None
         self._pending: dict[int, tuple[Node, Future]] = {}
+        self._sent: dict[int, float] = {}  # time.monotonic() each pending question left
         self.counts = LateCounts()
 
     def full(self) -> bool:
         """True when ``width`` questions (or more, counting adopted ones) run here: a new one would wait."""
         return len(self._pending) >= self.width
+
+    def running_seconds(self) -> list[float]:
+        """How long each question here has run so far."""
+        now = time.monotonic()
+        return [now - self._sent.get(key, now) for key in self._pending]
 
     def pending(self, node: Node) -> Future | None:
         """The question in flight for ``node``, if any."""
@@ -62,13 +69,16 @@ class LateQuestions:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.width, thread_name_prefix="llm-mcts-late")
         self._pending[id(node)] = (node, self._pool.submit(ask))
+        self._sent[id(node)] = time.monotonic()
         self.counts.sent += 1
         return True
 
-    def adopt(self, node: Node, future: Future) -> None:
-        """Keep ``node``'s question, already running outside this pool (the root's, which the search
-        waited for as long as its budget allowed), as a late one; it counts towards ``width``."""
+    def adopt(self, node: Node, future: Future, sent: float | None = None) -> None:
+        """Keep ``node``'s question, already running outside this pool since ``sent`` (time.monotonic();
+        None: now), the root's, which the search waited for as long as its budget allowed, or a wave's,
+        as a late one; it counts towards ``width``."""
         self._pending[id(node)] = (node, future)
+        self._sent[id(node)] = time.monotonic() if sent is None else sent
         self.counts.sent += 1
 
     def harvest(self) -> None:
@@ -76,6 +86,7 @@ class LateQuestions:
         done = [key for key, (_node, future) in self._pending.items() if future.done()]
         for key in done:
             node, future = self._pending.pop(key)
+            self._sent.pop(key, None)
             self._apply(node, future)
 
     def wait_for(self, node: Node, timeout: float | None = None) -> bool:
@@ -89,6 +100,7 @@ class LateQuestions:
         if not done:
             return False
         del self._pending[id(node)]
+        self._sent.pop(id(node), None)
         self._apply(*entry)
         return True
 
@@ -108,6 +120,6 @@ class LateQuestions:
 
     def close(self) -> None:
         """Cancel the questions not started; those running end within their timeouts, unwaited."""
-        pool, self._pool, self._pending = self._pool, None, {}
+        pool, self._pool, self._pending, self._sent = self._pool, None, {}, {}
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)

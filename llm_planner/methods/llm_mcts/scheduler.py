@@ -271,7 +271,7 @@ class Scheduler:
         node.pi = uniform(len(node.actions))
         node.provisional = True
         self.stats.provisional += 1
-        self.late.adopt(node, future)
+        self.late.adopt(node, future)  # run since its wave was sent: counted from now, the longer remainder
 
     def _count_wait(self, started: float, came: bool) -> None:
         """A wait of the search ended at ``started`` + now: its time, and whether its answers came."""
@@ -382,12 +382,21 @@ class Scheduler:
         return self.answer_clock.latency(self.config.root_wait_share * budget)
 
     def _late_full(self) -> str:
-        """Why a new question would wait behind this search's own (""): ``late_questions`` earlier
-        questions still run at the server, so the root's answer cannot come within its wait."""
+        """Why the root's question would come too late behind this search's own (""): ``late_questions``
+        earlier questions still run, and a server answering one question after another would answer
+        the root's after them beyond the root's wait. A question takes the measured latency, or at
+        least as long as the longest of them has run (nothing measured yet); a fast server (0.5 s
+        against a 5 s wait) is asked at once, whatever runs there."""
         assert self.late is not None
         if not self.late.full():
             return ""
-        return f"{self.config.late_questions} earlier question(s) still run at the server (late_questions)"
+        running = self.late.running_seconds()
+        takes = max([self._measured_latency() or 0.0, *running])
+        behind = sum(max(0.0, takes - seconds) for seconds in running) + takes
+        if behind <= (self._root_wait() or 0.0):
+            return ""
+        return (f"{self.config.late_questions} earlier question(s) still run at the server (late_questions): "
+                f"its answer would come in about {behind:.1f} s, after the root's wait")
 
     def _why_not_wait(self) -> str:
         """Why the root's question is not worth waiting for in this SEARCH ("" when it is): its recent
@@ -437,6 +446,7 @@ class Scheduler:
         started = time.perf_counter()
         self.stats.policy_queries += 1
         future = self._root_pool.submit(self._ask, history, past, obs, actions)
+        sent = time.monotonic()
         done = self._wait([future], timeout=self._root_wait())
         self._count_wait(started, done)
         if done:
@@ -445,7 +455,7 @@ class Scheduler:
             if self._pool is not None:
                 self.stats.waves += 1
             return node.pi
-        self.late.adopt(node, future)
+        self.late.adopt(node, future, sent)
         node.pi = uniform(len(node.actions))
         node.provisional = True
         self._root_ran_provisional()

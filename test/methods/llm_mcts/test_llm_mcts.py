@@ -764,3 +764,40 @@ def test_the_switches_are_validated():
         load_config(reliability_mix="sometimes")
     cfg = load_config()
     assert cfg["anytime"] is True and cfg["reliability_mix"] is True
+
+
+def _answer_times_of(latencies: list[float]):
+    """The policy's answer times at a server whose last questions took ``latencies`` seconds."""
+    from llm_planner.llm.waits import AnswerTimes, WaitSettings
+
+    times = AnswerTimes(WaitSettings(), "http://127.0.0.1:1/v1", "policy")
+    for seconds in latencies:
+        ticket = times.send()
+        ticket.sent -= seconds
+        times.land(ticket)
+    return times
+
+
+@pytest.mark.parametrize(("latency", "running", "waited"), [
+    (0.5, 0.2, True),    # a served model answering in 0.5 s: behind a late question about 0.8 s, within 5 s
+    (8.0, 2.0, False),   # SmolLM2-like: 6 s left of the late question + 8 s for the root's, after 5 s
+    (None, 6.0, False),  # nothing measured: the running question took 6 s already, the root's would too
+])
+def test_a_root_question_waits_behind_a_late_one_only_when_a_serial_server_answers_it_in_time(latency, running, waited):
+    """The root's question is not waited for behind the search's own late question only when it would
+    come after the root's wait (decision_time_s 10, root_wait_share 0.5: 5 s) at a server answering
+    one question after another; a fast server is asked at once."""
+    from concurrent.futures import Future
+
+    from llm_planner.methods.llm_mcts.scheduler import Scheduler
+
+    config = SearchConfig(decision_time_s=10.0, root_wait_share=0.5, late_questions=1, anytime=True)
+    scheduler = Scheduler(config, lambda *_: [1.0], answer_clock=_answer_times_of([] if latency is None else [latency] * 4))
+    scheduler.begin(SearchStats())
+    question: Future = Future()
+    question.set_running_or_notify_cancel()  # at the server, not answered
+    scheduler.late.adopt(Node([]), question, sent=time.monotonic() - running)
+    assert scheduler.late.full()
+    why = scheduler._late_full()
+    assert (why == "") is waited, why
+    assert waited or "after the root's wait" in why
