@@ -384,14 +384,18 @@ class Scheduler:
     def _late_full(self) -> str:
         """Why the root's question would come too late behind this search's own (""): ``late_questions``
         earlier questions still run, and a server answering one question after another would answer
-        the root's after them beyond the root's wait. A question takes the measured latency, or at
-        least as long as the longest of them has run (nothing measured yet); a fast server (0.5 s
-        against a 5 s wait) is asked at once, whatever runs there."""
+        the root's after them beyond the root's wait, a question taking the measured latency (or as
+        long as the longest of them has run, if longer). Nothing measured yet, the running question
+        is one that did not come within its own wait, and the root's is not waited for behind it. A
+        fast server (0.5 s against a 5 s wait) is asked at once, whatever runs there."""
         assert self.late is not None
         if not self.late.full():
             return ""
+        latency = self._measured_latency()
+        if latency is None:
+            return f"{self.config.late_questions} earlier question(s) still run at the server (late_questions)"
         running = self.late.running_seconds()
-        takes = max([self._measured_latency() or 0.0, *running])
+        takes = max([latency, *running])
         behind = sum(max(0.0, takes - seconds) for seconds in running) + takes
         if behind <= (self._root_wait() or 0.0):
             return ""
