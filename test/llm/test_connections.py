@@ -94,7 +94,7 @@ input()  # the test says when: its questions are at the server
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+            proc.wait(timeout=10)  # SIGKILL ends it; bounded all the same
     ended_s = time.monotonic() - reached
     assert ended_s < 5.0, f"the process ended {ended_s:.1f} s after its questions reached the server"
     assert proc.returncode == 0
