@@ -61,7 +61,7 @@ import yaml
 
 from llm_planner.domains.household.world.episode import HouseholdPlanner, Task, goal_object_beliefs
 from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
-from llm_planner.errors import ConfigError, GoalError, LLMError, LlmPlannerError, ModelServerError
+from llm_planner.errors import ConfigError, DecisionCanceled, GoalError, LLMError, LlmPlannerError, ModelServerError
 from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.openai_backend import UnusableAnswer
 from llm_planner.llm.text import WorldInfo
@@ -245,6 +245,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
         try:
             with self.stats.timing():
                 self._prepare(task, observation, full_state)
+        except DecisionCanceled:
+            raise                   # the closed loop's stop request: the episode ends canceled, not failed
         except LlmPlannerError as exc:
             self.failure = f"{self.name} cannot start: {exc}"
             if isinstance(exc, LLMError) and not isinstance(exc, ModelServerError):
@@ -306,7 +308,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         if prior is None or isinstance(prior, (str, Path)):
             assert self.runtime is not None  # _prepare built it for a planner that uses the prior
             prior = prior_for(self.runtime, household, prior or self.cfg.get("prior_file"),
-                              max_in_flight=self.search_cfg.max_in_flight)
+                              max_in_flight=self.search_cfg.max_in_flight, should_stop=self.should_stop)
         table = {t: prior.distribution(t) for t in household.scene.object_types if t in prior.probs}
         named = {t: [p for p, n in prior.counts.get(t, {}).items() if n > 0] for t in table}
         self.stats.world_model_reliability = prior.reliability()

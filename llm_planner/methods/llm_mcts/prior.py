@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from llm_planner.domains.household.world.commonsense import DEFAULT_PATH
-from llm_planner.errors import LLMError, UnusableAnswer
+from llm_planner.errors import DecisionCanceled, LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
 from llm_planner.llm.text import WorldInfo
+from llm_planner.planners.base import wait_unless_stopped
 
 if TYPE_CHECKING:
     pass
@@ -154,10 +155,14 @@ def position_vector(counts: Mapping[str, int], places: Sequence[str], floor: flo
 def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: int | None = None,
                 floor: float | None = None, seed: int | None = None,
                 obj_types: Sequence[str] | None = None, max_in_flight: int = 1,
-                progress: Callable[[int, int], None] | None = None) -> PriorBelief:
+                progress: Callable[[int, int], None] | None = None,
+                should_stop: Callable[[], bool] | None = None) -> PriorBelief:
     """Ask the backend M times per object type and build the belief (§2.2, App. C.2); with
     ``max_in_flight`` > 1 that many object types are asked at once (same answers, same result).
-    ``progress(done, total)`` is called after each object type."""
+    ``progress(done, total)`` is called after each object type. ``should_stop`` (a planner's
+    :attr:`~llm_planner.planners.base.Planner.should_stop`) is asked while the answers come: when it
+    is True the build ends with :class:`DecisionCanceled` and asks nothing more (the answers that
+    came are in the answer cache, so the next build asks only the rest)."""
     opts = backend.config.section("world_model")
     m = int(m or opts["samples"])
     floor = float(opts["floor"] if floor is None else floor)
@@ -185,11 +190,8 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
             progress(done[0], len(types))
         return answer
 
-    if max_in_flight > 1 and len(types) > 1:
-        with ThreadPoolExecutor(max_workers=min(max_in_flight, len(types)), thread_name_prefix="prior") as pool:
-            replies = list(pool.map(ask, types))
-    else:
-        replies = [ask(t) for t in types]
+    hint = f"llm-planner build-prior --scene {scene or '<scene>'} --cache --backend {backend.name}"
+    replies = _ask_each(ask, types, max_in_flight, should_stop, hint)
     for obj_type, answer in zip(types, replies, strict=True):
         named = Counter(place for sample in answer.samples for _rel, place in sample if place in places)
         counts[obj_type] = dict(named)
@@ -202,6 +204,24 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
         place_room={p: world.furniture_room[p] for p in places}, probs=probs, counts=counts, answers=answers,
         build_seconds=time.perf_counter() - started, read=read,
     )
+
+
+def _ask_each(ask: Callable[[str], Any], types: list[str], max_in_flight: int,
+              should_stop: Callable[[], bool] | None, hint: str) -> list[Any]:
+    """``ask`` of every object type, ``max_in_flight`` at once, in order; DecisionCanceled as soon as
+    ``should_stop`` says so (the questions not yet sent are dropped, those in flight run out)."""
+    if should_stop is None and (max_in_flight <= 1 or len(types) <= 1):
+        return [ask(t) for t in types]
+    pool = ThreadPoolExecutor(max_workers=max(1, min(max_in_flight, len(types))), thread_name_prefix="prior")
+    try:
+        futures = [pool.submit(ask, t) for t in types]
+        if not wait_unless_stopped(futures, None, should_stop):
+            done = sum(f.done() for f in futures)
+            raise DecisionCanceled(f"stopped while the prior was built from the model ({done} of {len(types)} object "
+                                   f"types answered; build it beforehand: `{hint}`, with the graph's --llm-config)")
+        return [f.result() for f in futures]
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def load_or_build_prior(path: str | Path | None, backend: LanguageModel, world: WorldInfo, scene: str = "",
@@ -274,9 +294,11 @@ def prior_cache_path(backend: LanguageModel, scene: str, key: str) -> Path:
 
 
 def cached_prior(backend: LanguageModel, world: WorldInfo, scene: str, scene_hash: str, max_in_flight: int = 1,
-                 progress: Callable[[int, int], None] | None = None) -> PriorBuild:
+                 progress: Callable[[int, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> PriorBuild:
     """The prior of an apartment from the disk cache when one was built under the same
-    :func:`prior_key`, else built (``progress`` called per object type) and saved atomically."""
+    :func:`prior_key`, else built (``progress`` called per object type, ``should_stop`` as
+    :func:`build_prior` takes it) and saved atomically."""
     started = time.perf_counter()
     key = prior_key(backend, world, scene_hash)
     path = prior_cache_path(backend, scene, key)
@@ -287,7 +309,8 @@ def cached_prior(backend: LanguageModel, world: WorldInfo, scene: str, scene_has
             found = None
         if found is not None and found.cache_key == key:
             return PriorBuild(found, path, True, time.perf_counter() - started)
-    prior = build_prior(backend, world, scene=scene, max_in_flight=max_in_flight, progress=progress)
+    prior = build_prior(backend, world, scene=scene, max_in_flight=max_in_flight, progress=progress,
+                        should_stop=should_stop)
     # as the file holds it (probabilities rounded), so a run that builds and one that reuses plan alike
     prior = PriorBelief.from_dict(PriorBelief(**{**prior.__dict__, "cache_key": key}).to_dict())
     return PriorBuild(prior, prior.save_to_cache(path), False, time.perf_counter() - started)

@@ -4,7 +4,7 @@ action sentences the search will embed, encoded before the first decision."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,11 +76,11 @@ def llm_runtime(backend: Any = None, llm_config: Mapping[str, Any] | None = None
 
 
 def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path | None = None,
-              max_in_flight: int = 1) -> Any:
+              max_in_flight: int = 1, should_stop: Callable[[], bool] | None = None) -> Any:
     """The App. C.2 prior of the household's apartment: from ``prior_file`` when it matches the
     scene, backend, model and M, else built with the backend (``max_in_flight`` object types asked
     at once) and saved (atomically) to ``prior_file`` or the LLM cache directory, so the next
-    process reuses it."""
+    process reuses it. A build ends on ``should_stop`` (DecisionCanceled; see :func:`build_prior`)."""
     world = WorldInfo.from_household(household)
     key = world.fingerprint()
     with runtime.lock:
@@ -90,7 +90,7 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
         if not prior_file:  # the disk cache keyed by scene content, backend, model and settings (prior.py)
             runtime.priors[key] = cached_prior(backend, world, household.scene.name,
                                                scene_content_hash(household.scene),
-                                               max_in_flight=max_in_flight).prior
+                                               max_in_flight=max_in_flight, should_stop=should_stop).prior
             return runtime.priors[key]
         m = int(backend.config.get("world_model.samples"))
         path = Path(prior_file)
@@ -107,7 +107,8 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
             if path.is_file():
                 raise LLMError(f"{path}: the prior was built for another scene, backend, model or M; rebuild it "
                                f"with `llm-planner build-prior --scene {household.scene.name} --out {path}`")
-            prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight)
+            prior = build_prior(backend, world, scene=household.scene.name, m=m, max_in_flight=max_in_flight,
+                                should_stop=should_stop)
             prior.save_to_cache(path)
         runtime.priors[key] = prior
         return prior

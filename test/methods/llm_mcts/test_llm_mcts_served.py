@@ -267,6 +267,45 @@ def test_a_cancel_ends_a_decision_that_waits_for_a_slow_model(hh, serve, tmp_pat
     assert first_decisions(hh, offline[0]) == first_decisions(hh, offline[1])
 
 
+def test_a_cancel_ends_the_build_of_the_prior_and_the_next_build_asks_only_the_rest(hh, serve, tmp_path):
+    """On a fresh cache the first episode builds the App. C.2 prior from the model (30 object types
+    here, 2 at a time, 2 s an answer: half a minute). A cancel 3 s in ends the episode canceled within
+    2 s of the cancel, naming the prior; the types answered by then are in the answer cache, and the
+    next build asks only the others."""
+    from llm_planner.task_states import CANCELED
+
+    server = serve(latency=Latency.fixed(2.0))
+    config = openai_config(server, tmp_path, probe={"enabled": False})
+    planner = create("llm_mcts", backend="openai", seed=0, max_in_flight=2, llm_config=config)
+    task = generate_tasks(hh.scene, "simple", 1, 0)[0]
+    asked: list[float] = []
+    cancel_after_s = 3.0
+
+    def stop() -> bool:
+        asked.append(time.monotonic())
+        return asked[-1] - asked[0] > cancel_after_s
+
+    result = run_episode(HouseholdDomain, planner, Task(task.instruction, task.goal, hh),
+                         SymbolicWorld(hh, hh.sample_initial_state(task.placement_seed)), should_stop=stop)
+    after_cancel = time.monotonic() - asked[0] - cancel_after_s
+    print(f"the episode ended {after_cancel:.2f} s after the cancel: {result.message}")
+    assert result.outcome == CANCELED and not result.steps, result.message
+    assert "stopped while the prior was built from the model" in result.message
+    assert "build-prior --scene apartment_seen --cache --backend openai" in result.message
+    assert after_cancel < 2.0, after_cancel
+    for thread in [t for t in threading.enumerate() if t.name.startswith("prior")]:
+        thread.join(timeout=60)         # the questions in flight at the cancel land in the cache
+        assert not thread.is_alive(), "a question of the canceled build did not end"
+    sent = server.stats()["requests"]
+    assert 2 <= sent < 10, sent         # 30 types would be 30 requests
+
+    again = create("llm_mcts", backend="openai", seed=0, max_in_flight=8, llm_config=config)
+    again._prepare(Task(task.instruction, task.goal, hh), hh.observe(hh.sample_initial_state(task.placement_seed)),
+                   None)
+    types = len(hh.scene.object_types)
+    assert server.stats()["requests"] - sent == types - sent, "the next build asked again what was answered"
+
+
 def _settle(planner, timeout_s: float = 60.0) -> None:
     """Wait (bounded) until no policy question of the planner is at the server any more."""
     times = planner.runtime.backend.answer_times("policy")
