@@ -9,6 +9,8 @@ names no command of the other two packages.
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import signal
 import sys
 from importlib.metadata import entry_points
 
@@ -45,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID` prints where a command hangs
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -21,6 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from llm_planner_ros.frontends.access import same_token, url_host
+from llm_planner_ros.frontends.serving import run_server
 
 #: The client id a request that carried the token is known by (one token, one client).
 TOKEN_CLIENT = "llm-planner-token"
@@ -107,4 +108,4 @@ def explanations(max_body_bytes: int, config: str) -> dict[str, str]:
 def serve(app: ASGIApp, host: str, port: int) -> None:
     """Serve ``app`` (the SDK's streamable HTTP application) on ``host:port`` until Ctrl-C or
     SIGTERM. No request is logged."""
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)).run()
+    run_server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False))

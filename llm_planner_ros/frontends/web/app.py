@@ -214,10 +214,12 @@ def serve(bridge: GraphBridge, door: Door, host: str, port: int) -> None:
     No request is logged (a URL may carry the token)."""
     import uvicorn  # noqa: PLC0415 - heavy optional: uvicorn only when the web front end serves
 
+    from llm_planner_ros.frontends.serving import run_server  # noqa: PLC0415 - imports uvicorn
+
     config = uvicorn.Config(create_app(bridge, door), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=int(bridge.settings.shutdown_s))
     try:
-        uvicorn.Server(config).run()
+        run_server(config)
     except KeyboardInterrupt:  # uvicorn shut down cleanly and passes Ctrl-C on: the way to stop
         pass
     finally:

@@ -13,6 +13,7 @@ import json
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -151,9 +152,18 @@ def servers(graph, tasks, tmp_path_factory) -> Iterator[dict[str, Server]]:
         yield {name: ready(*parts, token=mcp_token if name == "mcp_open" else None) for name, parts in started.items()}
     finally:
         for process, _, _ in started.values():
-            process.send_signal(2)
+            process.send_signal(signal.SIGINT)
+        hung = []
         for process, _, err in started.values():
-            assert process.wait(timeout=30) is not None, err.read_text()[-3000:]
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # where it hangs: the command's faulthandler prints every thread
+                process.send_signal(signal.SIGUSR1)
+                time.sleep(2.0)
+                process.kill()
+                process.wait(timeout=30)
+                hung.append(f"{process.args} did not exit within 30 s of Ctrl-C:\n{err.read_text()[-8000:]}")
+        assert not hung, "\n".join(hung)
 
 
 def own_post(server: Server, path: str, body: Any = None, content: bytes | None = None,
