@@ -30,19 +30,12 @@ from llm_planner.llm.base import (
 from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.factory import FallbackBackend, make_backend
 from llm_planner.llm.policy import empirical_policy, say_candidates
-from llm_planner.llm.text import (
-    WorldInfo,
-    action_to_text,
-    goal_to_text,
-    name_to_text,
-    observation_to_text,
-    text_to_action,
-)
+from llm_planner.llm.text import WorldInfo, action_to_text, goal_to_text, observation_to_text, text_to_action
 from llm_planner.llm.translate import TranslationResult, translate_directive
 
 __all__ = [
     "ActionSamples", "AnswerInfo", "Candidates", "FallbackBackend", "GoalTuples", "LLMConfig", "LanguageModel",
     "PolicyQuery", "PositionSamples", "TranslationResult", "Usage", "WorldInfo", "action_to_text",
-    "empirical_policy", "goal_to_text", "load_llm_config", "make_backend", "name_to_text", "observation_to_text",
+    "empirical_policy", "goal_to_text", "load_llm_config", "make_backend", "observation_to_text",
     "say_candidates", "text_to_action", "translate_directive",
 ]

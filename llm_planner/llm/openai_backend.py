@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError, ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
     Unparsable,
@@ -103,7 +104,7 @@ from llm_planner.llm.server_profile import (
     probe_server,
     server_profile,
 )
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
+from llm_planner.llm.text import WorldInfo, action_to_text
 from llm_planner.llm.waits import AnswerTimes, WaitSettings, answer_times
 
 if TYPE_CHECKING:

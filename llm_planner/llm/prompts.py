@@ -40,13 +40,13 @@ from pathlib import Path
 from string import Template
 
 from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError
 from llm_planner.llm.text import (
     WorldInfo,
     action_to_text,
     actions_to_text,
     goal_to_formal,
-    name_to_text,
     observation_to_text,
     relation_to_text,
 )

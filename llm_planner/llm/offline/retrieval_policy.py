@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError
 from llm_planner.llm.retrieval import ExpertIndex, world_of_scene
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
+from llm_planner.llm.text import WorldInfo, action_to_text
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.expert import Trajectory
