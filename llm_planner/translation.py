@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
 from llm_planner.llm import make_backend
-from llm_planner.llm.text import WorldInfo, goal_to_text
 from llm_planner.llm.translate import reader_goal, translate_directive
 from llm_planner.reading import check_model_goal, compare
 from llm_planner.reading import read_answer as reader_answer

@@ -12,8 +12,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
 #: answers), not moved into the household domain yet. The list may only shrink.
 HOUSEHOLD_LANGUAGE_IN_LLM = {
     "llm_planner.llm.commonsense", "llm_planner.llm.grounding", "llm_planner.llm.offline.backend",
-    "llm_planner.llm.offline.retrieval_policy", "llm_planner.llm.openai_backend", "llm_planner.llm.policy_query",
-    "llm_planner.llm.resources", "llm_planner.llm.retrieval", "llm_planner.llm.text", "llm_planner.llm.translate",
+    "llm_planner.llm.offline.retrieval_policy", "llm_planner.llm.openai_backend", "llm_planner.llm.resources",
+    "llm_planner.llm.retrieval", "llm_planner.llm.translate",
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from llm_planner.adapters.base import Domain
 from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.household.language.text import goal_to_text
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
 from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
 from llm_planner.domains.household.sim.skills import SkillFailed
@@ -38,7 +39,6 @@ from llm_planner.domains.household.world.symbolic import (
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
 from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
-from llm_planner.llm.text import goal_to_text
 from llm_planner.planners.base import Planner, available, create
 from llm_planner.translation import make_translator, read_answer
 from llm_planner.viz.markers import markers_from_geometry

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_planner.domains.household.language.text import WorldInfo, action_phrases, action_to_text
 from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.domains.household.world.words import name_to_text, plural
 from llm_planner.llm.embeddings import Embedder
-from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text
 from llm_planner.reading.kinds import clean_phrase as _clean
 
 

@@ -61,6 +61,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError, ModelServerError, UnusableAnswer
@@ -73,14 +75,7 @@ from llm_planner.llm.answers import (
     response_format,
     schema_of,
 )
-from llm_planner.llm.base import (
-    ActionSamples,
-    AnswerInfo,
-    GoalTuples,
-    LanguageModel,
-    PolicyQuery,
-    PositionSamples,
-)
+from llm_planner.llm.base import ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PositionSamples
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.connections import (
@@ -104,7 +99,6 @@ from llm_planner.llm.server_profile import (
     probe_server,
     server_profile,
 )
-from llm_planner.llm.text import WorldInfo, action_to_text
 from llm_planner.llm.waits import AnswerTimes, WaitSettings, answer_times
 
 if TYPE_CHECKING:

@@ -39,10 +39,7 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
-from llm_planner.domains.household.world.words import name_to_text
-from llm_planner.errors import LLMError
-from llm_planner.llm.text import (
+from llm_planner.domains.household.language.text import (
     WorldInfo,
     action_to_text,
     actions_to_text,
@@ -50,6 +47,9 @@ from llm_planner.llm.text import (
     observation_to_text,
     relation_to_text,
 )
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.words import name_to_text
+from llm_planner.errors import LLMError
 
 #: Say's answer when the planned actions reach the goal (seed 004 §4, the "done task" action).
 DONE_TASK = "done task"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from llm_planner.domains.household.language.text import WorldInfo, observation_to_text
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
 from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
@@ -26,12 +27,11 @@ from llm_planner.llm.prompts import (
     plan_example,
     policy_example,
 )
-from llm_planner.llm.text import WorldInfo, observation_to_text
 from llm_planner.paths import share_dir
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
     from llm_planner.domains.household.world.expert import Trajectory
-    from llm_planner.llm.policy_query import PolicyQuery
 
 #: Used by the translation prompt when no data set is available.
 FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (

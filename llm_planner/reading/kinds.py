@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from llm_planner.domains.household.world.words import name_to_text, singular
 
 if TYPE_CHECKING:
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
 
 def clean_phrase(text: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 

@@ -8,7 +8,7 @@ from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.errors import GoalError
 from llm_planner.reading import ground_goal
 from llm_planner.reading.goal_parser import goal_parser
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.paths import config_dir
 
 

@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner_eval.stand_in.serve import _limit

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
 
 

@@ -3,7 +3,7 @@ situations, and what the robot knows from its own observations and actions."""
 from __future__ import annotations
 
 from llm_planner.domains.household.world.symbolic import Action
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.llm.offline.retrieval_policy import knowledge_from, retrieval_policy
 
 

@@ -1,7 +1,7 @@
 """Word forms of the household's names, as sentences say them: ``kitchen_table`` is "kitchen
-table", one apple, two "apples", "an apple". The language-model layer's sentences
-(``llm_planner.llm.text``) and the directive reader (``llm_planner.reading``) both use them; here so
-that neither imports the other."""
+table", one apple, two "apples", "an apple". The household's sentences
+(``llm_planner.domains.household.language.text``) and the directive reader (``llm_planner.reading``)
+both use them; here so that neither imports the other."""
 from __future__ import annotations
 
 _VOWELS = "aeiou"

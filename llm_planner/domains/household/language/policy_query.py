@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
-from llm_planner.llm.text import WorldInfo
 
 
 @dataclass(frozen=True)
