@@ -13,7 +13,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
 HOUSEHOLD_LANGUAGE_IN_LLM = {
     "llm_planner.llm.commonsense", "llm_planner.llm.grounding", "llm_planner.llm.offline.backend",
     "llm_planner.llm.offline.retrieval_policy", "llm_planner.llm.openai_backend", "llm_planner.llm.resources",
-    "llm_planner.llm.retrieval", "llm_planner.llm.translate",
+    "llm_planner.llm.retrieval",
 }
 
 

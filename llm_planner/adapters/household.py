@@ -5,7 +5,7 @@ Scene from the ``scene`` parameter; the PyBullet apartment
 geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics: ``state`` (the robot's
 partial observation, LLM-MCTS App. A.5, with the robot's own pose), which any robot of the contract
 publishes, and ``full_state`` (the simulator's privileged view, only for planners that see the full
-state); directives translated by the LLM layer (:mod:`llm_planner.translation`).
+state); directives translated to goals (:mod:`llm_planner.translation`).
 
 A ``walk`` of a plan goes to the pose of its place (:mod:`llm_planner.domains.household.places`:
 the room, the furniture, or the furniture where the robot last saw the object) as a

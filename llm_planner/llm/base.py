@@ -114,7 +114,7 @@ class ActionSamples:
 @dataclass(frozen=True)
 class GoalTuples:
     """A directive as (relation, object, destination, count) tuples in the model's own words;
-    ``llm_planner.llm.translate`` grounds them onto the scene's names and validates them."""
+    ``llm_planner.translation.translate`` grounds them onto the scene's names and validates them."""
 
     items: tuple[tuple[str, str, str, int], ...]
     raw: str

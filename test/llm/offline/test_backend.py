@@ -76,7 +76,7 @@ def test_candidate_actions(offline, seen, seen_world):
 
 
 def test_injected_instructions_cannot_leave_the_admissible_set(offline, seen, seen_world):
-    from llm_planner.llm.translate import translate_directive
+    from llm_planner.translation.translate import translate_directive
 
     state = seen.sample_initial_state(4)
     admissible = tuple(seen.legal_actions(state))
