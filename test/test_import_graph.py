@@ -7,9 +7,11 @@ import importlib.util
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
-#: The modules of the language-model layer that still import the household: the household's language (its world
-#: as sentences, the questions the LLM-MCTS and SayCanPay methods ask about it and the offline provider's
-#: answers), not moved into the household domain yet. The list may only shrink.
+#: The modules of the language-model layer that still import the household: the answers to the household's
+#: questions that the interface names (object_positions, next_actions, translate, candidate_actions) and the
+#: backends give themselves (the offline provider's commonsense, expert retrieval and retrieval policy, the openai
+#: backend's readers, the resources' expert data set and action grounder). Each imports ``llm/`` at run time, so
+#: in the household domain it would close a cycle ``llm -> domains -> llm``. The list may only shrink.
 HOUSEHOLD_LANGUAGE_IN_LLM = {
     "llm_planner.llm.commonsense", "llm_planner.llm.grounding", "llm_planner.llm.offline.backend",
     "llm_planner.llm.offline.retrieval_policy", "llm_planner.llm.openai_backend", "llm_planner.llm.resources",
