@@ -2,7 +2,7 @@
 model and heuristic policy, goal translation, SayCanPay's Say) and the question kinds
 methods register (:mod:`llm_planner.llm.questions`, e.g. STaLM's task plans), two backends
 chosen by name (``offline``, the LLM-free provider of :mod:`llm_planner.llm.offline`, and
-``openai`` for any OpenAI-compatible server), Sentence-BERT grounding, the empirical policy
+``openai`` for any OpenAI-compatible server), Sentence-BERT embeddings, the empirical policy
 estimate, K-shot retrieval and a disk cache of answers. It imports no method and no backend; what
 the household's questions say (its world as sentences, the policy's question) is the household's
 (:mod:`llm_planner.domains.household.language`).

@@ -55,8 +55,8 @@ from llm_planner.reading.kinds import kind_duplicates, same_kind
 from llm_planner.reading.mentions import DirectiveReading
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.grounding import Grounder
     from llm_planner.domains.household.language.text import WorldInfo
-    from llm_planner.llm.grounding import Grounder
     from llm_planner.llm.resources import Resources
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}

@@ -30,9 +30,9 @@ from llm_planner.errors import GoalError
 from llm_planner.reading.kinds import furniture_forms, same_kind
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.grounding import Grounder
     from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.domains.household.world.commonsense import Commonsense
-    from llm_planner.llm.grounding import Grounder
 
 #: Words that stand for an object said before ("get the soap and leave it on the counter").
 PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")

@@ -12,6 +12,12 @@ def name_to_text(name: str) -> str:
     return name.replace("_", " ").strip()
 
 
+def clean_phrase(text: str) -> str:
+    """A phrase or a name as words are compared: lower case, no underscores, no punctuation around it,
+    single spaces (``" Kitchen_Table."`` -> ``kitchen table``)."""
+    return " ".join(text.lower().replace("_", " ").strip(" .,;:!?\"'`").split())
+
+
 def article(text: str) -> str:
     return "an" if text[:1].lower() in _VOWELS else "a"
 
