@@ -47,11 +47,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.language.kinds import kind_duplicates, same_kind
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem
 from llm_planner.domains.household.world.words import article, name_to_text, plural
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading.directive_reading import directive_reader
-from llm_planner.reading.kinds import kind_duplicates, same_kind
 from llm_planner.reading.mentions import DirectiveReading
 
 if TYPE_CHECKING:

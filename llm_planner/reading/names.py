@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import WHICH
+from llm_planner.domains.household.language.kinds import furniture_forms, same_kind
 from llm_planner.domains.household.world.words import name_to_text, plural, singular
 from llm_planner.errors import GoalError
-from llm_planner.reading.kinds import furniture_forms, same_kind
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.language.grounding import Grounder

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import random
 
+from llm_planner.domains.household.language.commonsense import scene_knowledge
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PositionSamples
-from llm_planner.llm.commonsense import scene_knowledge
 from llm_planner.llm.offline.retrieval_policy import retrieval_policy
 from llm_planner.reading import read_directive
 

@@ -31,9 +31,9 @@ from llm_planner.errors import LLMError
 from llm_planner.llm.retrieval import ExpertIndex, world_of_scene
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.commonsense import SceneKnowledge
     from llm_planner.domains.household.language.policy_query import PolicyQuery
     from llm_planner.domains.household.world.expert import Trajectory
-    from llm_planner.llm.commonsense import SceneKnowledge
     from llm_planner.llm.resources import Resources
 
 # Roles of an abstract action's arguments.

@@ -1,3 +1,12 @@
 """Fixtures of the household-language tests: the LLM layer's (test/llm/conftest.py: one Sentence-BERT
-model per session, the seen apartment and what a model is told of it)."""
-from test.llm.conftest import embedder, seen, seen_world  # noqa: F401  (fixtures, found by pytest through these names)
+model per session, isolated caches, the two apartments and what a model is told of them, the offline
+backend)."""
+from test.llm.conftest import (  # noqa: F401  (fixtures, found by pytest through these names)
+    _isolated_cache,
+    dataset,
+    embedder,
+    offline,
+    seen,
+    seen_world,
+    unseen,
+)

@@ -5,7 +5,7 @@ import pytest
 
 from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.commonsense import load_commonsense
-from llm_planner.llm.commonsense import scene_knowledge
+from llm_planner.domains.household.language.commonsense import scene_knowledge
 
 
 def test_file_is_broad_and_consistent():

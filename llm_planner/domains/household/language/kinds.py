@@ -2,8 +2,8 @@
 their kind as "nightstand" and "sink" (:func:`furniture_forms`); a phrase and a name say the same
 kind of thing when their head nouns agree (:func:`same_kind`: "remote control" is no game
 controller); a phrase naming one of several furniture of a kind is no name (:func:`kind_duplicates`).
-The reader and the Sentence-BERT grounder
-(``llm_planner.domains.household.language.grounding``) both keep to them."""
+The directive reader (``llm_planner.reading``) and the offline provider's commonsense
+(:mod:`.commonsense`) both keep to them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
