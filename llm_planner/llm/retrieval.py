@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from llm_planner.domains.household.language.grounding import Grounder
-from llm_planner.domains.household.language.text import WorldInfo, observation_to_text
-from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
-from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
-from llm_planner.llm.config import LLMConfig
-from llm_planner.llm.prompts import (
+from llm_planner.domains.household.language.prompts import (
     expert_initial_observation,
     initial_observation_to_text,
     plan_example,
     policy_example,
 )
+from llm_planner.domains.household.language.text import WorldInfo, observation_to_text
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
+from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
+from llm_planner.llm.config import LLMConfig
 from llm_planner.paths import share_dir
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from llm_planner_eval.stand_in.served import (
 )
 from llm_planner_eval.stand_in.styles import STYLES, render
 from llm_planner_eval.stand_in.wrong_answers import ErrorModel
-from llm_planner.llm.prompts import initial_observation_to_text, plan_prompt
+from llm_planner.domains.household.language.prompts import initial_observation_to_text, plan_prompt
 from llm_planner.domains.household.language.text import WorldInfo
 
 INSTRUCTION = "put one apple inside the fridge"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.prompts import render, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.prompts import render, translate_prompt, world_model_prompt
 from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
 
 

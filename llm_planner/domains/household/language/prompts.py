@@ -1,4 +1,4 @@
-"""Prompt templates (``llm_planner/llm/prompts/*.txt``) and their filling.
+"""Prompt templates (``llm_planner/domains/household/language/prompts/*.txt``) and their filling.
 
 The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-MCTS App. F
 listing 1 (goal, completed actions, current observation, then the answer), ``world_model.txt``

@@ -9,7 +9,7 @@ from typing import Any
 
 from llm_planner.domains.household.world.symbolic import Action, Household
 from llm_planner.domains.household.language.policy_query import PolicyQuery
-from llm_planner.llm.prompts import plan_prompt
+from llm_planner.domains.household.language.prompts import plan_prompt
 from llm_planner.domains.household.language.text import WorldInfo
 
 
