@@ -7,14 +7,14 @@ import importlib.util
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
-#: The modules of the language-model layer that still import the household: the answers to the household's
-#: questions that the interface names (object_positions, next_actions, translate, candidate_actions) and the
-#: backends give themselves (the offline provider's expert retrieval and retrieval policy, the openai
-#: backend's readers, the resources' expert data set and grounder). Each imports ``llm/`` at run time, so
-#: in the household domain it would close a cycle ``llm -> domains -> llm``. The list may only shrink.
+#: The modules of the language-model layer that still import the household: the backends that answer the
+#: household's questions the interface names (object_positions, next_actions, translate, candidate_actions)
+#: themselves (the offline provider, the openai backend's readers of places, actions and goals) and the resources
+#: they share (the expert data set D, the grounder). Each is the layer at run time (a backend class, what
+#: ``make_backend`` builds), so in the household domain it would close a cycle ``llm -> domains -> llm``. The
+#: list may only shrink.
 HOUSEHOLD_LANGUAGE_IN_LLM = {
-    "llm_planner.llm.offline.backend", "llm_planner.llm.offline.retrieval_policy", "llm_planner.llm.openai_backend",
-    "llm_planner.llm.resources", "llm_planner.llm.retrieval",
+    "llm_planner.llm.offline.backend", "llm_planner.llm.openai_backend", "llm_planner.llm.resources",
 }
 
 

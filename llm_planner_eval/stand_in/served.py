@@ -53,12 +53,12 @@ from typing import Any
 
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import DONE_TASK
+from llm_planner.domains.household.language.retrieval_policy import imagined_observation
 from llm_planner.domains.household.language.text import WorldInfo, text_to_name
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LlmPlannerError
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.offline.retrieval_policy import imagined_observation
 from llm_planner_eval.stand_in.kinds import AnswerErrors, Sample, get, served_kinds
 
 #: The served stand-in's own question kinds (methods register others). A :class:`Sample`'s ``data`` by kind:

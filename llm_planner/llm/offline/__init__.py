@@ -7,7 +7,8 @@ asked, from what the prompt would tell a model (never the simulator's hidden tru
   answers come from the commonsense file grounded onto the scene
   (:mod:`llm_planner.domains.household.language.commonsense`), its goals from the directive reader
   (:mod:`llm_planner.reading`).
-* :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
+* the heuristic policy answered from the expert data set D
+  (:mod:`llm_planner.domains.household.language.retrieval_policy`).
 
 What only one method asks lives in that method's package and is registered by question kind
 (:mod:`llm_planner.llm.questions`): STaLM's offline task plans (``methods/stalm/offline_plans.py``),

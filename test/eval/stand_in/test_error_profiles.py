@@ -19,7 +19,7 @@ from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner_eval.stand_in.serve_options import ServeOptions
 from llm_planner_eval.stand_in.wrong_answers import error_profiles, load_error_settings
 from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner.domains.household.language.text import action_to_text
 
 INSTRUCTIONS = ("put one apple inside the fridge", "put one toothbrush inside the bathroom cabinet",

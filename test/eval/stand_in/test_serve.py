@@ -14,7 +14,7 @@ import pytest
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner_eval.stand_in.serve import _limit
 from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
 from llm_planner_eval.stand_in.served import classify, policy_world, read_actions, read_observation

@@ -21,7 +21,7 @@ from llm_planner_eval.stand_in.wrong_answers import (ErrorModel, ErrorSettings, 
                                                    world_model_another_home)
 from llm_planner.domains.household.world.commonsense import load_commonsense
 from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.domains.household.language.text import action_to_text, text_to_name
 from llm_planner.domains.household.world.symbolic import Action

@@ -6,7 +6,7 @@ listing 2 (Question/Answer about possible positions, three fixed examples), ``tr
 listing 3 (formal goal tuples joined by "-"). STaLM's prompt (Figure 3) is built from geometric
 predicates by ``llm_planner.methods.stalm.prompt`` and reaches the backends whole through ``task_plans``.
 Few-shot examples of the policy and of translation are drawn from the expert data set D
-(``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
+(``llm_planner.domains.household.language.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
 
 Answers are asked for at the size the planner reads (each question kind's ``max_tokens`` and ``stop``
