@@ -13,7 +13,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(exclude=["test", "test.*"]),
-    package_data={PACKAGE: ["llm/prompts/*.txt", "reading/data/*.yaml",
+    package_data={PACKAGE: ["domains/household/language/prompts/*.txt", "reading/data/*.yaml",
                             "domains/household/world/data/*.yaml"],
                   "llm_planner_ros.frontends.web": ["static/*.html"]},
     data_files=[

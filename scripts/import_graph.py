@@ -53,9 +53,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     EVAL: (ROS,),
 }
 #: The spine (``llm_planner/spine.py``): the code that drives every domain; it must import no domain package
-#: (:data:`DOMAIN_PACKAGES`), a domain's own prompts (:data:`OWN_PROMPTS`) aside.
+#: (:data:`DOMAIN_PACKAGES`). A domain's own prompts are the domain's (``domains/household/language/prompts.py``).
 SPINE = (f"{CORE}.planners", f"{CORE}.llm", f"{CORE}.execution", f"{CORE}.service", f"{CORE}.spine")
-OWN_PROMPTS = (f"{CORE}.llm.prompts",)
 DOMAIN_PACKAGES = (f"{CORE}.domains.household", f"{CORE}.domains.gtamp", f"{CORE}.adapters.household",
                    f"{CORE}.adapters.gtamp")
 _DOTTED = re.compile(r"llm_planner(?:_ros|_eval)?(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -241,7 +240,7 @@ def spine_domain_uses(repo: Path | None = None) -> dict[str, list[Use]]:
     annotations, by name): spine module -> its uses."""
     found: dict[str, list[Use]] = defaultdict(list)
     for (src, dst), uses in file_uses(repo).items():
-        if under(src, SPINE) and not under(src, OWN_PROMPTS) and under(dst, DOMAIN_PACKAGES):
+        if under(src, SPINE) and under(dst, DOMAIN_PACKAGES):
             found[src] += uses
     return dict(found)
 

@@ -8,7 +8,7 @@ from llm_planner.clarification import CONFIRM, COUNT, NO, PLACE, YES, NeedsAnswe
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import GoalError
-from llm_planner.llm.translate import translate_directive
+from llm_planner.translation.translate import translate_directive
 from llm_planner.translation import read_answer
 
 

@@ -5,7 +5,7 @@ Scene from the ``scene`` parameter; the PyBullet apartment
 geometry (:mod:`llm_planner.domains.household.sim.perception`) on two topics: ``state`` (the robot's
 partial observation, LLM-MCTS App. A.5, with the robot's own pose), which any robot of the contract
 publishes, and ``full_state`` (the simulator's privileged view, only for planners that see the full
-state); directives translated by the LLM layer (:mod:`llm_planner.translation`).
+state); directives translated to goals (:mod:`llm_planner.translation`).
 
 A ``walk`` of a plan goes to the pose of its place (:mod:`llm_planner.domains.household.places`:
 the room, the furniture, or the furniture where the robot last saw the object) as a
@@ -20,6 +20,7 @@ from typing import Any
 from llm_planner.adapters.base import Domain
 from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
+from llm_planner.domains.household.language.text import goal_to_text
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
 from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
 from llm_planner.domains.household.sim.skills import SkillFailed
@@ -38,7 +39,6 @@ from llm_planner.domains.household.world.symbolic import (
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
 from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
-from llm_planner.llm.text import goal_to_text
 from llm_planner.planners.base import Planner, available, create
 from llm_planner.translation import make_translator, read_answer
 from llm_planner.viz.markers import markers_from_geometry

@@ -28,14 +28,15 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from llm_planner.domains.household.language.commonsense import scene_knowledge
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.sim.check import ERROR, check_layout
 from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.household.world.commonsense import load_commonsense
 from llm_planner.domains.household.world.scene import load_scene, resolve_scene_path
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import SceneError
-from llm_planner.llm.commonsense import scene_knowledge
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo, name_to_text
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.scene import Scene

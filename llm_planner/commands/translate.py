@@ -15,11 +15,11 @@ from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import LlmPlannerError
 from llm_planner.llm.config import load_llm_config, parse_dotted
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.translate import translate_directive
+from llm_planner.translation.translate import translate_directive
 
 if TYPE_CHECKING:
     from llm_planner.llm.base import LanguageModel
-    from llm_planner.llm.translate import TranslationResult
+    from llm_planner.translation.translate import TranslationResult
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,12 +2,16 @@
 model and heuristic policy, goal translation, SayCanPay's Say) and the question kinds
 methods register (:mod:`llm_planner.llm.questions`, e.g. STaLM's task plans), two backends
 chosen by name (``offline``, the LLM-free provider of :mod:`llm_planner.llm.offline`, and
-``openai`` for any OpenAI-compatible server), Sentence-BERT grounding, the empirical policy
-estimate, K-shot retrieval and a disk cache of answers. It imports no method and no backend.
+``openai`` for any OpenAI-compatible server), Sentence-BERT embeddings, the empirical policy
+estimate, K-shot retrieval and a disk cache of answers. It imports no method and no backend; what
+the household's questions say (its world as sentences, the policy's question) is the household's
+(:mod:`llm_planner.domains.household.language`).
 
 No ROS here. Typical use by a planner::
 
-    from llm_planner.llm import make_backend, PolicyQuery, WorldInfo
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
+    from llm_planner.domains.household.language.text import WorldInfo
+    from llm_planner.llm import make_backend
 
     lm = make_backend()                       # config/llm.yaml (backend: offline by default)
     world = WorldInfo.from_household(household)
@@ -23,26 +27,14 @@ from llm_planner.llm.base import (
     Candidates,
     GoalTuples,
     LanguageModel,
-    PolicyQuery,
     PositionSamples,
     Usage,
 )
 from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.factory import FallbackBackend, make_backend
 from llm_planner.llm.policy import empirical_policy, say_candidates
-from llm_planner.llm.text import (
-    WorldInfo,
-    action_to_text,
-    goal_to_text,
-    name_to_text,
-    observation_to_text,
-    text_to_action,
-)
-from llm_planner.llm.translate import TranslationResult, translate_directive
 
 __all__ = [
     "ActionSamples", "AnswerInfo", "Candidates", "FallbackBackend", "GoalTuples", "LLMConfig", "LanguageModel",
-    "PolicyQuery", "PositionSamples", "TranslationResult", "Usage", "WorldInfo", "action_to_text",
-    "empirical_policy", "goal_to_text", "load_llm_config", "make_backend", "name_to_text", "observation_to_text",
-    "say_candidates", "text_to_action", "translate_directive",
+    "PositionSamples", "Usage", "empirical_policy", "load_llm_config", "make_backend", "say_candidates",
 ]

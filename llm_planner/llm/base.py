@@ -34,15 +34,20 @@ from typing import TYPE_CHECKING, Any
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.policy import say_candidates
-from llm_planner.llm.policy_query import PolicyQuery
 from llm_planner.llm.questions import get
-from llm_planner.llm.text import WorldInfo
 from llm_planner.spine import Action
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
     from llm_planner.llm.waits import AnswerTimes
 
+#: What a model is told about the world a question is about (the household's ``WorldInfo``,
+#: ``domains/household/language/text.py``): a value of the domain; the layer reads nothing of it.
+World = Any
+#: What the heuristic policy is asked at a history (the household's ``PolicyQuery``,
+#: ``domains/household/language/policy_query.py``): :meth:`LanguageModel.candidate_actions` reads its
+#: ``world`` and its ``admissible`` actions, a backend the rest.
+PolicyQuestion = Any
 
 @dataclass
 class Usage:
@@ -109,7 +114,7 @@ class ActionSamples:
 @dataclass(frozen=True)
 class GoalTuples:
     """A directive as (relation, object, destination, count) tuples in the model's own words;
-    ``llm_planner.llm.translate`` grounds them onto the scene's names and validates them."""
+    ``llm_planner.translation.translate`` grounds them onto the scene's names and validates them."""
 
     items: tuple[tuple[str, str, str, int], ...]
     raw: str
@@ -151,17 +156,17 @@ class LanguageModel(ABC):
         """The model name answers are attributed to (and cache keys use)."""
 
     @abstractmethod
-    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+    def object_positions(self, world: World, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:
         """M sampled answers for the possible positions of ``obj_type`` (LLM-MCTS §2.2, App. F listing 2)."""
 
     @abstractmethod
-    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+    def next_actions(self, query: PolicyQuestion, m: int | None = None, k: int | None = None,
                      seed: int | None = None) -> ActionSamples:
         """M sampled next actions with K retrieved expert examples (LLM-MCTS §2.3, App. F listing 1)."""
 
     @abstractmethod
-    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+    def translate(self, world: World, directive: str) -> GoalTuples:
         """The directive as formal goal tuples (LLM-MCTS §2.2 "Goal", App. F listing 3)."""
 
     def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
@@ -170,7 +175,7 @@ class LanguageModel(ABC):
         answerer for this backend."""
         return get(kind).answerer(self.name)(self, question, n, seed)
 
-    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+    def candidate_actions(self, query: PolicyQuestion, m: int | None = None) -> Candidates:
         """Top-m admissible next actions with probabilities (SayCanPay §5, "Say"): ``candidates.samples``
         sampled next actions grounded onto the admissible actions, scored with the §2.3 estimate
         (the chat API offers no beam search over actions)."""
@@ -186,7 +191,7 @@ class LanguageModel(ABC):
             ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
         return Candidates(tuple(ranked), info)
 
-    def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
+    def _say_samples(self, query: PolicyQuestion, n: int, k: int) -> tuple[list[str], AnswerInfo]:
         """``n`` sampled next-action texts for Say (backends implement it)."""
         raise NotImplementedError
 

@@ -12,9 +12,10 @@ from llm_planner.llm.base import (
     Candidates,
     GoalTuples,
     LanguageModel,
-    PolicyQuery,
+    PolicyQuestion,
     PositionSamples,
     Usage,
+    World,
     with_fallback_note,
 )
 from llm_planner.llm.cache import AnswerCache
@@ -24,7 +25,6 @@ from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.in_flight import AnswerTimeout, QueueTimeout
 from llm_planner.llm.liveness import accepts_connections
 from llm_planner.llm.resources import Resources
-from llm_planner.llm.text import WorldInfo
 from llm_planner.llm.waits import AnswerTimes
 
 #: backend name -> (module, class): the offline provider and the OpenAI-compatible client.
@@ -122,21 +122,21 @@ class FallbackBackend(LanguageModel):
         self.fallback_state = self.FAILED if up else self.GONE
         return f"{self.primary.name} failed: {exc}" if up else f"the model server {url} {detail}: {exc}"
 
-    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
+    def object_positions(self, world: World, obj_type: str, m: int | None = None,
                          seed: int | None = None) -> PositionSamples:
         return self._call("object_positions", world, obj_type, m=m, seed=seed)
 
-    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
+    def next_actions(self, query: PolicyQuestion, m: int | None = None, k: int | None = None,
                      seed: int | None = None) -> ActionSamples:
         return self._call("next_actions", query, m=m, k=k, seed=seed)
 
-    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
+    def translate(self, world: World, directive: str) -> GoalTuples:
         return self._call("translate", world, directive)
 
     def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
         return self._call("answer", kind, question, n=n, seed=seed)
 
-    def candidate_actions(self, query: PolicyQuery, m: int | None = None) -> Candidates:
+    def candidate_actions(self, query: PolicyQuestion, m: int | None = None) -> Candidates:
         return self._call("candidate_actions", query, m=m)
 
 

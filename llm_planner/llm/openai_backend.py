@@ -34,8 +34,8 @@ Faults are bounded, never a crash and never a hang:
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.ModelServerError` (an LLMError).
 
 A policy question asked ``from_initial`` (SayCanPay's offline planning, seed 004 §4) is asked with
-the plan prompt (``llm/prompts/plan.txt``: goal, initial observation, planned actions so far, next
-action or "done task"), not as a robot's current situation.
+the plan prompt (``domains/household/language/prompts/plan.txt``: goal, initial observation,
+planned actions so far, next action or "done task"), not as a robot's current situation.
 
 Answers in any style: questions ask for structured output (``response_format`` with the question's
 JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is ``auto`` or
@@ -61,7 +61,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.prompts import (
+    plan_prompt,
+    policy_prompt,
+    translate_prompt,
+    world_model_prompt,
+)
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError, ModelServerError, UnusableAnswer
 from llm_planner.llm.answers import (
     Unparsable,
@@ -72,14 +81,7 @@ from llm_planner.llm.answers import (
     response_format,
     schema_of,
 )
-from llm_planner.llm.base import (
-    ActionSamples,
-    AnswerInfo,
-    GoalTuples,
-    LanguageModel,
-    PolicyQuery,
-    PositionSamples,
-)
+from llm_planner.llm.base import ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PositionSamples
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.connections import (
@@ -93,7 +95,6 @@ from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, Question
 from llm_planner.llm.openai_http import FormatRefused
 from llm_planner.llm.openai_http import preview as _preview
 from llm_planner.llm.openai_requests import OpenAIRequests
-from llm_planner.llm.prompts import plan_prompt, policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.server_profile import (
     IGNORED,
@@ -103,7 +104,6 @@ from llm_planner.llm.server_profile import (
     probe_server,
     server_profile,
 )
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 from llm_planner.llm.waits import AnswerTimes, WaitSettings, answer_times
 
 if TYPE_CHECKING:

@@ -8,14 +8,14 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES, ExpertIndex, load_expert_data
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal
 from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.embeddings import Embedder, shared_embedder
-from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.policy_query import PolicyQuery
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES, ExpertIndex, load_expert_data
-from llm_planner.llm.text import WorldInfo, action_to_text
 
 T = TypeVar("T")
 

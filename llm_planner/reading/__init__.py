@@ -13,7 +13,7 @@
 
 The language-model layer calls it and it calls no model: the offline backend's translation is
 :func:`read_directive`, a model backend keeps the reader's goal where it reads the directive and
-has the model's goal checked elsewhere (``llm_planner.llm.translate``), and the nodes ask back
+has the model's goal checked elsewhere (``llm_planner.translation.translate``), and the nodes ask back
 with its questions. It builds on the household's words (``llm_planner.domains.household.world``)
 and takes the Sentence-BERT grounder and the configuration from the backend's resources.
 """

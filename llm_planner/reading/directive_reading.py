@@ -34,8 +34,8 @@ from llm_planner.reading.quantities import CUES, DEFINITE, quantity
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
+    from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.llm.resources import Resources
-    from llm_planner.llm.text import WorldInfo
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,;&]")
 #: Words that end a clause (the parser splits clauses on the same words).

@@ -63,8 +63,8 @@ from llm_planner.reading.quantities import (
 )
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.llm.resources import Resources
-    from llm_planner.llm.text import WorldInfo
 
 
 VERBS = (

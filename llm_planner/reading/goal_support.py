@@ -47,17 +47,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.language.kinds import kind_duplicates, same_kind
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem
 from llm_planner.domains.household.world.words import article, name_to_text, plural
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading.directive_reading import directive_reader
-from llm_planner.reading.kinds import kind_duplicates, same_kind
 from llm_planner.reading.mentions import DirectiveReading
 
 if TYPE_CHECKING:
-    from llm_planner.llm.grounding import Grounder
+    from llm_planner.domains.household.language.grounding import Grounder
+    from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.llm.resources import Resources
-    from llm_planner.llm.text import WorldInfo
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 

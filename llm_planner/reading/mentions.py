@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from llm_planner.domains.household.world.symbolic import Goal
 
 if TYPE_CHECKING:
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import WHICH
+from llm_planner.domains.household.language.kinds import furniture_forms, same_kind
 from llm_planner.domains.household.world.words import name_to_text, plural, singular
 from llm_planner.errors import GoalError
-from llm_planner.reading.kinds import furniture_forms, same_kind
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.grounding import Grounder
+    from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.domains.household.world.commonsense import Commonsense
-    from llm_planner.llm.grounding import Grounder
-    from llm_planner.llm.text import WorldInfo
 
 #: Words that stand for an object said before ("get the soap and leave it on the counter").
 PRONOUNS = ("it", "them", "those", "these", "that", "this", "this one", "that one", "both of them", "all of them")

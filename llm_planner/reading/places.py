@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 from llm_planner.clarification import PLACE
+from llm_planner.domains.household.language.kinds import POSITION_WORDS
 from llm_planner.domains.household.world.words import name_to_text, plural, singular
 from llm_planner.errors import GoalError
-from llm_planner.reading.kinds import POSITION_WORDS
 from llm_planner.reading.names import DETERMINERS, PRONOUNS, SceneNames, Unclear, covering
 
 _VAGUE_PLACE = ("somewhere", "anywhere", "wherever", "away", "there", "here", "place", "it", "them", "the right place",

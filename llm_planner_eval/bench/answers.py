@@ -55,12 +55,13 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.language.text import WorldInfo, action_phrases, text_to_name
 from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.answers import Unparsable, first_action, read_goal_tuples, read_positions
 from llm_planner.llm.config import load_llm_config
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo, action_phrases, name_to_text, text_to_name
 from llm_planner.methods.stalm.plan_parser import plan_section, scan_tuples
 from llm_planner_eval.bench.report import format_table
 from llm_planner_eval.stand_in import stalm_served

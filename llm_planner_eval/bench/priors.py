@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import Scene, load_scene
 from llm_planner.errors import LLMError
 from llm_planner.llm.resources import all_action_texts
-from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.llm_mcts.prior import PriorBelief, cached_prior, prior_key, scene_content_hash
 from llm_planner.methods.llm_mcts.runtime import llm_runtime
 from llm_planner.planners import base as planners

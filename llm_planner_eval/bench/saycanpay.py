@@ -23,7 +23,8 @@ answering wrongly at that rate is started (``llm-planner serve --error-rate P``;
 is an unhelpful action, a skipped precondition, a back-and-forth step or an absent object:
 ``llm_planner_eval/stand_in/wrong_answers.py``) and Say is asked of it over HTTP (``openai`` backend) by every
 method, side by side (the paper decoder asks it in the plan form, goal, o_0 and the planned actions,
-``llm/prompts/plan.txt``; the oracle decoder in the policy form, the observation after each step);
+``domains/household/language/prompts/plan.txt``; the oracle decoder in the policy form, the
+observation after each step);
 the table and one PNG (``FILE.error_rates.png`` next to ``--json FILE``) show
 planning success per split and cost-effectiveness on test against the rate, with the seed's
 VirtualHome figures (Vicuna, Tables 3 and 4) dotted. The rows carry ``error_rate`` (also with

@@ -1,5 +1,5 @@
 """``llm-planner bench translate``: goal translation of directives as people say them (LLM-MCTS seed
-000, §2.2 "Goal"; the grounding and validation of ``llm_planner.llm.translate``), on a hand-written
+000, §2.2 "Goal"; the grounding and validation of ``llm_planner.translation.translate``), on a hand-written
 evaluation set with gold goals (``config/translate_eval.yaml``: several phrasings per intent, both
 apartments, and directives that must be refused: rooms as destinations, unknown objects, counts the
 apartment does not have, vague or negated requests, other languages).
@@ -54,10 +54,10 @@ from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.config import load_llm_config, parse_dotted
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.translate import translate_directive
 from llm_planner.paths import config_dir
 from llm_planner.reading import UnsupportedGoal
 from llm_planner.translation import read_answer
+from llm_planner.translation.translate import translate_directive
 from llm_planner_eval.bench.report import BenchReport, format_table
 from llm_planner_eval.bench.serving import add_serve_arguments, serve_for_bench
 

@@ -11,9 +11,9 @@ import argparse
 import time
 
 from llm_planner.commands.translate import add_llm_arguments, make_backend_from_args
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.errors import ConfigError
-from llm_planner.llm.text import WorldInfo
 from llm_planner_eval.bench.report import format_table
 
 

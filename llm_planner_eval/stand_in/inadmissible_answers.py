@@ -32,8 +32,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner.domains.household.language.text import text_to_name
 from llm_planner.domains.household.world.commonsense import load_commonsense
-from llm_planner.llm.text import name_to_text, text_to_name
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner_eval.stand_in.kinds import Sample
 from llm_planner_eval.stand_in.served import policy_question, translate_question, world_model_question
 from llm_planner_eval.stand_in.wrong_answers import named_in

@@ -12,7 +12,7 @@ import re
 import weakref
 from typing import Any
 
-from llm_planner.llm.text import WorldInfo, goal_to_formal
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_formal
 from llm_planner.methods.levy_karpas.channels import KIND
 from llm_planner.methods.levy_karpas.clause_classifier import trained_classifier
 from llm_planner.methods.levy_karpas.config import load_config

@@ -10,10 +10,10 @@ observation; it never reads a scene file, the simulator or any hidden state.
 question       recognised by (prompt of)                  answered with
 =============  =========================================  ====================================
 world_model    "what are the possible positions of X?"    ``OfflineBackend.object_positions``
-               (``llm/prompts/world_model.txt``)
+               (``world_model.txt``)
 policy         "Goal / Completed actions / Current        ``OfflineBackend.next_actions`` (the
                observation / Next action(s):"             retrieval policy; it is also SayCanPay's
-               (``llm/prompts/policy.txt``), or "Goal /    Say question), asked ``from_initial`` in
+               (``policy.txt``), or "Goal /               Say question), asked ``from_initial`` in
                Initial observation / Planned actions so   the plan form, as the offline backend is
                far / Next action:" (``plan.txt``)         asked by SayCanPay's paper decoder
 translate      "... Formal goal:" (``translate.txt``)      the offline goal parser
@@ -51,13 +51,14 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.prompts import DONE_TASK
+from llm_planner.domains.household.language.retrieval_policy import imagined_observation
+from llm_planner.domains.household.language.text import WorldInfo, text_to_name
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LlmPlannerError
-from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.offline.retrieval_policy import imagined_observation
-from llm_planner.llm.prompts import DONE_TASK
-from llm_planner.llm.text import WorldInfo, name_to_text, text_to_name
 from llm_planner_eval.stand_in.kinds import AnswerErrors, Sample, get, served_kinds
 
 #: The served stand-in's own question kinds (methods register others). A :class:`Sample`'s ``data`` by kind:

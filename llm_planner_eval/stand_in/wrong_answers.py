@@ -85,10 +85,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from llm_planner.domains.household.language.commonsense import scene_knowledge
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text, text_to_name
 from llm_planner.domains.household.world.commonsense import Commonsense, load_commonsense
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import ConfigError
-from llm_planner.llm.commonsense import scene_knowledge
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text, text_to_name
 from llm_planner.paths import config_dir, read_yaml_mapping
 from llm_planner_eval.stand_in.kinds import Sample, WrongAnswer, served_kinds
 from llm_planner_eval.stand_in.served import policy_question, translate_question, world_model_question

@@ -15,7 +15,7 @@ import pytest
 
 from llm_planner.llm.embeddings import Embedder
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 
@@ -56,7 +56,7 @@ def seen_world(seen) -> WorldInfo:
 def dataset():
     """The expert data set D the backends use by default (200 training tasks, seen apartment)."""
     from llm_planner.llm.config import load_llm_config
-    from llm_planner.llm.retrieval import load_expert_data
+    from llm_planner.domains.household.language.retrieval import load_expert_data
 
     return load_expert_data(load_llm_config())
 

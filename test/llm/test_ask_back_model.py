@@ -6,7 +6,7 @@ import pytest
 
 from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.symbolic import GoalItem
-from llm_planner.llm.translate import translate_directive
+from llm_planner.translation.translate import translate_directive
 
 
 def test_the_models_guess_of_which_table_is_not_taken_the_person_is_asked(openai_backend, fake_openai, seen):

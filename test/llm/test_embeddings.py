@@ -34,7 +34,7 @@ def test_disk_cache_spares_the_model(embedder, tmp_path):
 
 def test_warm_actions_encodes_a_worlds_action_sentences_once(embedder, offline):
     from llm_planner.llm.resources import Resources, all_action_texts
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
     world = WorldInfo(rooms=("hall", "den"), containers=("chest",), surfaces=("shelf",),
                       furniture_room={"chest": "hall", "shelf": "den"}, object_type={"cup_1": "cup"})

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from llm_planner.errors import GoalError, LLMError
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.llm.answers import first_action
 from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
-from llm_planner.llm.translate import translate_directive
+from llm_planner.translation.translate import translate_directive
 from llm_planner.domains.household.world.symbolic import Action
 
 

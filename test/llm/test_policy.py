@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.llm.policy import empirical_policy, say_candidates
 from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 

@@ -8,7 +8,7 @@ import numpy as np
 from llm_planner import cli
 from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior, load_or_build_prior, position_vector
 from llm_planner_eval.bench.priors import evaluate_prior
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import parse_scene
 
 

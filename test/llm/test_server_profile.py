@@ -58,7 +58,7 @@ def test_ignored_n_samples_are_asked_at_once(server, embedder, dataset, seen_wor
 
 
 def test_a_greedy_server_is_asked_one_sample_and_it_is_said(server, embedder, dataset, seen, seen_world, caplog):
-    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
 
     s = server(greedy=True, ignore_n=True)
     lm = _client(s, embedder, dataset)

@@ -79,7 +79,7 @@ def test_settings_are_checked_and_one_record_per_server_and_kind():
 
 def test_the_backend_times_questions_at_the_server_and_not_answers_from_the_cache(openai_backend, fake_openai,
                                                                                      seen, seen_world):
-    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
 
     state = seen.sample_initial_state(0)
     query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), (),

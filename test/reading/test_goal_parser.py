@@ -19,7 +19,7 @@ def _goal(items):
 @pytest.mark.parametrize("apartment", ["seen", "unseen"])
 def test_held_out_generator_directives_at_least_95_percent_exact(apartment, request, offline):
     household = request.getfixturevalue(apartment)
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
     parser = goal_parser(offline.resources, WorldInfo.from_household(household))
     total = exact = 0

@@ -8,7 +8,7 @@ from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.errors import GoalError
 from llm_planner.reading import ground_goal
 from llm_planner.reading.goal_parser import goal_parser
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.paths import config_dir
 
 
@@ -84,6 +84,6 @@ def test_a_models_goal_is_grounded_the_same_way(parser, offline):
     ("put the biscuits into the cupboard", ("inside", "biscuits", "cupboard", 1)),
 ])
 def test_a_pair_of_a_noun_counted_in_pairs_is_one(parser, directive, expected):
-    """The instructions the task generator writes for such types (llm.text.PAIR_NOUNS): "a pair of
+    """The instructions the task generator writes for such types (world.pair_nouns.PAIR_NOUNS): "a pair of
     headphones" is one headphones, not two."""
     assert _items(parser, directive) == {expected}

@@ -15,7 +15,7 @@ from llm_planner.domains.household.world.symbolic import GoalItem, Household
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading import UnsupportedGoal, check_model_goal, ground_goal
 from llm_planner.reading.directive_reading import directive_reader
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 
 
 def _goal(*items: tuple[str, str, str, int]) -> tuple[GoalItem, ...]:

@@ -17,8 +17,8 @@ from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.errors import GoalError
 from llm_planner.reading.goal_parser import goal_parser
 from llm_planner.reading.names import _shares_stem, covering
-from llm_planner.llm.text import WorldInfo
-from llm_planner.llm.translate import translate_directive
+from llm_planner.domains.household.language.text import WorldInfo
+from llm_planner.translation.translate import translate_directive
 from llm_planner.service import PlanningService, PlanTaskRequest
 from llm_planner.translation import read_answer
 from llm_planner_eval.bench.translate import evaluate, load_cases, summary

@@ -16,8 +16,10 @@ from llm_planner.clarification import NeedsAnswer, number_word
 from llm_planner.domains.household.world.symbolic import INSIDE
 from llm_planner.errors import DirectiveRefused, LlmPlannerError
 from llm_planner.reading.goal_parser import goal_parser
-from llm_planner.llm.text import WorldInfo, is_pair_noun, name_to_text, plural
-from llm_planner.llm.translate import translate_directive
+from llm_planner.domains.household.world.pair_nouns import is_pair_noun
+from llm_planner.domains.household.world.words import name_to_text, plural
+from llm_planner.domains.household.language.text import WorldInfo
+from llm_planner.translation.translate import translate_directive
 
 REFUSE = "refuse"      # a refusal is due (a question does not do)
 UNCLEAR = "unclear"    # a refusal or a question is due

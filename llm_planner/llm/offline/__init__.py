@@ -4,9 +4,11 @@ Nothing here is a language model. Hand-built components answer the questions a m
 asked, from what the prompt would tell a model (never the simulator's hidden truth):
 
 * :mod:`.backend`: ``OfflineBackend``, the ``offline`` entry of the backend factory; its prior
-  answers come from the commonsense file (:mod:`llm_planner.llm.commonsense`), its goals from the
-  directive reader (:mod:`llm_planner.reading`).
-* :mod:`.retrieval_policy`: the heuristic policy answered from the expert data set D.
+  answers come from the commonsense file grounded onto the scene
+  (:mod:`llm_planner.domains.household.language.commonsense`), its goals from the directive reader
+  (:mod:`llm_planner.reading`).
+* the heuristic policy answered from the expert data set D
+  (:mod:`llm_planner.domains.household.language.retrieval_policy`).
 
 What only one method asks lives in that method's package and is registered by question kind
 (:mod:`llm_planner.llm.questions`): STaLM's offline task plans (``methods/stalm/offline_plans.py``),

@@ -7,7 +7,7 @@ question          how it is answered
 object_positions  M sampled answers from the curated commonsense file (domains/household/world/data/commonsense.yaml),
                   its general place names matched to the scene's furniture by Sentence-BERT;
                   each answer lists one to three places drawn by plausibility.
-next_actions      the retrieval policy over the expert data set D (retrieval_policy.py): top similar
+next_actions      the retrieval policy over the expert data set D (household language): top similar
                   instructions, nearest matching expert situations, adapted to the current
                   objects; M samples drawn among the candidate places where one must search.
 translate         the directive reader (``llm_planner.reading.read_directive``).
@@ -27,19 +27,14 @@ from __future__ import annotations
 
 import random
 
+from llm_planner.domains.household.language.commonsense import scene_knowledge
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.retrieval_policy import retrieval_policy
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import INSIDE, Goal
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError
-from llm_planner.llm.base import (
-    ActionSamples,
-    AnswerInfo,
-    GoalTuples,
-    LanguageModel,
-    PolicyQuery,
-    PositionSamples,
-)
-from llm_planner.llm.commonsense import scene_knowledge
-from llm_planner.llm.offline.retrieval_policy import retrieval_policy
-from llm_planner.llm.text import WorldInfo, name_to_text
+from llm_planner.llm.base import ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PositionSamples
 from llm_planner.reading import read_directive
 
 MODEL = "commonsense-retrieval-1"

@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.clauses import LABELS
 from llm_planner.methods.levy_karpas.dataset import Clause, DirectiveSample, build_splits
 

@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from llm_planner.domains.household.language.text import goal_to_text
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
 from llm_planner.errors import GoalError, PlanningError
-from llm_planner.llm.text import goal_to_text
 from llm_planner.methods.levy_karpas.encoding import solve_combined
 from llm_planner.methods.levy_karpas.template import NO_TEMPLATE, PlanTemplate, TemplateError
 

@@ -44,8 +44,8 @@ from llm_planner.domains.household.world.symbolic import (
     goal_to_lists,
 )
 from llm_planner.domains.household.world.tasks import HouseholdTask, generate_tasks
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import ConfigError
-from llm_planner.llm.text import name_to_text
 from llm_planner.methods.levy_karpas.clauses import split_clauses
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep, lift_plan, parse_template
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from llm_planner.domains.household.world.symbolic import Goal
-from llm_planner.llm.text import name_to_text
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateStep
 
 Fact = tuple[str, str, str]

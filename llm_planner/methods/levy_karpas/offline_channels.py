@@ -39,11 +39,12 @@ from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.text import WorldInfo, name_to_text
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.clause_classifier import ClauseClassifier, trained_classifier
 from llm_planner.methods.levy_karpas.clauses import PRONOUNS, split_clauses

@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_formal
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
-from llm_planner.llm.text import WorldInfo, goal_to_formal, name_to_text
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
 from llm_planner.methods.levy_karpas.prompt_scene import scene_lines, state_text

@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from llm_planner.domains.household.language.text import goal_to_text
 from llm_planner.domains.household.world.episode import Task
 from llm_planner.domains.household.world.pddl import solve
 from llm_planner.domains.household.world.symbolic import Goal, Observation, State
 from llm_planner.errors import LlmPlannerError
-from llm_planner.llm.text import goal_to_text
 from llm_planner.methods.classical import ClassicalPlanner
 from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.system import LevyKarpasSystem

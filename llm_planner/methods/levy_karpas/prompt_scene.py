@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 
+from llm_planner.domains.household.language.text import relation_to_text, text_to_name
 from llm_planner.domains.household.world.scene import CONTAINER, SURFACE, Furniture, ObjectType, Room, Scene
 from llm_planner.domains.household.world.symbolic import Household, State
-from llm_planner.llm.text import name_to_text, relation_to_text, text_to_name
+from llm_planner.domains.household.world.words import name_to_text
 
 #: ``name (note)`` items of a listing line; the note is a room or a count
 _ITEM = re.compile(r"\s*(?P<name>[^,()]+?)\s*(?:\((?P<note>[^()]*)\))?\s*(?:,|$)")

@@ -59,12 +59,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.episode import HouseholdPlanner, Task, goal_object_beliefs
 from llm_planner.domains.household.world.symbolic import Action, Household, Observation, State
 from llm_planner.errors import ConfigError, DecisionCanceled, GoalError, LLMError, LlmPlannerError, ModelServerError
-from llm_planner.llm.base import PolicyQuery
 from llm_planner.llm.openai_backend import UnusableAnswer
-from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
 from llm_planner.methods.llm_mcts.mcts import LLMMCTS

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.errors import UnusableAnswer
-from llm_planner.llm.base import LanguageModel, PolicyQuery
+from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.policy import empirical_policy
 
 

@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.commonsense import DEFAULT_PATH
 from llm_planner.errors import DecisionCanceled, LLMError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
-from llm_planner.llm.text import WorldInfo
 from llm_planner.planners.base import wait_unless_stopped
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo, action_to_text
 from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
 from llm_planner.methods.llm_mcts.prior import PriorBelief, build_prior, cached_prior, scene_content_hash
 

@@ -51,11 +51,12 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.llm.base import LanguageModel, PolicyQuery
+from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.policy import say_candidates
-from llm_planner.llm.text import WorldInfo
 from llm_planner.methods.saycanpay.features import Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from llm_planner.domains.household.language.text import action_to_text, goal_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, State
-from llm_planner.llm.text import action_to_text, goal_to_text, name_to_text
+from llm_planner.domains.household.world.words import name_to_text
 
 DONE = Action("done", ())        # the seed's "done task" action (§4; footnote 2: its precondition is the goal)
 DONE_TEXT = "done task"

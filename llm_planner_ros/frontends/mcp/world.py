@@ -10,8 +10,8 @@ from typing import Any
 
 from llm_planner.domains.gtamp.problems import load_problem, resolve_problem_path
 from llm_planner.domains.household.world.scene import load_scene, resolve_scene_path
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LlmPlannerError
-from llm_planner.llm.text import name_to_text
 
 
 def describe_world(domain: str, world: str) -> dict[str, Any]:

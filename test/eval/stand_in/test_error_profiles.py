@@ -15,12 +15,12 @@ import pytest
 from llm_planner_eval.bench.answers import ERROR_KIND, USABLE, answer_kind, policy_kind, profile_weights, shares
 from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.errors import ConfigError
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner_eval.stand_in.serve_options import ServeOptions
 from llm_planner_eval.stand_in.wrong_answers import error_profiles, load_error_settings
-from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
-from llm_planner.llm.text import action_to_text
+from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.text import action_to_text
 
 INSTRUCTIONS = ("put one apple inside the fridge", "put one toothbrush inside the bathroom cabinet",
                 "put one plate on the kitchen table", "put one book on the desk",

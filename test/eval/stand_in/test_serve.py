@@ -12,9 +12,9 @@ import urllib.request
 import pytest
 
 from llm_planner.errors import ConfigError, LLMError
-from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 from llm_planner_eval.stand_in.serve import _limit
 from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
 from llm_planner_eval.stand_in.served import classify, policy_world, read_actions, read_observation
@@ -200,7 +200,7 @@ def _client(server, embedder, dataset, tmp_path, **overrides):
 @pytest.mark.parametrize("style", STYLES)
 def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder, dataset, tmp_path, seen, seen_world,
                                                       style):
-    from llm_planner.llm.translate import translate_directive
+    from llm_planner.translation.translate import translate_directive
 
     s = server(style=style, structured_output=False)
     lm = _client(s, embedder, dataset, tmp_path, translate__ask_model="always")  # asked though the reader reads it
@@ -280,7 +280,7 @@ def test_a_client_config_file_points_every_process_at_the_server(server, tmp_pat
     """What a launched node graph does: ``$LLM_PLANNER_LLM_CONFIG`` names the file the server wrote."""
     from llm_planner.llm.config import CONFIG_ENV, load_llm_config
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.translate import translate_directive
+    from llm_planner.translation.translate import translate_directive
 
     s = server(style="markdown")
     monkeypatch.setenv(CONFIG_ENV, s.write_client_config(tmp_path / "llm.yaml"))

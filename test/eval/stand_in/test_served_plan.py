@@ -10,7 +10,7 @@ from typing import Any
 
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, GoalItem, Household, Observation, State
 from llm_planner.llm.answers import first_action
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner_eval.stand_in.served import (
     ServedModel,
     classify,
@@ -20,8 +20,8 @@ from llm_planner_eval.stand_in.served import (
 )
 from llm_planner_eval.stand_in.styles import STYLES, render
 from llm_planner_eval.stand_in.wrong_answers import ErrorModel
-from llm_planner.llm.prompts import initial_observation_to_text, plan_prompt
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.prompts import initial_observation_to_text, plan_prompt
+from llm_planner.domains.household.language.text import WorldInfo
 
 INSTRUCTION = "put one apple inside the fridge"
 GOAL = (GoalItem(INSIDE, "apple", "fridge", 1),)

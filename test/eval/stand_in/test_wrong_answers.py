@@ -12,7 +12,7 @@ import pytest
 
 from llm_planner.errors import ConfigError
 from llm_planner.llm.answers import first_action, read_goal_tuples, read_positions
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner_eval.stand_in.serve_options import ServeOptions
 from llm_planner_eval.stand_in.styles import STYLES, render
 from llm_planner_eval.stand_in.wrong_answers import (ErrorModel, ErrorSettings, load_error_settings, policy_absent_object, policy_repeated,
@@ -20,9 +20,10 @@ from llm_planner_eval.stand_in.wrong_answers import (ErrorModel, ErrorSettings, 
                                                    translate_neighbour_object, translate_wrong_count,
                                                    world_model_another_home)
 from llm_planner.domains.household.world.commonsense import load_commonsense
-from llm_planner.llm.prompts import policy_prompt, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
-from llm_planner.llm.text import action_to_text, name_to_text, text_to_name
+from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.world.words import name_to_text
+from llm_planner.domains.household.language.text import action_to_text, text_to_name
 from llm_planner.domains.household.world.symbolic import Action
 
 

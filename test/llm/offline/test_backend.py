@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.methods.llm_mcts.policy import HeuristicPolicy
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.tasks import SUITES, generate_tasks
 
 
@@ -76,7 +76,7 @@ def test_candidate_actions(offline, seen, seen_world):
 
 
 def test_injected_instructions_cannot_leave_the_admissible_set(offline, seen, seen_world):
-    from llm_planner.llm.translate import translate_directive
+    from llm_planner.translation.translate import translate_directive
 
     state = seen.sample_initial_state(4)
     admissible = tuple(seen.legal_actions(state))

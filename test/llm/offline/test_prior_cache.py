@@ -6,7 +6,7 @@ import dataclasses
 
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.llm.factory import make_backend
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.methods.llm_mcts.prior import cached_prior, prior_key, scene_content_hash
 
 

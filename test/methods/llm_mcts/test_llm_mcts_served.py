@@ -139,9 +139,9 @@ def test_equal_situations_make_equal_prompts(hh, serve, tmp_path):
     """The policy prompt is the situation (instruction, completed actions, current observation):
     asked again with other past observations and the admissible actions in another order, the
     answer comes from the disk cache, with no request."""
-    from llm_planner.llm.base import PolicyQuery
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
     from llm_planner.llm.factory import make_backend
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
     server = serve()
     backend = make_backend(openai_config(server, tmp_path), backend="openai")

@@ -9,7 +9,7 @@ import pytest
 
 from llm_planner.llm.base import ActionSamples, AnswerInfo, Candidates, Usage
 from llm_planner.llm.embeddings import DIM
-from llm_planner.llm.text import action_to_text
+from llm_planner.domains.household.language.text import action_to_text
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
 

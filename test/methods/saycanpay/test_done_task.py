@@ -7,8 +7,8 @@ import math
 import pytest
 
 from llm_planner.errors import ConfigError
-from llm_planner.llm.offline.retrieval_policy import imagined_observation
-from llm_planner.llm.text import WorldInfo, action_to_text
+from llm_planner.domains.household.language.retrieval_policy import imagined_observation
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.methods.saycanpay.config import load_config
 from llm_planner.methods.saycanpay.decoding import Decoder, Episode, token_logprobs_backend
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder, model_input

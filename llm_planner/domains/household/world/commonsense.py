@@ -1,8 +1,8 @@
 """The curated commonsense file of households (``data/commonsense.yaml`` beside this module): the
 general places things are kept in, where each object type usually is, other words for objects and
 places, and the verbs that imply a place ("chill" -> fridge). The offline backend's world model
-grounds it onto a scene (``llm_planner.llm.commonsense``); the directive reader takes its words
-(``llm_planner.reading``)."""
+grounds it onto a scene (``llm_planner.domains.household.language.commonsense``); the directive
+reader takes its words (``llm_planner.reading``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping

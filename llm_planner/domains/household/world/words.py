@@ -1,7 +1,7 @@
 """Word forms of the household's names, as sentences say them: ``kitchen_table`` is "kitchen
-table", one apple, two "apples", "an apple". The language-model layer's sentences
-(``llm_planner.llm.text``) and the directive reader (``llm_planner.reading``) both use them; here so
-that neither imports the other."""
+table", one apple, two "apples", "an apple". The household's sentences
+(``llm_planner.domains.household.language.text``) and the directive reader (``llm_planner.reading``)
+both use them; here so that neither imports the other."""
 from __future__ import annotations
 
 _VOWELS = "aeiou"
@@ -10,6 +10,12 @@ _VOWELS = "aeiou"
 def name_to_text(name: str) -> str:
     """``kitchen_table`` -> ``kitchen table``; ``apple_1`` -> ``apple 1``."""
     return name.replace("_", " ").strip()
+
+
+def clean_phrase(text: str) -> str:
+    """A phrase or a name as words are compared: lower case, no underscores, no punctuation around it,
+    single spaces (``" Kitchen_Table."`` -> ``kitchen table``)."""
+    return " ".join(text.lower().replace("_", " ").strip(" .,;:!?\"'`").split())
 
 
 def article(text: str) -> str:

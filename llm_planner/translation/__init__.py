@@ -1,7 +1,8 @@
 """Directive -> grounded goal for the household domain (:class:`Translator`). The backend is built
 on first use (the embedding model loads once per process).
 
-Most planners take the LLM layer's goal translation (LLM-MCTS §2.2 "Goal"). The ``pddl`` planner
+Most planners take the goal translation of :mod:`.translate` (LLM-MCTS §2.2 "Goal": the directive
+reader's goal, or a model's goal checked by the reader). The ``pddl`` planner
 (Levy-Karpas) reads directives its own way: its goal channel also understands step-by-step and
 mixed instructions ("go to the bedroom, pick up the book and bring it to the sofa"), so its goal
 comes from that channel (the top-ranked goal; the planner then checks goal and plan template
@@ -13,14 +14,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.symbolic import Household
 from llm_planner.domains.percept import Translation
 from llm_planner.errors import GoalError
 from llm_planner.llm import make_backend
-from llm_planner.llm.text import WorldInfo, goal_to_text
-from llm_planner.llm.translate import reader_goal, translate_directive
 from llm_planner.reading import check_model_goal, compare
 from llm_planner.reading import read_answer as reader_answer
+from llm_planner.translation.translate import reader_goal, translate_directive
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question

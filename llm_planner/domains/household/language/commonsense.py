@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.kinds import furniture_forms
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.commonsense import Commonsense, load_commonsense
 from llm_planner.domains.household.world.scene import CONTAINER
-from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.text import WorldInfo, name_to_text
-from llm_planner.reading.kinds import furniture_forms
+from llm_planner.domains.household.world.words import name_to_text
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources

@@ -1,10 +1,10 @@
-"""The offline retrieval policy (llm/offline/retrieval_policy.py): D's steps abstracted into
+"""The offline retrieval policy (domains/household/language/retrieval_policy.py): D's steps abstracted into
 situations, and what the robot knows from its own observations and actions."""
 from __future__ import annotations
 
 from llm_planner.domains.household.world.symbolic import Action
-from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.offline.retrieval_policy import knowledge_from, retrieval_policy
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.retrieval_policy import knowledge_from, retrieval_policy
 
 
 def test_every_expert_step_is_abstracted_once(offline):

@@ -4,7 +4,7 @@ embedding and examine their cosine similarity to the current instruction ... We 
 similar instructions and use the corresponding expert trajectories as a K-shot prompt." Within a
 retrieved trajectory the step whose observation is most similar to the current observation is
 shown (as in the authors' released code). The offline backend's policy over the same index is
-:mod:`llm_planner.llm.offline.retrieval_policy`.
+:mod:`llm_planner.domains.household.language.retrieval_policy`.
 """
 from __future__ import annotations
 
@@ -15,23 +15,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
-from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
-from llm_planner.llm.config import LLMConfig
-from llm_planner.llm.grounding import Grounder
-from llm_planner.llm.prompts import (
+from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.prompts import (
     expert_initial_observation,
     initial_observation_to_text,
     plan_example,
     policy_example,
 )
-from llm_planner.llm.text import WorldInfo, observation_to_text
+from llm_planner.domains.household.language.text import WorldInfo, observation_to_text
+from llm_planner.domains.household.world.scene import load_scene
+from llm_planner.domains.household.world.symbolic import INSIDE, Goal, GoalItem, Observation
+from llm_planner.errors import ConfigError, LLMError, LlmPlannerError
 from llm_planner.paths import share_dir
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
     from llm_planner.domains.household.world.expert import Trajectory
-    from llm_planner.llm.policy_query import PolicyQuery
+    from llm_planner.llm.config import LLMConfig
 
 #: Used by the translation prompt when no data set is available.
 FIXED_TRANSLATION_EXAMPLES: tuple[tuple[str, Goal], ...] = (

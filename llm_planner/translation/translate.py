@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner.clarification import NeedsAnswer
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.pddl import goal_pddl
 from llm_planner.domains.household.world.symbolic import Goal, Household, goal_to_lists
 from llm_planner.errors import DirectiveRefused, GoalError, UnusableAnswer
 from llm_planner.llm.base import AnswerInfo, LanguageModel
-from llm_planner.llm.text import WorldInfo, goal_to_text
 from llm_planner.reading import check_model_goal, compare, ground_goal, read_directive
 
 LOG = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from llm_planner.llm.text import (
+from llm_planner.domains.household.language.text import (
     WorldInfo, action_to_text, goal_to_formal, goal_to_text, observation_to_text, text_to_action,
 )
 from llm_planner.domains.household.world.symbolic import Action, GoalItem

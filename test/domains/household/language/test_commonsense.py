@@ -5,7 +5,7 @@ import pytest
 
 from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world.commonsense import load_commonsense
-from llm_planner.llm.commonsense import scene_knowledge
+from llm_planner.domains.household.language.commonsense import scene_knowledge
 
 
 def test_file_is_broad_and_consistent():
@@ -42,7 +42,7 @@ LONG_FLAT = "scenes/examples/long_flat.yaml"
 @pytest.fixture(scope="module")
 def flat_knowledge(offline):
     from llm_planner.domains.household.world.scene import load_scene
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
     from llm_planner.paths import config_dir
 
     world = WorldInfo.from_scene(load_scene(config_dir() / LONG_FLAT))
@@ -67,7 +67,7 @@ def test_every_receptacle_of_a_known_kind_gets_its_weight(flat_knowledge):
 
 
 def test_furniture_like_nothing_keeps_the_floor(offline):
-    from llm_planner.llm.text import WorldInfo
+    from llm_planner.domains.household.language.text import WorldInfo
 
     world = WorldInfo(rooms=("kitchen",), containers=("fridge", "aquarium"), surfaces=("kitchen_table",),
                       furniture_room={"fridge": "kitchen", "aquarium": "kitchen", "kitchen_table": "kitchen"},

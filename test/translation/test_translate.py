@@ -7,7 +7,7 @@ import pytest
 
 from llm_planner import cli
 from llm_planner.errors import GoalError
-from llm_planner.llm.translate import translate_directive
+from llm_planner.translation.translate import translate_directive
 from llm_planner.domains.household.world.symbolic import GoalItem
 
 

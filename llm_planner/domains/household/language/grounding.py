@@ -16,13 +16,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from llm_planner.domains.household.language.text import WorldInfo, action_phrases, action_to_text
 from llm_planner.domains.household.world.symbolic import Action
-from llm_planner.llm.embeddings import Embedder
-from llm_planner.llm.text import WorldInfo, action_phrases, action_to_text, name_to_text, plural
-from llm_planner.reading.kinds import clean_phrase as _clean
+from llm_planner.domains.household.world.words import clean_phrase as _clean
+from llm_planner.domains.household.world.words import name_to_text, plural
+
+if TYPE_CHECKING:
+    from llm_planner.llm.embeddings import Embedder
 
 
 @dataclass(frozen=True)

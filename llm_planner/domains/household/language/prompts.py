@@ -1,4 +1,4 @@
-"""Prompt templates (``llm_planner/llm/prompts/*.txt``) and their filling.
+"""Prompt templates (``llm_planner/domains/household/language/prompts/*.txt``) and their filling.
 
 The templates follow the seeds' formats in our own wording: ``policy.txt`` LLM-MCTS App. F
 listing 1 (goal, completed actions, current observation, then the answer), ``world_model.txt``
@@ -6,7 +6,7 @@ listing 2 (Question/Answer about possible positions, three fixed examples), ``tr
 listing 3 (formal goal tuples joined by "-"). STaLM's prompt (Figure 3) is built from geometric
 predicates by ``llm_planner.methods.stalm.prompt`` and reaches the backends whole through ``task_plans``.
 Few-shot examples of the policy and of translation are drawn from the expert data set D
-(``llm_planner.llm.retrieval``). Templates use ``$name`` fields (string.Template), so
+(``llm_planner.domains.household.language.retrieval``). Templates use ``$name`` fields (string.Template), so
 text inserted into a prompt is never interpreted.
 
 Answers are asked for at the size the planner reads (each question kind's ``max_tokens`` and ``stop``
@@ -39,17 +39,17 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
-from llm_planner.errors import LLMError
-from llm_planner.llm.text import (
+from llm_planner.domains.household.language.text import (
     WorldInfo,
     action_to_text,
     actions_to_text,
     goal_to_formal,
-    name_to_text,
     observation_to_text,
     relation_to_text,
 )
+from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.words import name_to_text
+from llm_planner.errors import LLMError
 
 #: Say's answer when the planned actions reach the goal (seed 004 §4, the "done task" action).
 DONE_TASK = "done task"

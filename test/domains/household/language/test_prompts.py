@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.llm.prompts import render, translate_prompt, world_model_prompt
-from llm_planner.llm.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.domains.household.language.prompts import render, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 
 
 def test_world_model_prompt_lists_the_scene(seen_world):

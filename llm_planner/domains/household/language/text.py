@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from llm_planner.domains.household.world.pair_nouns import PAIR_NOUNS, is_pair_noun  # noqa: F401 - re-exported
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, Observation
-from llm_planner.domains.household.world.words import article, name_to_text, plural, singular  # noqa: F401 - re-exported
+from llm_planner.domains.household.world.words import article, name_to_text, plural
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.world.scene import Scene

@@ -1,5 +1,5 @@
 """The offline retrieval policy: it answers the heuristic-policy question (LLM-MCTS §2.3) without a
-generative model, from the expert data set D (:class:`~llm_planner.llm.retrieval.ExpertIndex`).
+generative model, from the expert data set D (:class:`~llm_planner.domains.household.language.retrieval.ExpertIndex`).
 
 It answers the heuristic-policy question without a generative
 model: every expert step is abstracted into a *situation* relative to the object the expert is
@@ -24,15 +24,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.language.retrieval import ExpertIndex, world_of_scene
+from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError
-from llm_planner.llm.retrieval import ExpertIndex, world_of_scene
-from llm_planner.llm.text import WorldInfo, action_to_text, name_to_text
 
 if TYPE_CHECKING:
+    from llm_planner.domains.household.language.commonsense import SceneKnowledge
+    from llm_planner.domains.household.language.policy_query import PolicyQuery
     from llm_planner.domains.household.world.expert import Trajectory
-    from llm_planner.llm.base import PolicyQuery
-    from llm_planner.llm.commonsense import SceneKnowledge
     from llm_planner.llm.resources import Resources
 
 # Roles of an abstract action's arguments.

@@ -1,7 +1,7 @@
 """Cosine grounding onto admissible names and actions (grounding.py)."""
 from __future__ import annotations
 
-from llm_planner.llm.grounding import Grounder
+from llm_planner.domains.household.language.grounding import Grounder
 from llm_planner.domains.household.world.symbolic import Action
 
 

@@ -2,20 +2,17 @@
 their kind as "nightstand" and "sink" (:func:`furniture_forms`); a phrase and a name say the same
 kind of thing when their head nouns agree (:func:`same_kind`: "remote control" is no game
 controller); a phrase naming one of several furniture of a kind is no name (:func:`kind_duplicates`).
-The reader and the Sentence-BERT grounder (``llm_planner.llm.grounding``) both keep to them."""
+The directive reader (``llm_planner.reading``) and the offline provider's commonsense
+(:mod:`.commonsense`) both keep to them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from llm_planner.domains.household.world.words import name_to_text, singular
+from llm_planner.domains.household.world.words import clean_phrase, name_to_text, singular
 
 if TYPE_CHECKING:
-    from llm_planner.llm.text import WorldInfo
-
-
-def clean_phrase(text: str) -> str:
-    return " ".join(text.lower().replace("_", " ").strip(" .,;:!?\"'`").split())
+    from llm_planner.domains.household.language.text import WorldInfo
 
 
 #: Words that tell apart furniture of one kind ("dresser_left", "top_shelf"): not part of the kind.

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_planner.domains.household.world.symbolic import Action, Household
-from llm_planner.llm.base import PolicyQuery
-from llm_planner.llm.prompts import plan_prompt
-from llm_planner.llm.text import WorldInfo
+from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.prompts import plan_prompt
+from llm_planner.domains.household.language.text import WorldInfo
 
 
 def _plan_query(seen: Household, world: WorldInfo, planned: Sequence[Action] = (),

@@ -1,7 +1,7 @@
 """Retrieval over the expert data set D (retrieval.py): the most similar instructions and K-shot examples."""
 from __future__ import annotations
 
-from llm_planner.llm.base import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery
 
 
 def test_top_k_instructions_are_similar(offline):

@@ -1,13 +1,13 @@
 """What the heuristic policy is asked at a history h (LLM-MCTS seed 000, §2.3, App. F listing 1):
 the question every backend answers with ``next_actions`` and ``candidate_actions``
 (:class:`llm_planner.llm.base.LanguageModel`), and the retrieval of K-shot examples for it
-(:mod:`llm_planner.llm.retrieval`) reads."""
+(:mod:`llm_planner.domains.household.language.retrieval`) reads."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
-from llm_planner.llm.text import WorldInfo
 
 
 @dataclass(frozen=True)
