@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
+    from llm_planner_ros.frontends.serving import StopSignals
+
+    stop = StopSignals()  # first, while this is the only thread: every later thread leaves the signals to it
     from llm_planner_ros.frontends.access import display_host, served_hosts, server_token, url_host
     from llm_planner_ros.frontends.settings import load_settings
     from llm_planner_ros.frontends.web.app import serve
@@ -40,10 +43,13 @@ def run_web(args: argparse.Namespace) -> int:
     door = Door(frozenset(hosts), token, settings.max_body_bytes, "config/frontends.yaml (web: allowed_hosts)")
     bridge = GraphBridge(args.namespace, settings, args.work_dir.resolve())
     bridge.start(wait_s=args.server_timeout * 3)
+    if stop.stopping:  # Ctrl-C while joining the graph
+        bridge.stop()
+        return 0
     url = f"http://{url_host(display_host(args.host))}:{args.port}/"
     if token is not None:  # printed once, to the terminal only: never logged
         url += f"?token={token}" if generated else f"?token=${settings.token_env}"
     print(f"llm-planner web: {url} (graph namespace '{args.namespace or '/'}'; answers to {', '.join(hosts)}; "
           "Ctrl-C stops)", flush=True)
-    serve(bridge, door, args.host, args.port)
+    serve(bridge, door, args.host, args.port, stop)
     return 0

@@ -27,7 +27,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -41,6 +41,9 @@ from llm_planner_ros.frontends.inputs import BadInput, plain_text
 from llm_planner_ros.frontends.web.bridge import Event, GraphBridge
 from llm_planner_ros.frontends.web.guard import BodyTooLarge, Door, GuardMiddleware, read_body
 from llm_planner_ros.task_results import to_json
+
+if TYPE_CHECKING:
+    from llm_planner_ros.frontends.serving import StopSignals
 
 TASK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 REPORT_FILES = ("before.png", "after.png", "strip.png")
@@ -209,18 +212,14 @@ def report_html(task_id: str, folder: Path) -> str:
             f'<body><p><a href="/">back to the robot</a></p><pre>{html.escape(text)}</pre>{pictures}</body></html>')
 
 
-def serve(bridge: GraphBridge, door: Door, host: str, port: int) -> None:
-    """Serve the page on ``host:port`` behind ``door`` until Ctrl-C or SIGTERM, then stop ``bridge``.
-    No request is logged (a URL may carry the token)."""
+def serve(bridge: GraphBridge, door: Door, host: str, port: int, stop: StopSignals) -> None:
+    """Serve the page on ``host:port`` behind ``door`` until Ctrl-C or SIGTERM (taken by ``stop``),
+    then stop ``bridge``. No request is logged (a URL may carry the token)."""
     import uvicorn  # noqa: PLC0415 - heavy optional: uvicorn only when the web front end serves
-
-    from llm_planner_ros.frontends.serving import run_server  # noqa: PLC0415 - imports uvicorn
 
     config = uvicorn.Config(create_app(bridge, door), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=int(bridge.settings.shutdown_s))
     try:
-        run_server(config)
-    except KeyboardInterrupt:  # uvicorn shut down cleanly and passes Ctrl-C on: the way to stop
-        pass
+        stop.run(config)
     finally:
         bridge.stop()

@@ -40,7 +40,7 @@ SKIPPED = (
     ("smol.yaml", "needs the client configuration the real model server writes (test/nodes/test_real_model.py)"),
     ("--ray", "starts Ray or needs a cluster, and runs the benchmark at the seed's size (hours)"),
     (" serve ", "serves until Ctrl-C (test/llm/ tests start and stop it)"),
-    ("llm-planner web", "serves the page until Ctrl-C (test/nodes/test_web.py runs it with two browsers)"),
+    ("llm-planner web", "serves the page until Ctrl-C (test/ros/nodes/test_web.py runs it with two browsers)"),
     ("llm-planner voice", "listens to a microphone or to recordings (test/nodes/test_voice.py speaks to it)"),
     ("127.0.0.1:8000", "needs `llm-planner serve --port 8000` running in another terminal"),
     (" train ", "trains the SayCanPay models for minutes on the CPU"),
