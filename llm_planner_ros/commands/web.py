@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from llm_planner_ros.frontends.serving import StopSignals
+    from llm_planner_ros.frontends.serving import StopSignals, leave_now
 
     stop = StopSignals()  # first, while this is the only thread: every later thread leaves the signals to it
     from llm_planner_ros.frontends.access import display_host, served_hosts, server_token, url_host
@@ -44,7 +44,8 @@ def run_web(args: argparse.Namespace) -> int:
     bridge = GraphBridge(args.namespace, settings, args.work_dir.resolve())
     bridge.start(wait_s=args.server_timeout * 3)
     if stop.stopping:  # Ctrl-C while joining the graph
-        bridge.stop()
+        if not bridge.stop():
+            leave_now()
         return 0
     url = f"http://{url_host(display_host(args.host))}:{args.port}/"
     if token is not None:  # printed once, to the terminal only: never logged

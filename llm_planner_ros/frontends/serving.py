@@ -18,8 +18,10 @@ too, with Python's C handler installed and uvicorn's handler never called. Two w
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
+import sys
 import threading
 
 import uvicorn
@@ -91,3 +93,12 @@ def run_server(config: uvicorn.Config, stop: StopSignals | None = None) -> None:
         stop.run(config)
     else:
         LoopSignalledServer(config).run()
+
+
+def leave_now(code: int = 0) -> None:
+    """Exit at once, without the interpreter's finalisation: used when a thread is still inside ROS
+    code at the end (a daemon thread there aborts the process with "terminate called without an
+    active exception" while the interpreter tears the ROS objects down under it)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)

@@ -217,9 +217,12 @@ def serve(bridge: GraphBridge, door: Door, host: str, port: int, stop: StopSigna
     then stop ``bridge``. No request is logged (a URL may carry the token)."""
     import uvicorn  # noqa: PLC0415 - heavy optional: uvicorn only when the web front end serves
 
+    from llm_planner_ros.frontends.serving import leave_now  # noqa: PLC0415 - imports uvicorn
+
     config = uvicorn.Config(create_app(bridge, door), host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=int(bridge.settings.shutdown_s))
     try:
         stop.run(config)
     finally:
-        bridge.stop()
+        if not bridge.stop():
+            leave_now()

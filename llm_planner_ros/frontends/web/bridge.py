@@ -85,9 +85,12 @@ class GraphBridge:
         with self._lock:
             return list(self._tasks.values())
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
+        """Stop the graph thread; False if it had not ended within ``shutdown_s`` + 5 s (it may be in
+        a ROS call, e.g. waiting for the render service of a graph that is not there)."""
         self._stop.set()
         self._thread.join(timeout=self.settings.shutdown_s + 5.0)
+        return not self._thread.is_alive()
 
     def _run(self) -> None:
         try:
