@@ -86,13 +86,10 @@ def _stop(server: uvicorn.Server, sig: int) -> None:
         server.should_exit = True
 
 
-def run_server(config: uvicorn.Config, stop: StopSignals | None = None) -> None:
-    """Serve ``config``'s application until SIGINT or SIGTERM: through ``stop`` when given, else with
-    the event loop told of them too (KeyboardInterrupt then passes a SIGINT on, as uvicorn does)."""
-    if stop is not None:
-        stop.run(config)
-    else:
-        LoopSignalledServer(config).run()
+def run_server(config: uvicorn.Config) -> None:
+    """Serve ``config``'s application until SIGINT or SIGTERM, the event loop told of them too
+    (KeyboardInterrupt then passes a SIGINT on, as uvicorn does)."""
+    LoopSignalledServer(config).run()
 
 
 def leave_now(code: int = 0) -> None:

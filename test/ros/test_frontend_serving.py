@@ -6,6 +6,7 @@ interpreter's signal flag before the main thread saw it."""
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,8 +23,6 @@ EXIT_S = 30.0
 
 
 def _ports(n: int) -> list[int]:
-    import socket
-
     sockets = [socket.socket() for _ in range(n)]
     try:
         for s in sockets:
