@@ -53,8 +53,13 @@ class ExecutorLink:
             on_feedback(message.feedback)
             self.relayed_step = max(self.relayed_step, message.feedback.step)
 
+        def gone() -> str:
+            return (f"{self._executor()} left the ROS graph during the task (it died or was stopped); "
+                    "restart it and check the world")
+
         handle = send_goal(self.client, goal, relay, wait_s,
-                           lambda: f"{self._executor()} did not accept the task within {wait_s:g} s")
+                           lambda: f"{self._executor()} did not accept the task within {wait_s:g} s",
+                           gone, self.params["server_absent_s"])
         self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
         self.running = handle
         try:
@@ -62,8 +67,7 @@ class ExecutorLink:
             end = follow_goal(
                 self.client, handle, should_cancel=should_cancel, limit_s=limit + 2 * wait_s,
                 absent_s=self.params["server_absent_s"],
-                gone=lambda: (f"{self._executor()} left the ROS graph during the task (it died or was stopped); "
-                              "restart it and check the world"),
+                gone=gone,
                 overrun=lambda _: (f"{self._executor()} did not finish within the task's time limit of {limit:g} s "
                                    f"plus {2 * wait_s:g} s; it was asked to cancel"))
         finally:

@@ -14,7 +14,6 @@ from typing import Any
 from rclpy.action import ActionClient
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner_ros.node_utils import wait_future
 
 #: How often a goal's wait checks for a cancel request, the server's presence and the time limit.
 POLL_S = 0.05
@@ -30,10 +29,25 @@ class GoalEnd:
 
 
 def send_goal(client: ActionClient, goal: Any, feedback: Callable[[Any], None] | None, wait_s: float,
-              refused: Callable[[], str]) -> Any:
-    """Send ``goal`` and wait (``wait_s``) until it is accepted: its goal handle; LlmPlannerError with
-    ``refused()`` when it is rejected or not answered in time."""
-    handle = wait_future(client.send_goal_async(goal, feedback_callback=feedback), wait_s)
+              refused: Callable[[], str], gone: Callable[[], str], absent_s: float) -> Any:
+    """Send ``goal`` and wait (``wait_s``) until it is accepted: its goal handle.
+
+    LlmPlannerError with ``gone()`` when the server is absent from the graph for ``absent_s`` meanwhile
+    or at the end of the wait (a server killed just before the goal went out never answers it), else
+    with ``refused()`` when the goal is rejected or not answered in time."""
+    sent = client.send_goal_async(goal, feedback_callback=feedback)
+    done = threading.Event()
+    sent.add_done_callback(lambda _: done.set())
+    give_up = time.monotonic() + wait_s
+    absent_since = None
+    while not done.wait(POLL_S) and not sent.done():
+        now = time.monotonic()
+        absent_since = None if client.server_is_ready() else absent_since or now
+        if absent_since is not None and now - absent_since > absent_s:
+            raise LlmPlannerError(gone())
+        if now > give_up:
+            raise LlmPlannerError(refused() if client.server_is_ready() else gone())
+    handle = sent.result()
     if handle is None or not handle.accepted:
         raise LlmPlannerError(refused())
     return handle

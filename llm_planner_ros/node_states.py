@@ -87,10 +87,12 @@ class LifecycleStates:
         """The fully qualified name of the node of ``role``."""
         return self.node.resolve_service_name(f"{role}/get_state").removesuffix("/get_state")
 
-    def query(self, role: str, timeout_s: float) -> NodeState:
-        """The state of the node of ``role``, waiting at most ``timeout_s`` for its answer."""
+    def query(self, role: str, timeout_s: float, discover_s: float = 0.0) -> NodeState:
+        """The state of the node of ``role``, waiting at most ``timeout_s`` for its answer, and first at
+        most ``discover_s`` for DDS to show its service (a node restarted a moment ago is seen by each
+        other node on its own time)."""
         client, name = self.clients_[role], self.name(role)
-        if not client.service_is_ready():
+        if not client.service_is_ready() and not (discover_s > 0 and client.wait_for_service(timeout_sec=discover_s)):
             return NodeState(role, name, NOT_RUNNING)
         future = client.call_async(GetState.Request())
         response = wait_future(future, timeout_s)
@@ -102,9 +104,10 @@ class LifecycleStates:
         return NodeState(role, name, LABELS.get(current.id, current.label or f"state {current.id}"), current.id)
 
     def first_problem(self, roles: Iterable[str], timeout_s: float) -> str:
-        """The problem of the first node of ``roles`` (in that order) that is not active, or ""."""
+        """The problem of the first node of ``roles`` (in that order) that is not active, or "": each
+        node's service is looked for, and its answer waited for, ``timeout_s`` at most."""
         for role in roles:
-            problem = self.query(role, timeout_s).problem(timeout_s)
+            problem = self.query(role, timeout_s, discover_s=timeout_s).problem(timeout_s)
             if problem:
                 return problem
         return ""

@@ -221,16 +221,20 @@ class RosRobotLink:
             raise LlmPlannerError(f"{self._who(interface)} does not serve {self._name(interface)} (waited "
                                   f"{wait_s:g} s, parameter node_timeout_s); "
                                   f"{presence(self.node, self.servers.get(interface))}")
+        def gone() -> str:
+            return (f"{self._who(interface)} left the ROS graph during the {what} (it died or was stopped); "
+                    "restart it and send the task again")
+
         handle = send_goal(client, goal, feedback, wait_s,
-                           lambda: f"{self._who(interface)} did not accept the {what} within {wait_s:g} s")
+                           lambda: f"{self._who(interface)} did not accept the {what} within {wait_s:g} s",
+                           gone, self.params["server_absent_s"])
         self.servers[interface] = server_of(self.node, f"{self._name(interface)}/_action/send_goal") \
             or self.servers.get(interface)
         limit = self.params["skill_timeout_s"]
         return follow_goal(
             client, handle, should_cancel=should_stop, limit_s=limit, absent_s=self.params["server_absent_s"],
             cancel_wait_s=wait_s,
-            gone=lambda: (f"{self._who(interface)} left the ROS graph during the {what} (it died or was stopped); "
-                          "restart it and send the task again"),
+            gone=gone,
             overrun=lambda s: (f"{self._who(interface)} did not end the {what} within {s:.0f} s (parameters "
                                "skill_timeout_s, and node_timeout_s after a cancel); it was asked to cancel"))
 
