@@ -50,8 +50,6 @@ NAVIGATE_TYPE = "nav2_msgs/action/NavigateToPose"
 PERCEPTION_TYPE = "llm_planner_interfaces/msg/PerceivedState"
 #: The skill name of the harmless skill probe: no robot of the contract has it.
 PROBE_SKILL = "check_robot_probe"
-#: The predicates of a household robot's perception/state (docs/guides/robot.md).
-HOUSEHOLD_PREDICATES = frozenset({"IN_ROOM", "CLOSE", "HOLDING", "INSIDE", "ON", "OPEN", "CLOSED"})
 #: How far (m, rad) the robot may end from where it stood after the navigation probe.
 PROBE_TOLERANCE = 0.05
 
@@ -248,7 +246,7 @@ class RobotChecker:
 
     def check_content(self, msg: PerceivedState) -> None:
         percept = percept_from_msg(msg)
-        problems, warnings = self.domain_problems(percept)
+        problems, warnings = self.domain.percept_problems(percept)
         if problems:
             self.report.add("perception content", FAIL, "; ".join(problems[:3]),
                             f"report the scene's names ({GUIDE}#perception): fix the robot's names, or the scene file")
@@ -258,47 +256,18 @@ class RobotChecker:
             self.report.add("perception content", OK, f"in {percept.room}; {len(percept.predicates)} predicate(s), "
                             "every name the scene's")
 
-    def domain_problems(self, percept: Any) -> tuple[list[str], list[str]]:
-        """What in a percept does not fit the domain's world: (problems, warnings)."""
-        household = getattr(self.domain, "household", None)
-        if household is None:
-            return [], []
-        problems: list[str] = []
-        rooms = [args[1] for name, args in percept.predicates if name == "IN_ROOM" and args[:1] == ("robot",)]
-        if not rooms:
-            problems.append("no IN_ROOM(robot, ROOM)")
-        elif rooms[0] not in household.scene.rooms:
-            problems.append(f"IN_ROOM names '{rooms[0]}', not a room of the scene ({', '.join(household.scene.rooms)})")
-        names = set(household.objects) | set(household.furniture) | set(household.scene.rooms) | {"robot"}
-        unknown = sorted({a for _, args in percept.predicates for a in args if a not in names})
-        if unknown:
-            problems.append(f"names the scene does not have: {', '.join(unknown[:5])}")
-        odd = sorted({name for name, _ in percept.predicates if name not in HOUSEHOLD_PREDICATES})
-        places: dict[str, str] = {}
-        for name, args in percept.predicates:
-            if name in ("INSIDE", "ON") and len(args) == 2:
-                if args[0] in places and places[args[0]] != args[1]:
-                    problems.append(f"{args[0]} is both in/on {places[args[0]]} and {args[1]}")
-                places[args[0]] = args[1]
-        warnings = [f"predicates the planner does not read: {', '.join(odd)}"] if odd else []
-        if not any(b.name == "robot" for b in percept.bodies):
-            warnings.append("no pose of the robot among objects (the navigation probe and pictures need it)")
-        return problems, warnings
-
     def check_poses(self) -> None:
-        household_poses = getattr(self.domain, "place_poses", None)
-        if household_poses is None:
+        coverage = self.domain.place_coverage()
+        if coverage is None:
             return
-        poses = household_poses()
-        if poses.missing:
-            name, why = next(iter(poses.missing.items()))
-            self.report.add("place poses", FAIL, f"{len(poses.missing)} place(s) without a pose: {name}: {why}",
-                            f"give approach: [x, y, yaw] for {', '.join(sorted(poses.missing)[:5])} in the scene file "
-                            f"({GUIDE}#the-map)")
+        if coverage.missing:
+            name, why = next(iter(coverage.missing.items()))
+            self.report.add("place poses", FAIL, f"{len(coverage.missing)} place(s) without a pose: {name}: {why}",
+                            f"give approach: [x, y, yaw] for {', '.join(sorted(coverage.missing)[:5])} in the scene "
+                            f"file ({GUIDE}#the-map)")
             return
-        given = sum(p.source == "scene" for p in poses.poses.values())
-        self.report.add("place poses", OK, f"{len(poses.poses)} rooms and furniture: {given} from the scene file, "
-                        f"{len(poses.poses) - given} derived from the layout")
+        self.report.add("place poses", OK, f"{coverage.posed} rooms and furniture: {coverage.from_scene} from the "
+                        f"scene file, {coverage.posed - coverage.from_scene} derived from the layout")
 
     def probe_navigation(self, msg: PerceivedState) -> None:
         robot = next((b for b in percept_from_msg(msg).bodies if b.name == "robot"), None)

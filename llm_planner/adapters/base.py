@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Protocol
 from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.percept import Percept, Translation
-from llm_planner.domains.skill import Pose2D, RobotCommand
+from llm_planner.domains.skill import PlaceCoverage, Pose2D, RobotCommand
 from llm_planner.errors import ConfigError
 from llm_planner.llm import make_backend
 from llm_planner.planners.base import Planner, observing
@@ -230,6 +230,16 @@ class Domain(ABC):
         """The world in this geometry as RViz marker descriptions (:mod:`llm_planner.viz.markers`)."""
 
         return markers_from_geometry(geometry)
+
+    def percept_problems(self, percept: Percept) -> tuple[list[str], list[str]]:
+        """What in a robot's percept does not fit this world (``llm-planner check-robot``):
+        (problems, warnings); none unless the domain checks."""
+        return [], []
+
+    def place_coverage(self) -> PlaceCoverage | None:
+        """The places a plan can send the robot to and which have a pose; None when the world has
+        no named places to go to."""
+        return None
 
     @abstractmethod
     def robot_command(self, action: Any, observation: Any) -> RobotCommand:

@@ -22,7 +22,7 @@ from llm_planner.clarification import Option, Question
 from llm_planner.domains.geometry import GeometrySnapshot
 from llm_planner.domains.household.language.text import goal_to_text
 from llm_planner.domains.household.places import PlacePose, PlacePoses, place_poses
-from llm_planner.domains.household.sim.perception import perceive, perceive_full, predicates
+from llm_planner.domains.household.sim.perception import PERCEIVED_PREDICATES, perceive, perceive_full, predicates
 from llm_planner.domains.household.sim.skills import SkillFailed
 from llm_planner.domains.household.world.episode import Task, unrelated_move
 from llm_planner.domains.household.world.scene import load_scene
@@ -38,7 +38,7 @@ from llm_planner.domains.household.world.symbolic import (
 )
 from llm_planner.domains.percept import Fact, Percept, Translation
 from llm_planner.domains.shapes import Frame2D
-from llm_planner.domains.skill import Navigate, Pose2D, RobotCommand, SkillOutcome, SkillRequest
+from llm_planner.domains.skill import Navigate, PlaceCoverage, Pose2D, RobotCommand, SkillOutcome, SkillRequest
 from llm_planner.planners.base import Planner, available, create
 from llm_planner.translation import make_translator, read_answer
 from llm_planner.viz.markers import markers_from_geometry
@@ -108,6 +108,37 @@ class HouseholdDomain(Domain):
     def place_poses(self) -> PlacePoses:
         """Where the robot goes for each room and furniture of the scene (map frame)."""
         return place_poses(self.scene)
+
+    def place_coverage(self) -> PlaceCoverage:
+        poses = self.place_poses()
+        return PlaceCoverage(len(poses.poses), sum(p.source == "scene" for p in poses.poses.values()),
+                             dict(poses.missing))
+
+    def percept_problems(self, percept: Percept) -> tuple[list[str], list[str]]:
+        """Names the scene lacks, a robot not in one of its rooms, an object in two places (problems);
+        predicates no planner reads and a missing pose of the robot (warnings)."""
+        household = self.household
+        problems: list[str] = []
+        rooms = [args[1] for name, args in percept.predicates if name == "IN_ROOM" and args[:1] == ("robot",)]
+        if not rooms:
+            problems.append("no IN_ROOM(robot, ROOM)")
+        elif rooms[0] not in household.scene.rooms:
+            problems.append(f"IN_ROOM names '{rooms[0]}', not a room of the scene ({', '.join(household.scene.rooms)})")
+        names = set(household.objects) | set(household.furniture) | set(household.scene.rooms) | {"robot"}
+        unknown = sorted({a for _, args in percept.predicates for a in args if a not in names})
+        if unknown:
+            problems.append(f"names the scene does not have: {', '.join(unknown[:5])}")
+        places: dict[str, str] = {}
+        for name, args in percept.predicates:
+            if name in ("INSIDE", "ON") and len(args) == 2:
+                if args[0] in places and places[args[0]] != args[1]:
+                    problems.append(f"{args[0]} is both in/on {places[args[0]]} and {args[1]}")
+                places[args[0]] = args[1]
+        odd = sorted({name for name, _ in percept.predicates if name not in PERCEIVED_PREDICATES})
+        warnings = [f"predicates the planner does not read: {', '.join(odd)}"] if odd else []
+        if not any(b.name == "robot" for b in percept.bodies):
+            warnings.append("no pose of the robot among objects (the navigation probe and pictures need it)")
+        return problems, warnings
 
     def place_pose(self, name: str) -> PlacePose:
         """Where the robot goes for a room or furniture (SceneError when the scene gives it no pose)."""

@@ -39,3 +39,13 @@ class SkillRequest:
 #: What the executor sends the robot for one action; a :class:`SkillOutcome` instead when the
 #: action cannot be done from what the robot perceives (it is not sent, and fails with the reason).
 RobotCommand = Navigate | SkillRequest | SkillOutcome
+
+
+@dataclass(frozen=True)
+class PlaceCoverage:
+    """How many of a world's places the robot can be sent to (``llm-planner check-robot``): the
+    places with a pose, how many of those the scene file gives, and the places without one (with why)."""
+
+    posed: int
+    from_scene: int
+    missing: dict[str, str]

@@ -92,3 +92,23 @@ def test_the_household_world_loads_its_own_planners_only():
     names, stalm = out.split("\n")[-3:-1]  # the two lines printed last
     assert "llm_mcts" in names.split(",") and "stalm" not in names.split(",")
     assert stalm == "", f"the household world imported {stalm}"
+
+
+def test_a_robots_percept_is_checked_against_the_scene_and_every_place_has_a_pose():
+    domain = HouseholdDomain(load_params_file())
+    household = domain.household
+    observation = household.observe(household.sample_initial_state(0))
+    good = Percept("s", observation.room, tuple(predicates(observation)))
+    problems, warnings = domain.percept_problems(good)
+    assert problems == [] and warnings == ["no pose of the robot among objects (the navigation probe and pictures "
+                                           "need it)"]
+    wrong = Percept("s", "attic", (("IN_ROOM", ("robot", "attic")), ("ON", ("unicorn_1", "sofa")),
+                                   ("INSIDE", ("apple_1", "fridge")), ("ON", ("apple_1", "sofa")), ("LIT", ("lamp",))))
+    problems, warnings = domain.percept_problems(wrong)
+    assert problems[0].startswith("IN_ROOM names 'attic', not a room of the scene")
+    assert "names the scene does not have: attic, lamp, unicorn_1" in problems
+    assert "apple_1 is both in/on fridge and sofa" in problems
+    assert warnings[0] == "predicates the planner does not read: LIT"
+    coverage = domain.place_coverage()
+    assert coverage.missing == {} and coverage.posed == len(household.scene.rooms) + len(household.furniture)
+    assert 0 <= coverage.from_scene <= coverage.posed

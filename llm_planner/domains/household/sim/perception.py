@@ -187,6 +187,11 @@ def perceive_full(scene: Scene, geometry: GeometrySnapshot, household: Household
     )
 
 
+#: Every predicate :func:`predicates` writes, the names a household robot's perception/state carries
+#: (docs/guides/robot.md).
+PERCEIVED_PREDICATES = frozenset({"IN_ROOM", "CLOSE", "HOLDING", "INSIDE", "ON", "OPEN", "CLOSED"})
+
+
 def predicates(observation: Observation) -> list[Predicate]:
     """The observation as ground predicates: IN_ROOM, CLOSE, HOLDING, INSIDE, ON, OPEN, CLOSED.
 
