@@ -1,18 +1,10 @@
 """The one interface every planner uses to ask a language model its questions.
 
-=====================  =================================================================  ==============
-question               what it answers                                                     used by
-=====================  =================================================================  ==============
-object_positions       M sampled answers "where is a <type> usually?" (world-model prior)  LLM-MCTS §2.2
-next_actions           M sampled next actions given goal, observation, history, K shots    LLM-MCTS §2.3
-translate              directive -> formal goal tuples (REL, object, destination, count)   LLM-MCTS §2.2,
-                                                                                           Levy-Karpas
-candidate_actions      top-m next actions with probabilities ("Say")                        SayCanPay §5
-=====================  =================================================================  ==============
-
-Every other question is a kind a method registers (:mod:`llm_planner.llm.questions`), asked with
-``backend.answer(kind, question, n, seed)`` whatever the backend (STaLM's ``task_plans``, ...):
-the layer knows no method.
+Every question is of a kind a method registers (:mod:`llm_planner.llm.questions`), asked with
+``backend.answer(kind, question, n, seed)`` whatever the backend: the household's
+``object_positions``, ``next_actions``, ``translate`` (LLM-MCTS §2.2-2.3) and ``candidate_actions``
+(SayCanPay §5), asked through :mod:`llm_planner.domains.household.language.questions`; STaLM's
+``task_plans``, ...: the layer knows no method and no domain.
 
 Answers are small frozen dataclasses that carry :class:`AnswerInfo`: which backend answered (an
 ``openai`` failure answered by the ``offline`` backend says so in ``info.fallback``), whether it
@@ -31,23 +23,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from llm_planner.errors import LLMError
 from llm_planner.llm.config import LLMConfig
-from llm_planner.llm.policy import say_candidates
-from llm_planner.llm.questions import get
-from llm_planner.spine import Action
+from llm_planner.llm.questions import get, load_registered, registered
 
 if TYPE_CHECKING:
     from llm_planner.llm.resources import Resources
     from llm_planner.llm.waits import AnswerTimes
 
-#: What a model is told about the world a question is about (the household's ``WorldInfo``,
-#: ``domains/household/language/text.py``): a value of the domain; the layer reads nothing of it.
-World = Any
-#: What the heuristic policy is asked at a history (the household's ``PolicyQuery``,
-#: ``domains/household/language/policy_query.py``): :meth:`LanguageModel.candidate_actions` reads its
-#: ``world`` and its ``admissible`` actions, a backend the rest.
-PolicyQuestion = Any
 
 @dataclass
 class Usage:
@@ -86,51 +68,8 @@ class AnswerInfo:
     fallback: str = ""           # non-empty: the error of the configured backend that led to this answer
 
 
-@dataclass(frozen=True)
-class PositionSamples:
-    """M answers for one object type; each answer lists (relation, furniture) grounded to the scene."""
-
-    obj_type: str
-    samples: tuple[tuple[tuple[str, str], ...], ...]
-    raw: tuple[str, ...]
-    info: AnswerInfo
-
-
-@dataclass(frozen=True)
-class ActionSamples:
-    """M sampled first actions alpha_i as free text (ground them with the policy), and how many
-    of the M answers said the task is done. ``raw`` holds every answer as the model wrote it, so
-    ``len(texts) + done`` of ``len(raw)`` samples read; ``mapped`` gives the cosine of each text that
-    named no admissible action and was read as its most similar one (``policy.inadmissible:
-    nearest``), those texts being among ``texts``."""
-
-    texts: tuple[str, ...]
-    done: int
-    raw: tuple[str, ...]
-    info: AnswerInfo
-    mapped: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True)
-class GoalTuples:
-    """A directive as (relation, object, destination, count) tuples in the model's own words;
-    ``llm_planner.translation.translate`` grounds them onto the scene's names and validates them."""
-
-    items: tuple[tuple[str, str, str, int], ...]
-    raw: str
-    info: AnswerInfo
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """Top-m admissible actions with probabilities summing to at most 1, best first (SayCanPay Say)."""
-
-    actions: tuple[tuple[Action, float], ...]
-    info: AnswerInfo
-
-
 class LanguageModel(ABC):
-    """A backend answering the planners' questions. ``m``/``n``/``k``/``seed`` default to ``config``."""
+    """A backend answering the planners' questions (:meth:`answer`). ``n``/``seed`` default to ``config``."""
 
     name: str = ""
 
@@ -141,9 +80,16 @@ class LanguageModel(ABC):
         self._usage_lock = threading.Lock()
 
     def prepare(self) -> None:
-        """Load now what answering needs (the expert data set D and what a backend derives from it),
-        so that no question pays for it; without D the prompts have no K-shot examples."""
-        self.resources.has_expert()
+        """Load now what answering needs, so that no question pays for it: what each registered kind
+        loads for this backend (``QuestionKind.preparers``; the household's: the expert data set D and
+        what a backend derives from it)."""
+        load_registered()
+        done: set[int] = set()
+        for kind in registered():
+            preparer = kind.preparers.get(self.name)
+            if preparer is not None and id(preparer) not in done:
+                done.add(id(preparer))
+                preparer(self)
 
     @property
     def usage(self) -> Usage:
@@ -155,45 +101,11 @@ class LanguageModel(ABC):
     def model(self) -> str:
         """The model name answers are attributed to (and cache keys use)."""
 
-    @abstractmethod
-    def object_positions(self, world: World, obj_type: str, m: int | None = None,
-                         seed: int | None = None) -> PositionSamples:
-        """M sampled answers for the possible positions of ``obj_type`` (LLM-MCTS §2.2, App. F listing 2)."""
-
-    @abstractmethod
-    def next_actions(self, query: PolicyQuestion, m: int | None = None, k: int | None = None,
-                     seed: int | None = None) -> ActionSamples:
-        """M sampled next actions with K retrieved expert examples (LLM-MCTS §2.3, App. F listing 1)."""
-
-    @abstractmethod
-    def translate(self, world: World, directive: str) -> GoalTuples:
-        """The directive as formal goal tuples (LLM-MCTS §2.2 "Goal", App. F listing 3)."""
-
     def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
         """The answer to a question of a kind a method registered (:mod:`llm_planner.llm.questions`):
         this backend's answerer of the kind; LLMError when no method registered it or it has no
         answerer for this backend."""
         return get(kind).answerer(self.name)(self, question, n, seed)
-
-    def candidate_actions(self, query: PolicyQuestion, m: int | None = None) -> Candidates:
-        """Top-m admissible next actions with probabilities (SayCanPay §5, "Say"): ``candidates.samples``
-        sampled next actions grounded onto the admissible actions, scored with the §2.3 estimate
-        (the chat API offers no beam search over actions)."""
-
-        opts = self.config.section("candidates")
-        m = int(m or opts["m"])
-        if not query.admissible:
-            raise LLMError("candidate_actions needs the admissible actions of the state")
-        self.resources.warm_actions(query.world)
-        with self._question():
-            texts, info = self._say_samples(query, int(opts["samples"]), int(opts["shots"]))
-            sims = self.resources.grounder.action_similarities(texts, list(query.admissible))
-            ranked = say_candidates(sims, list(query.admissible), m, float(opts.get("softmax_scale", 1.0)))
-        return Candidates(tuple(ranked), info)
-
-    def _say_samples(self, query: PolicyQuestion, n: int, k: int) -> tuple[list[str], AnswerInfo]:
-        """``n`` sampled next-action texts for Say (backends implement it)."""
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- helpers
     @contextmanager

@@ -7,17 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner.errors import LLMError, UnusableAnswer
-from llm_planner.llm.base import (
-    ActionSamples,
-    Candidates,
-    GoalTuples,
-    LanguageModel,
-    PolicyQuestion,
-    PositionSamples,
-    Usage,
-    World,
-    with_fallback_note,
-)
+from llm_planner.llm.base import LanguageModel, Usage, with_fallback_note
 from llm_planner.llm.cache import AnswerCache
 from llm_planner.llm.config import LLMConfig, load_llm_config
 from llm_planner.llm.connections import QuestionAbandoned
@@ -122,22 +112,8 @@ class FallbackBackend(LanguageModel):
         self.fallback_state = self.FAILED if up else self.GONE
         return f"{self.primary.name} failed: {exc}" if up else f"the model server {url} {detail}: {exc}"
 
-    def object_positions(self, world: World, obj_type: str, m: int | None = None,
-                         seed: int | None = None) -> PositionSamples:
-        return self._call("object_positions", world, obj_type, m=m, seed=seed)
-
-    def next_actions(self, query: PolicyQuestion, m: int | None = None, k: int | None = None,
-                     seed: int | None = None) -> ActionSamples:
-        return self._call("next_actions", query, m=m, k=k, seed=seed)
-
-    def translate(self, world: World, directive: str) -> GoalTuples:
-        return self._call("translate", world, directive)
-
     def answer(self, kind: str, question: Any, n: int | None = None, seed: int | None = None) -> Any:
         return self._call("answer", kind, question, n=n, seed=seed)
-
-    def candidate_actions(self, query: PolicyQuestion, m: int | None = None) -> Candidates:
-        return self._call("candidate_actions", query, m=m)
 
 
 def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = None, *,
@@ -147,11 +123,12 @@ def make_backend(config: LLMConfig | Mapping[str, Any] | str | Path | None = Non
 
     ``config``: an :class:`LLMConfig`, a mapping of overrides of ``config/llm.yaml``, a path to a
     YAML file, or None for the shipped defaults. ``backend`` overrides ``backend`` (offline |
-    openai); ``dataset`` gives the expert data set D (trajectories or a JSONL path);
+    openai); ``dataset`` gives the data set the domain's answerers read (the household's expert data
+    set D: trajectories or a JSONL path);
     ``overrides`` are dotted keys with ``__`` for dots (``policy__samples=10``).
 
         >>> lm = make_backend(backend="offline")
-        >>> lm.translate(world, "put two apples in the fridge").items
+        >>> translate(lm, world, "put two apples in the fridge").items   # domains/household/language/questions.py
         (('inside', 'apple', 'fridge', 2),)
     """
     if isinstance(config, LLMConfig):

@@ -33,20 +33,16 @@ Faults are bounded, never a crash and never a hang:
 * answers that parse to nothing, or whose names ground to nothing in the scene, are asked again
   ``openai.parse_retries`` times, then raise :class:`~llm_planner.errors.ModelServerError` (an LLMError).
 
-A policy question asked ``from_initial`` (SayCanPay's offline planning, seed 004 §4) is asked with
-the plan prompt (``domains/household/language/prompts/plan.txt``: goal, initial observation,
-planned actions so far, next action or "done task"), not as a robot's current situation.
-
-Answers in any style: questions ask for structured output (``response_format`` with the question's
-JSON schema, ``llm_planner.llm.answers.SCHEMAS``) when ``openai.structured_output`` is ``auto`` or
-``json_schema`` and the server honours it; in ``auto`` a server that refuses it (HTTP 400/422 naming
-it) is asked again in plain text, and remembered. Either way the answer is read by the style-proof
-readers of ``llm_planner.llm.answers`` (JSON, lists, markdown, "Sure! ...", thinking preambles), and
-an action is kept when it states an admissible action (verb and names,
-:meth:`Grounder.names_action`); one that states none is read as its most similar admissible action
-above a cosine floor (``policy.inadmissible: nearest``, LLM-MCTS §2.3) or left out (``drop``), and
-the answer says which samples were read so (:class:`~llm_planner.llm.base.ActionSamples`). Each
-question kind has its answer budget (``max_tokens`` and ``stop`` of its section in config/llm.yaml).
+What a question asks and how its answer reads is its kind's ``openai`` answerer, registered by the
+method that asks it (:mod:`llm_planner.llm.questions`; the household's: LLM-MCTS's
+:mod:`llm_planner.methods.llm_mcts.openai_answers`): it builds the prompt, asks it with
+:meth:`OpenAIBackend.ask` and reads the answer. Answers in any style: questions ask for structured
+output (``response_format`` with the question's JSON schema, ``llm_planner.llm.answers.SCHEMAS``)
+when ``openai.structured_output`` is ``auto`` or ``json_schema`` and the server honours it; in
+``auto`` a server that refuses it (HTTP 400/422 naming it) is asked again in plain text, and
+remembered. Either way the answer is read by the style-proof readers of ``llm_planner.llm.answers``
+(JSON, lists, markdown, "Sure! ...", thinking preambles). Each question kind has its answer budget
+(``max_tokens`` and ``stop`` of its section in config/llm.yaml, :meth:`OpenAIBackend.budget`).
 The API key is read from the environment variable named by ``openai.api_key_env``; it is never
 logged, cached or printed. Answers that parse are cached on disk (:mod:`llm_planner.llm.cache`).
 """
@@ -56,32 +52,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
-from llm_planner.domains.household.language.policy_query import PolicyQuery
-from llm_planner.domains.household.language.prompts import (
-    plan_prompt,
-    policy_prompt,
-    translate_prompt,
-    world_model_prompt,
-)
-from llm_planner.domains.household.language.text import WorldInfo, action_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
-from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError, ModelServerError, UnusableAnswer
-from llm_planner.llm.answers import (
-    Unparsable,
-    first_action,
-    looks_like_refusal,
-    read_goal_tuples,
-    read_positions,
-    response_format,
-    schema_of,
-)
-from llm_planner.llm.base import ActionSamples, AnswerInfo, GoalTuples, LanguageModel, PositionSamples
+from llm_planner.llm.answers import response_format, schema_of
+from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.cache import AnswerCache, cache_key
 from llm_planner.llm.config import LLMConfig
 from llm_planner.llm.connections import (
@@ -93,7 +71,6 @@ from llm_planner.llm.connections import (
 )
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings, QuestionClock, limiter_for
 from llm_planner.llm.openai_http import FormatRefused
-from llm_planner.llm.openai_http import preview as _preview
 from llm_planner.llm.openai_requests import OpenAIRequests
 from llm_planner.llm.resources import Resources
 from llm_planner.llm.server_profile import (
@@ -113,7 +90,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 OPENAI_HOSTS = ("api.openai.com",)
-_INSIDE_WORDS = ("inside", "in", "into", "inside of", "within")
 LOG = logging.getLogger("llm_planner.llm.openai")
 
 
@@ -351,8 +327,9 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
         assert error is not None
         raise UnusableAnswer(f"openai backend: model '{self.model}' {error} (after {self.parse_retries + 1} answer(s))")
 
-    def _params(self, section: str, **extra: Any) -> dict[str, Any]:
-        """Sampling and the answer budget of a question kind (its section of config/llm.yaml)."""
+    def budget(self, section: str, **extra: Any) -> dict[str, Any]:
+        """Sampling and answer budget of a question kind (its section of config/llm.yaml), for the
+        ``openai`` answerers methods register (:mod:`llm_planner.llm.questions`)."""
         opts = self.config.section(section)
         params: dict[str, Any] = {"temperature": float(opts["temperature"]), "max_tokens": int(opts["max_tokens"])}
         if "top_p" in opts:
@@ -361,168 +338,6 @@ class OpenAIBackend(OpenAIRequests, LanguageModel):
             params["stop"] = list(opts["stop"])
         params.update(extra)
         return params
-
-    def budget(self, section: str, **extra: Any) -> dict[str, Any]:
-        """Sampling and answer budget of a question kind (its section of config/llm.yaml), for the
-        ``openai`` answerers methods register (:mod:`llm_planner.llm.questions`)."""
-        return self._params(section, **extra)
-
-    # --------------------------------------------------------------- questions
-    def object_positions(self, world: WorldInfo, obj_type: str, m: int | None = None,
-                         seed: int | None = None) -> PositionSamples:
-        opts = self.config.section("world_model")
-        m = int(m or opts["samples"])
-        prompt = world_model_prompt(world, obj_type)
-        min_score = float(self.config.get("grounding.min_name_score"))
-
-        def parse(texts: list[str]) -> list[tuple[tuple[str, str], ...]]:
-            samples = [self._parse_positions(t, world, min_score) for t in texts]
-            if not any(samples):
-                raise UnusableAnswer(f"named no container or surface of the scene for '{obj_type}': "
-                                     f"{_preview(texts)}")
-            return [s for s in samples if s]
-
-        with self._question():
-            samples, reply = self.ask("world_model", prompt, m, self._params("world_model"), parse,
-                                      {"seed": opts["seed"] if seed is None else seed})
-        return PositionSamples(obj_type, tuple(samples), tuple(reply.texts), self._info(reply.cached, reply.requests))
-
-    def _parse_positions(self, text: str, world: WorldInfo, min_score: float) -> tuple[tuple[str, str], ...]:
-        """``Inside fridge, On kitchen table.`` (or a list, JSON, prose) -> ((inside, fridge), (on,
-        kitchen_table)), grounded. A phrase without a relation takes the relation of the furniture it
-        grounds to; rooms and names that ground to nothing are left out."""
-        out: list[tuple[str, str]] = []
-        grounder = self.resources.grounder
-        rooms = {name_to_text(r) for r in world.rooms}
-        for rel_word, place in read_positions(text):
-            if not place or place in rooms:
-                continue
-            wanted = world.containers if rel_word in _INSIDE_WORDS else \
-                world.surfaces if rel_word.startswith("on") else world.furniture
-            hit = (grounder.ground_name(place, wanted, min_score)
-                   or grounder.ground_name(place, world.furniture, min_score))
-            if hit is None:
-                continue
-            entry = (world.relation(hit.name), hit.name)
-            if entry not in out:
-                out.append(entry)
-        return tuple(out)
-
-    def _examples(self, query: PolicyQuery, k: int) -> list[str]:
-        return self.resources.policy_examples(query, k)
-
-    def next_actions(self, query: PolicyQuery, m: int | None = None, k: int | None = None,
-                     seed: int | None = None) -> ActionSamples:
-        opts = self.config.section("policy")
-        m = int(m or opts["samples"])
-        k = int(opts["shots"] if k is None else k)
-        with self._question():
-            (texts, done, mapped), reply = self._policy_samples(query, m, k, "policy",
-                                                                opts["seed"] if seed is None else seed)
-        return ActionSamples(tuple(texts), done, tuple(reply.texts), self._info(reply.cached, reply.requests),
-                             tuple(mapped))
-
-    def _policy_samples(self, query: PolicyQuery, n: int, k: int, section: str,
-                        seed: int) -> tuple[tuple[list[str], int, list[float]], _Reply]:
-        # from_initial: SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
-        make_prompt = plan_prompt if query.from_initial else policy_prompt
-        prompt = make_prompt(query.world, query.instruction, query.observation, query.history, self._examples(query, k))
-        admissible = list(query.admissible)
-
-        floor = self._nearest_floor()
-
-        def parse(texts: list[str]) -> tuple[list[str], int, list[float]]:
-            firsts = [first_action(t) for t in texts]
-            done = sum(1 for f in firsts if f == "done")
-            actions = [f for f in firsts if f and f != "done"]
-            mapped: list[float] = []
-            if not actions:
-                if done:
-                    return [], done, mapped
-                raise UnusableAnswer(f"gave no next action: {_preview(texts)}")
-            if admissible:
-                actions, mapped = self.read_actions(actions, query.world, admissible, floor)
-                if not actions:
-                    raise UnusableAnswer(f"proposed actions that name no admissible action: "
-                                         f"{_preview([f for f in firsts if f])}")
-            return actions, done, mapped
-
-        params = self._params(section)
-        if query.from_initial and self.config.section(section).get("plan_stop"):
-            params["stop"] = list(self.config.section(section)["plan_stop"])  # the plan prompt's next block
-        return self.ask(section, prompt, n, params, parse, {"seed": seed})
-
-    def admissible_texts(self, texts: Sequence[str], world: WorldInfo, admissible: Sequence[Action]) -> list[str]:
-        """Sampled actions as the policy compares them (§2.3, CosineSim to the admissible actions): a
-        text whose most similar admissible action is one it names stays; one whose similarity prefers
-        another becomes the sentence of an admissible action it names; one that names none is
-        dropped (a sample never votes for an action it did not state)."""
-        return self.read_actions(texts, world, admissible, None)[0]
-
-    def read_actions(self, texts: Sequence[str], world: WorldInfo, admissible: Sequence[Action],
-                     nearest_floor: float | None) -> tuple[list[str], list[float]]:
-        """:meth:`admissible_texts`, and with ``nearest_floor`` a text that names no admissible action
-        becomes the sentence of its most similar admissible action when their cosine is at least the
-        floor (LLM-MCTS §2.3 and its limitations: "the action will be translated to other admissible
-        actions"; Huang et al. 2022 map each generated step to the nearest admissible one by
-        Sentence-BERT cosine). Returns the texts kept, in sample order, and the cosine of each mapped
-        sample (one entry per mapped sample, so the caller can count them and their similarity)."""
-        grounder = self.resources.grounder
-        min_name = float(self.config.get("grounding.min_name_score"))
-        min_action = float(self.config.get("grounding.min_action_score"))
-        unique = list(dict.fromkeys(texts))
-        sims = grounder.action_similarities(unique, list(admissible))
-        kept: dict[str, tuple[str, float | None] | None] = {}
-        for text, row in zip(unique, sims, strict=True):
-            best = admissible[int(row.argmax())]
-            if float(row.max()) >= min_action and grounder.names_action(text, best, world, min_name):
-                kept[text] = (text, None)
-                continue
-            named = next((a for a in admissible if grounder.names_action(text, a, world, min_name)), None)
-            if named is not None:
-                kept[text] = (action_to_text(named), None)
-            elif nearest_floor is not None and float(row.max()) >= nearest_floor:
-                kept[text] = (action_to_text(best), float(row.max()))
-            else:
-                kept[text] = None
-        read = [k for k in (kept[t] for t in texts) if k]
-        return [text for text, _ in read], [sim for _, sim in read if sim is not None]
-
-    def _nearest_floor(self) -> float | None:
-        """The cosine floor of ``policy.inadmissible: nearest``; None when such samples are dropped."""
-        if str(self.config.get("policy.inadmissible")) != "nearest":
-            return None
-        return float(self.config.get("policy.inadmissible_floor"))
-
-    def translate(self, world: WorldInfo, directive: str) -> GoalTuples:
-        prompt = translate_prompt(world, directive, self.resources.translation_examples(directive, world))
-
-        def parse(texts: list[str]) -> list[tuple[str, str, str, int]]:
-            return goal_items(texts[0] if texts else "")
-
-        with self._question():
-            items, reply = self.ask("translate", prompt, 1, self._params("translate"), parse)
-        return GoalTuples(tuple(items), reply.texts[0] if reply.texts else "", self._info(reply.cached, reply.requests))
-
-    def _say_samples(self, query: PolicyQuery, n: int, k: int) -> tuple[list[str], AnswerInfo]:
-        (texts, _done, _mapped), reply = self._policy_samples(query, n, k, "candidates", 0)
-        return texts, self._info(reply.cached, reply.requests)
-
-
-def goal_items(text: str) -> list[tuple[str, str, str, int]]:
-    """The goal tuples of a translation answer (``answers.read_goal_tuples``); UnusableAnswer says why
-    an answer states no whole goal (declined, unreadable, no tuple, a relation other than INSIDE/ON)."""
-    try:
-        items = read_goal_tuples(text)
-    except Unparsable as exc:
-        raise UnusableAnswer(f"gave an unreadable formal goal ({exc}): {_preview([text])}") from None
-    if not items:
-        what = "declined" if looks_like_refusal(text) else "gave no formal goal tuple (REL, object, destination, count)"
-        raise UnusableAnswer(f"{what}: {_preview([text])}")
-    others = sorted({rel for rel, *_ in items if rel not in (INSIDE, ON)})
-    if others:
-        raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist: {_preview([text])}")
-    return items
 
 
 def _log_profile(profile: ServerProfile) -> None:

@@ -8,8 +8,8 @@ actions A of the node, eta is the mean over A of sum_i CosineSim(alpha_i, a), an
 the uniform distribution "as the sampled actions from LLM could be very deterministic".
 
 It is LLM-MCTS's heuristic policy (:class:`llm_planner.methods.llm_mcts.policy.HeuristicPolicy`)
-and, without the uniform part, SayCanPay's Say (:func:`say_candidates`, asked through
-``LanguageModel.candidate_actions``).
+and, without the uniform part, SayCanPay's Say (:func:`say_candidates`, the household's
+``candidate_actions`` question, :mod:`llm_planner.methods.saycanpay.questions`).
 """
 from __future__ import annotations
 

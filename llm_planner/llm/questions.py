@@ -5,7 +5,7 @@ The language-model layer knows no method. A method registers each kind of questi
 (``answerers``: backend name -> ``answerer(backend, question, n, seed)``; the ``offline`` one is
 the method's LLM-free answer, the ``openai`` one builds the prompt, asks the model through
 :meth:`OpenAIBackend.ask <llm_planner.llm.openai_backend.OpenAIBackend.ask>` and reads the
-answer).
+answer; ``preparers``: what a backend loads before the first question).
 
     backend.answer("task_plans", prompt, n=5, seed=0)   # any backend, FallbackBackend included
 
@@ -39,6 +39,9 @@ class QuestionKind:
     source: str = ""
     #: (name, JSON schema) of the answer the openai backend asks for as structured output, if any
     schema: tuple[str, Mapping[str, Any]] | None = None
+    #: backend name -> ``preparer(backend)``: what the backend loads before its first question of the
+    #: kind (:meth:`LanguageModel.prepare <llm_planner.llm.base.LanguageModel.prepare>`)
+    preparers: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
 
     def answerer(self, backend: str) -> Answerer:
         """The answerer for a backend by name; LLMError naming the backends that can answer."""

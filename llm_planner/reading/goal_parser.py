@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llm_planner.clarification import COUNT, PLACE, WHICH, NeedsAnswer, Option, Question, number_word
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.world.commonsense import load_commonsense
 from llm_planner.domains.household.world.pair_nouns import is_pair_noun
 from llm_planner.domains.household.world.symbolic import INSIDE, ON
@@ -486,7 +487,7 @@ def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
     """The goal parser of one scene, built once per backend resources and scene."""
 
     def build() -> GoalParser:
-        return GoalParser(world, load_commonsense(resources.config.get("offline.commonsense")), resources.grounder,
+        return GoalParser(world, load_commonsense(resources.config.get("offline.commonsense")), grounder_of(resources),
                           float(resources.config.get("grounding.min_name_score")),
                           resources.config.get("offline.goal_parser"))
 

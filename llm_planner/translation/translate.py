@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner.clarification import NeedsAnswer
+from llm_planner.domains.household.language.model_resources import grounder_of
+from llm_planner.domains.household.language.questions import translate
 from llm_planner.domains.household.language.text import WorldInfo, goal_to_text
 from llm_planner.domains.household.world.pddl import goal_pddl
 from llm_planner.domains.household.world.symbolic import Goal, Household, goal_to_lists
@@ -84,8 +86,8 @@ def translate_directive(directive: str, household: Household, backend: LanguageM
         read = reader_goal(directive, world, backend.resources)
         if read is not None:
             return _reader_result(directive, read, household, backend)
-    answer = backend.translate(world, directive)
-    goal = ground_goal(answer.items, world, backend.resources.grounder,
+    answer = translate(backend, world, directive)
+    goal = ground_goal(answer.items, world, grounder_of(backend.resources),
                        float(backend.config.get("grounding.min_name_score")))
     if answer.info.backend != "offline":
         check_model_goal(directive, goal, world, backend.resources)
@@ -105,9 +107,9 @@ def _reader_result(directive: str, goal: Goal, household: Household, backend: La
     if str(backend.config.get("translate.ask_model")) == "always":
         world = WorldInfo.from_household(household)
         try:
-            answer = backend.translate(world, directive)
+            answer = translate(backend, world, directive)
             info = answer.info
-            model_goal = ground_goal(answer.items, world, backend.resources.grounder,
+            model_goal = ground_goal(answer.items, world, grounder_of(backend.resources),
                                      float(backend.config.get("grounding.min_name_score")))
             disagreement = "; ".join(compare(model_goal, goal))
         except (UnusableAnswer, GoalError) as exc:  # a server that is down fails as llm_fallback says

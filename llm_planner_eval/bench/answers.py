@@ -55,6 +55,7 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.language.questions import object_positions, translate
 from llm_planner.domains.household.language.text import WorldInfo, action_phrases, text_to_name
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.words import name_to_text
@@ -509,12 +510,12 @@ def _ask_world_and_translation(args: argparse.Namespace, client_config: str) -> 
     world = WorldInfo.from_scene(load_scene("apartment_seen"))
     for obj_type in list(world.object_types)[:args.objects]:
         try:
-            backend.object_positions(world, obj_type)
+            object_positions(backend, world, obj_type)
         except LlmPlannerError as exc:
             print(f"  world model, {name_to_text(obj_type)}: {exc}", flush=True)
     cases = [c for c in load_cases() if c.scene == "seen"][:args.directives]
     for case in cases:
         try:
-            backend.translate(world, case.directive)
+            translate(backend, world, case.directive)
         except LlmPlannerError as exc:
             print(f"  translation, {case.directive!r}: {exc}", flush=True)

@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner.domains.household.language.model_resources import all_action_texts, warm_actions
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import Scene, load_scene
 from llm_planner.errors import LLMError
-from llm_planner.llm.resources import all_action_texts
 from llm_planner.methods.llm_mcts.prior import PriorBelief, cached_prior, prior_key, scene_content_hash
 from llm_planner.methods.llm_mcts.runtime import llm_runtime
 from llm_planner.planners import base as planners
@@ -58,7 +58,7 @@ def prepare_bench_priors(homes: Sequence[tuple[str, str]], uses: Sequence[tuple[
                 started = time.perf_counter()
                 if progress:
                     print(f"embedding the action sentences of {scene.name} ...", end="", file=sys.stderr, flush=True)
-                resources.warm_actions(world)
+                warm_actions(resources, world)
                 if progress:
                     print(file=sys.stderr, flush=True)
                 lines.append(f"action sentences of {scene.name}: {len(all_action_texts(world))} embedded or read from "

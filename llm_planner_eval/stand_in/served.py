@@ -9,9 +9,9 @@ observation; it never reads a scene file, the simulator or any hidden state.
 =============  =========================================  ====================================
 question       recognised by (prompt of)                  answered with
 =============  =========================================  ====================================
-world_model    "what are the possible positions of X?"    ``OfflineBackend.object_positions``
+world_model    "what are the possible positions of X?"    ``object_positions`` (offline)
                (``world_model.txt``)
-policy         "Goal / Completed actions / Current        ``OfflineBackend.next_actions`` (the
+policy         "Goal / Completed actions / Current        ``next_actions`` (offline; the
                observation / Next action(s):"             retrieval policy; it is also SayCanPay's
                (``policy.txt``), or "Goal /               Say question), asked ``from_initial`` in
                Initial observation / Planned actions so   the plan form, as the offline backend is
@@ -53,6 +53,7 @@ from typing import Any
 
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import DONE_TASK
+from llm_planner.domains.household.language.questions import next_actions, object_positions, translate
 from llm_planner.domains.household.language.retrieval_policy import imagined_observation
 from llm_planner.domains.household.language.text import WorldInfo, text_to_name
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Observation
@@ -358,7 +359,7 @@ class ServedModel:
     # -- world model (LLM-MCTS §2.2)
     def _world_model(self, prompt: str, n: int, seed: int) -> list[Sample]:
         world, obj_type = world_model_question(prompt)
-        answer = self.backend.object_positions(world, obj_type, m=n, seed=seed)
+        answer = object_positions(self.backend, world, obj_type, m=n, seed=seed)
         samples = [Sample("world_model", {"object": name_to_text(obj_type), "positions": [
             ["inside" if rel == INSIDE else "on", name_to_text(place)] for rel, place in sample]})
             for sample in answer.samples]
@@ -377,7 +378,7 @@ class ServedModel:
             world, goal, observation, history = policy_question(prompt)
             query = PolicyQuery(world, goal, observation, history, (), None, remembered_views(world, history))
             done = "done"
-        answer = self.backend.next_actions(query, m=n, seed=seed)
+        answer = next_actions(self.backend, query, m=n, seed=seed)
         situation = _situation(observation)
         samples = [Sample("policy", {"goal": query.instruction, "next_actions": [t], "situation": situation})
                    for t in answer.texts]
@@ -389,7 +390,7 @@ class ServedModel:
     def _translate(self, prompt: str, n: int, seed: int) -> list[Sample]:
         world, directive = translate_question(prompt)
         try:
-            items = self.backend.translate(world, directive).items
+            items = translate(self.backend, world, directive).items
         except GoalError as exc:
             return [Sample("translate", {"directive": directive, "goal": [], "problem": str(exc)})] * n
         goal = [[rel.upper(), obj, dest, count] for rel, obj, dest, count in items]

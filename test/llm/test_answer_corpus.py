@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from llm_planner.errors import GoalError
+from llm_planner.domains.household.language.model_resources import grounder_of
+from llm_planner.errors import GoalError, UnusableAnswer
 from llm_planner.llm.answers import first_action
-from llm_planner.llm.openai_backend import UnusableAnswer, goal_items
+from llm_planner.methods.llm_mcts.openai_answers import admissible_texts, goal_items, parse_positions
 from llm_planner.reading import UnsupportedGoal, check_model_goal, ground_goal
 from llm_planner.domains.household.world.symbolic import Action
 
@@ -65,10 +66,10 @@ def _read_action(lm, seen, seen_world, case: dict, corpus: str) -> str:
         return "unparsable"
     if text == "done":
         return "done"
-    kept = lm.admissible_texts([text], seen_world, admissible)
+    kept = admissible_texts(lm, [text], seen_world, admissible)
     if not kept:
         return "unparsable"
-    sims = lm.resources.grounder.action_similarities(kept, list(admissible))[0]
+    sims = grounder_of(lm.resources).action_similarities(kept, list(admissible))[0]
     action = admissible[int(sims.argmax())]
     return f"{action.verb}({', '.join(action.args)})"
 
@@ -86,7 +87,7 @@ def test_say_answers(lm, seen, seen_world, case):
 # ------------------------------------------------------------------------------ world model
 @pytest.mark.parametrize("case", _cases("prior"))
 def test_prior_answers(lm, seen_world, case):
-    places = lm._parse_positions(case["answer"], seen_world, float(lm.config.get("grounding.min_name_score")))
+    places = parse_positions(lm, case["answer"], seen_world, float(lm.config.get("grounding.min_name_score")))
     read = sorted(f"{rel} {place}" for rel, place in places)
     expect = [] if case["expect"] == "unparsable" else sorted(case["expect"])
     assert read == expect, case["answer"]
@@ -100,7 +101,7 @@ def test_translation_answers(lm, seen, seen_world, case):
     refusal = ""
     try:
         items = goal_items(case["answer"])
-        goal = ground_goal(tuple(items), seen_world, lm.resources.grounder,
+        goal = ground_goal(tuple(items), seen_world, grounder_of(lm.resources),
                            float(lm.config.get("grounding.min_name_score")))
         check_model_goal(case["directive"], goal, seen_world, lm.resources)
         goal = seen.check_goal(goal)

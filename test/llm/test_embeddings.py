@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 
+from llm_planner.domains.household.language.model_resources import warm_actions
 from llm_planner.llm.embeddings import DIM, Embedder
 
 
@@ -33,7 +34,8 @@ def test_disk_cache_spares_the_model(embedder, tmp_path):
 
 
 def test_warm_actions_encodes_a_worlds_action_sentences_once(embedder, offline):
-    from llm_planner.llm.resources import Resources, all_action_texts
+    from llm_planner.llm.resources import Resources
+    from llm_planner.domains.household.language.model_resources import all_action_texts
     from llm_planner.domains.household.language.text import WorldInfo
 
     world = WorldInfo(rooms=("hall", "den"), containers=("chest",), surfaces=("shelf",),
@@ -41,8 +43,8 @@ def test_warm_actions_encodes_a_worlds_action_sentences_once(embedder, offline):
     texts = all_action_texts(world)
     assert "put the cup 1 inside the chest" in texts and "put the cup 1 on the shelf" in texts and len(texts) == 10
     resources = Resources(offline.config.with_overrides(embeddings__warm_actions=True), embedder=embedder)
-    resources.warm_actions(world)
+    warm_actions(resources, world)
     before = embedder.encoded
     embedder.encode(texts)
-    resources.warm_actions(world)
+    warm_actions(resources, world)
     assert embedder.encoded == before

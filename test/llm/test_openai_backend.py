@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from llm_planner.domains.household.language.questions import candidate_actions, next_actions, object_positions, translate
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.llm.answers import first_action
@@ -24,7 +26,7 @@ def _query(household, world, instruction="put one apple inside the fridge"):
 def test_m_samples_in_one_request_with_usage(openai_backend, fake_openai, seen, seen_world):
     fake_openai.answer = "walk to the kitchen, walk to the fridge, open the fridge, done."
     lm = openai_backend()
-    answer = lm.next_actions(_query(seen, seen_world), m=5)
+    answer = next_actions(lm, _query(seen, seen_world), m=5)
     assert len(fake_openai.requests) == 1 and fake_openai.requests[0]["json"]["n"] == 5
     assert answer.texts == ("walk to the kitchen",) * 5
     assert answer.info.backend == "openai" and answer.info.requests == 1 and not answer.info.cached
@@ -40,17 +42,17 @@ def test_server_refusing_n_falls_back_to_one_request_per_sample(openai_backend, 
 
     fake_openai.default = refuse_n
     lm = openai_backend()
-    answer = lm.next_actions(_query(seen, seen_world), m=3)
+    answer = next_actions(lm, _query(seen, seen_world), m=3)
     assert len(answer.texts) == 3
     assert [r["json"].get("n", 1) for r in fake_openai.requests] == [3, 1, 1, 1]
-    lm.next_actions(_query(seen, seen_world, "put one plate inside the dishwasher"), m=2)
+    next_actions(lm, _query(seen, seen_world, "put one plate inside the dishwasher"), m=2)
     assert [r["json"].get("n", 1) for r in fake_openai.requests[4:]] == [1, 1]  # remembered
 
 
 def test_server_ignoring_n_is_topped_up(openai_backend, fake_openai, http, seen, seen_world):
     fake_openai.default = lambda req: http.Reply(body=http.completion(["walk to the bathroom"]))
     lm = openai_backend()
-    answer = lm.next_actions(_query(seen, seen_world), m=4)
+    answer = next_actions(lm, _query(seen, seen_world), m=4)
     assert len(answer.texts) == 4 and len(fake_openai.requests) == 4
 
 
@@ -59,7 +61,7 @@ def test_unreachable_endpoint_is_a_bounded_clear_error(openai_backend, closed_po
     lm = openai_backend(openai__base_url=f"http://127.0.0.1:{closed_port}/v1", openai__max_retries=2)
     started = time.perf_counter()
     with pytest.raises(LLMError, match=r"failed after 3 attempt\(s\): cannot connect to http://127\.0\.0\.1:\d+/v1 \(.*refused"):
-        lm.next_actions(_query(seen, seen_world))
+        next_actions(lm, _query(seen, seen_world))
     assert time.perf_counter() - started < 5
     assert lm.usage.requests == 3 and lm.usage.retries == 2 and lm.usage.failures == 1
 
@@ -69,7 +71,7 @@ def test_slow_server_times_out_and_never_hangs(openai_backend, fake_openai, http
     lm = openai_backend(openai__timeout_s=0.3, openai__max_retries=1)
     started = time.perf_counter()
     with pytest.raises(LLMError, match=r"2 attempt\(s\): no answer within the timeout of 0.3 s"):
-        lm.object_positions(seen_world, "apple")
+        object_positions(lm, seen_world, "apple")
     assert time.perf_counter() - started < 3.0  # 2 x 0.3 s plus backoff, far below the server's delay
     assert len(fake_openai.requests) == 2
 
@@ -80,7 +82,7 @@ def test_one_question_never_outlasts_its_deadline(openai_backend, fake_openai, h
                         openai__n_in_one_request=False)
     started = time.perf_counter()
     with pytest.raises(LLMError, match=r"no usable answer within 1 s \(openai.question_timeout_s\); last: no answer"):
-        lm.next_actions(_query(seen, seen_world), m=5)
+        next_actions(lm, _query(seen, seen_world), m=5)
     assert time.perf_counter() - started < 1.6
 
 
@@ -91,7 +93,7 @@ def test_429_is_retried_with_exponential_backoff_and_retry_after_capped(openai_b
     lm = openai_backend(openai__max_retries=3, openai__backoff_initial_s=0.05, openai__backoff_max_s=0.2)
     slept: list[float] = []
     lm.sleep = slept.append  # record the backoff instead of sleeping (the bound is what is tested)
-    answer = lm.object_positions(seen_world, "apple", m=2)
+    answer = object_positions(lm, seen_world, "apple", m=2)
     assert len(fake_openai.requests) == 3 and lm.usage.retries == 2
     assert slept == [0.2, 0.1]  # Retry-After 30 s capped at backoff_max_s; then 0.05 * 2**1
     assert answer.samples[0] == (("inside", "fridge"), ("on", "kitchen_table"))
@@ -102,7 +104,7 @@ def test_500_exhausts_the_retry_bound(openai_backend, fake_openai, http, seen, s
     fake_openai.default = lambda req: http.Reply(500, http.error("boom", "server_error"))
     lm = openai_backend(openai__max_retries=2)
     with pytest.raises(LLMError, match=r"3 attempt\(s\): HTTP 500 boom"):
-        lm.next_actions(_query(seen, seen_world))
+        next_actions(lm, _query(seen, seen_world))
     assert len(fake_openai.requests) == 3
 
 
@@ -110,7 +112,7 @@ def test_empty_choices_are_retried_then_an_error(openai_backend, fake_openai, ht
     fake_openai.default = lambda req: http.Reply(body=http.completion([]))
     lm = openai_backend(openai__max_retries=1)
     with pytest.raises(LLMError, match="has no choices"):
-        lm.translate(seen_world, "put one apple inside the fridge")
+        translate(lm, seen_world, "put one apple inside the fridge")
     assert len(fake_openai.requests) == 2
 
 
@@ -118,24 +120,24 @@ def test_text_that_parses_to_nothing(openai_backend, fake_openai, seen, seen_wor
     fake_openai.answer = "I am sorry, I cannot help with that."
     lm = openai_backend(openai__parse_retries=1)
     with pytest.raises(LLMError, match=r"declined: .I am sorry.*after 2 answer"):
-        lm.translate(seen_world, "put one apple inside the fridge")
+        translate(lm, seen_world, "put one apple inside the fridge")
     assert len(fake_openai.requests) == 2
     fake_openai.answer = ""
     with pytest.raises(LLMError, match="gave no next action"):
-        lm.next_actions(_query(seen, seen_world))
+        next_actions(lm, _query(seen, seen_world))
 
 
 def test_names_that_ground_to_nothing(openai_backend, fake_openai, seen, seen_world):
     lm = openai_backend(openai__parse_retries=0, policy__inadmissible="drop")
     fake_openai.answer = "xyzzy plugh, frobnicate the quux"
     with pytest.raises(LLMError, match="gave no next action"):
-        lm.next_actions(_query(seen, seen_world))
+        next_actions(lm, _query(seen, seen_world))
     fake_openai.answer = "walk to the spaceship"
     with pytest.raises(LLMError, match="name no admissible action: 'walk to the spaceship'"):
-        lm.next_actions(_query(seen, seen_world))
+        next_actions(lm, _query(seen, seen_world))
     fake_openai.answer = "Inside the spaceship, On the moon"
     with pytest.raises(LLMError, match="named no container or surface"):
-        lm.object_positions(seen_world, "apple")
+        object_positions(lm, seen_world, "apple")
     fake_openai.answer = "(INSIDE, spaceship, moon, 1)"
     with pytest.raises(GoalError, match="no object 'spaceship'; the closest known names are"):
         translate_directive("put the spaceship on the moon", seen, lm)
@@ -145,7 +147,7 @@ def test_unusable_answer_is_asked_again_and_not_cached(openai_backend, fake_open
     fake_openai.script = [http.Reply(body=http.completion(["no idea"]))]
     fake_openai.answer = "(ON, plate, kitchentable, 1)"
     lm = openai_backend(openai__parse_retries=1)
-    assert lm.translate(seen_world, "put the plate on the table").items == (("on", "plate", "kitchentable", 1),)
+    assert translate(lm, seen_world, "put the plate on the table").items == (("on", "plate", "kitchentable", 1),)
     assert len(fake_openai.requests) == 2 and lm.usage.retries == 1
 
 
@@ -153,26 +155,26 @@ def test_http_errors_that_are_not_retried(openai_backend, fake_openai, http, see
     fake_openai.default = lambda req: http.Reply(401, http.error("bad key", "invalid_api_key"))
     lm = openai_backend()
     with pytest.raises(LLMError, match="refused the API key .*TEST_LLM_KEY") as err:
-        lm.translate(seen_world, "put one apple inside the fridge")
+        translate(lm, seen_world, "put one apple inside the fridge")
     assert "sk-test-secret-123" not in str(err.value)
     assert len(fake_openai.requests) == 1
     fake_openai.default = lambda req: http.Reply(404, http.error("model not found"))
     with pytest.raises(LLMError, match="no model 'test-model'"):
-        lm.translate(seen_world, "put one plate on the kitchen table")
+        translate(lm, seen_world, "put one plate on the kitchen table")
 
 
 def test_malformed_json_is_a_clear_error(openai_backend, fake_openai, http, seen_world):
     fake_openai.default = lambda req: http.Reply(body=b"{not json")
     lm = openai_backend(openai__max_retries=0)
     with pytest.raises(LLMError, match="openai backend"):
-        lm.translate(seen_world, "put one apple inside the fridge")
+        translate(lm, seen_world, "put one apple inside the fridge")
 
 
 # ----------------------------------------------------------------------- key, cache, fallback
 def test_api_key_only_from_the_environment_and_never_stored(openai_backend, fake_openai, seen_world, tmp_path):
     fake_openai.answer = "(INSIDE, apple, fridge, 2)"
     lm = openai_backend()
-    lm.translate(seen_world, "put two apples in the fridge")
+    translate(lm, seen_world, "put two apples in the fridge")
     assert fake_openai.requests[0]["headers"]["authorization"] == "Bearer sk-test-secret-123"
     assert "sk-test-secret-123" not in fake_openai.requests[0]["json"]["messages"][0]["content"]
     for path in (tmp_path / "cache").rglob("*"):
@@ -185,23 +187,23 @@ def test_missing_key_for_the_openai_service_names_the_variable(openai_backend, m
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     lm = openai_backend(openai__base_url="https://api.openai.com/v1", openai__api_key_env="OPENAI_API_KEY")
     with pytest.raises(LLMError, match="set the environment variable OPENAI_API_KEY"):
-        lm.translate(seen_world, "put one apple inside the fridge")
+        translate(lm, seen_world, "put one apple inside the fridge")
 
 
 def test_repeated_run_makes_no_new_request_and_gives_the_same_result(openai_backend, fake_openai, seen, seen_world,
                                                                         tmp_path):
     fake_openai.answer = "walk to the bedroom"
     query = _query(seen, seen_world)
-    first = openai_backend().next_actions(query)
+    first = next_actions(openai_backend(), query)
     again = openai_backend()  # a new process would do the same: same cache directory
-    second = again.next_actions(query)
+    second = next_actions(again, query)
     assert len(fake_openai.requests) == 1
     assert second.texts == first.texts and second.info.cached and again.usage.requests == 0
     assert again.usage.cache_hits == 1
     rows = sqlite3.connect(str(tmp_path / "cache" / "answers.sqlite")).execute("SELECT backend, model FROM answers").fetchall()
     assert rows == [("openai", "test-model")]
     other = openai_backend(policy__temperature=0.9)  # other sampling parameters: another key
-    other.next_actions(query)
+    next_actions(other, query)
     assert len(fake_openai.requests) == 2
 
 
@@ -255,7 +257,7 @@ def test_candidate_actions_are_admissible_with_probabilities(openai_backend, fak
     answers = iter(["walk to the kitchen"] * 8 + ["walk to the bedroom"] * 4)
     fake_openai.default = lambda req: http.Reply(body=http.completion([next(answers) for _ in range(req["n"])]))
     query = _query(seen, seen_world)
-    answer = openai_backend().candidate_actions(query, m=3)
+    answer = candidate_actions(openai_backend(), query, m=3)
     actions = [a for a, _ in answer.actions]
     assert actions[0] == Action("walk", ("kitchen",)) and len(actions) == 3
     assert set(actions) <= set(query.admissible)
@@ -302,7 +304,7 @@ def test_every_request_passes_the_process_request_gate(openai_backend, fake_open
     lm = openai_backend()
     previous = set_request_gate(gate)
     try:
-        lm.object_positions(seen_world, "apple", m=5)
+        object_positions(lm, seen_world, "apple", m=5)
     finally:
         set_request_gate(previous)
     assert gate.held == lm.usage.requests >= 1
@@ -317,7 +319,7 @@ def test_an_answer_is_cut_at_its_stop_sequence_when_the_server_ignores_stop(open
     assert cut_at_stop("Inside fridge.\\nQuestion: what about x?\\nAnswer: On sofa", ["\\nQuestion:"]) == "Inside fridge."
     assert cut_at_stop("On sofa", None) == "On sofa" and cut_at_stop("a\\nGoal: b", "\\nGoal:") == "a"
     fake_openai.answer = "Inside fridge.\\nQuestion: what are the possible positions of sofa?\\nAnswer: On sofa"
-    answer = openai_backend().object_positions(seen_world, "apple", m=1)
+    answer = object_positions(openai_backend(), seen_world, "apple", m=1)
     assert answer.samples == ((("inside", "fridge"),),)
 
 
@@ -332,21 +334,21 @@ def test_an_action_naming_no_admissible_one_is_dropped_or_read_as_the_nearest(op
     fake_openai.answer = "grab the toothbrush"
     drop = openai_backend(policy__inadmissible="drop", openai__parse_retries=0)
     with pytest.raises(LLMError, match="name no admissible action: 'grab the toothbrush'"):
-        drop.next_actions(query, m=2)
+        next_actions(drop, query, m=2)
     nearest = openai_backend(policy__inadmissible="nearest", policy__inadmissible_floor=0.0, openai__parse_retries=0)
-    answer = nearest.next_actions(query, m=2)
-    sims = nearest.resources.grounder.action_similarities(["grab the toothbrush"], list(query.admissible))[0]
+    answer = next_actions(nearest, query, m=2)
+    sims = grounder_of(nearest.resources).action_similarities(["grab the toothbrush"], list(query.admissible))[0]
     best = query.admissible[int(sims.argmax())]
     assert len(answer.texts) == 2 and len(answer.mapped) == 2 and answer.raw == ("grab the toothbrush",) * 2
     assert answer.mapped[0] == pytest.approx(float(sims.max()), abs=1e-5)
-    assert nearest.resources.grounder.action_similarities([answer.texts[0]], [best])[0, 0] == pytest.approx(1, abs=1e-4)
+    assert grounder_of(nearest.resources).action_similarities([answer.texts[0]], [best])[0, 0] == pytest.approx(1, abs=1e-4)
     strict = openai_backend(policy__inadmissible="nearest", policy__inadmissible_floor=float(sims.max()) + 0.01,
                             openai__parse_retries=0)
     with pytest.raises(LLMError, match="name no admissible action"):
-        strict.next_actions(query, m=2)
+        next_actions(strict, query, m=2)
     # an admissible answer is read as before, and never counted as mapped
     fake_openai.answer = "walk to the kitchen"
-    assert nearest.next_actions(_query(seen, seen_world, "put one plate on the sofa"), m=2).mapped == ()
+    assert next_actions(nearest, _query(seen, seen_world, "put one plate on the sofa"), m=2).mapped == ()
 
 
 def test_heuristic_policy_counts_samples_that_read(openai_backend, fake_openai, http, seen, seen_world):
@@ -379,16 +381,16 @@ def test_a_busy_server_is_not_answered_for_by_the_fallback_a_failing_or_gone_one
     lm = openai_backend(fallback_to_offline=True, openai__max_retries=0, openai__parse_retries=0)
     fake_openai.default = lambda req: http.Reply(body=http.completion(["walk to the kitchen"]), delay=3.0)
     with pytest.raises(AnswerTimeout, match="timeout of 1 s"):  # openai.timeout_s 1.0: the server takes 3 s
-        lm.next_actions(query, m=1)
+        next_actions(lm, query, m=1)
     fake_openai.default = lambda req: http.Reply(body=http.completion(["Sure! Here is a plan: think first."]))
     with pytest.raises(UnusableAnswer):
-        lm.next_actions(query, m=1)
+        next_actions(lm, query, m=1)
     assert lm.usage.fallbacks == 0 and lm.fallback_state == ""
     fake_openai.default = lambda req: http.Reply(500, http.error("boom", "server_error"))
-    failing = lm.next_actions(query, m=1)
+    failing = next_actions(lm, query, m=1)
     assert failing.info.backend == "offline" and "HTTP 500" in failing.info.fallback and lm.fallback_state == "failed"
     gone = openai_backend(fallback_to_offline=True, openai__max_retries=0,
                           openai__base_url=f"http://127.0.0.1:{closed_port}/v1")
-    answer = gone.next_actions(query, m=1)
+    answer = next_actions(gone, query, m=1)
     assert answer.info.backend == "offline" and "does not accept connections" in answer.info.fallback
     assert gone.fallback_state == "stopped answering" and lm.usage.fallbacks == 1

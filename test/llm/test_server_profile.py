@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from llm_planner.domains.household.language.questions import next_actions, object_positions
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.llm.factory import make_backend
 from llm_planner.llm.in_flight import AdaptiveLimiter, LimiterSettings
@@ -37,7 +38,7 @@ def test_a_server_that_honours_everything_is_asked_as_before(server, embedder, d
     assert profile.probed and (profile.n, profile.sampling, profile.structured_output) == ("honoured", "sampling",
                                                                                              "honoured")
     assert profile.requests == 3 and lm.usage.requests == 0  # n, JSON, logprobs; not in the usage
-    answer = lm.object_positions(seen_world, "apple", m=5)
+    answer = object_positions(lm, seen_world, "apple", m=5)
     asked = _asked(s, "possible positions")
     assert len(asked) == 1 and asked[0]["n"] == 5 and "response_format" in asked[0] and asked[0]["max_tokens"] == 96
     assert len(answer.samples) == 5 and answer.info.requests == 1
@@ -48,7 +49,7 @@ def test_ignored_n_samples_are_asked_at_once(server, embedder, dataset, seen_wor
     lm = _client(s, embedder, dataset, openai__in_flight__initial=5)
     assert lm.server_profile().n == "ignored" and lm.describe()["samples"] == "one request each, at once"
     started = time.monotonic()
-    answer = lm.object_positions(seen_world, "apple", m=5)
+    answer = object_positions(lm, seen_world, "apple", m=5)
     took = time.monotonic() - started
     asked = _asked(s, "possible positions")
     assert len(answer.samples) == 5 and answer.info.requests == 5 and len(asked) == 5
@@ -68,12 +69,12 @@ def test_a_greedy_server_is_asked_one_sample_and_it_is_said(server, embedder, da
     said = [r.getMessage() for r in caplog.records if "greedy decoding" in r.getMessage()]
     assert len(said) == 1 and s.base_url in said[0]  # once, naming the server
     assert "greedy decoding" in lm.describe()["server"] and lm.describe()["samples"] == "one per question (greedy server)"
-    answer = lm.object_positions(seen_world, "apple", m=5)
+    answer = object_positions(lm, seen_world, "apple", m=5)
     assert len(answer.samples) == 1 and len(_asked(s, "possible positions")) == 1  # M identical answers are one
     state = seen.sample_initial_state(3)
     query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), (),
                         tuple(seen.legal_actions(state)))
-    assert len(lm.next_actions(query, m=5).texts) == 1 and len(_asked(s, "Next action:")) == 1
+    assert len(next_actions(lm, query, m=5).texts) == 1 and len(_asked(s, "Next action:")) == 1
     again = _client(s, embedder, dataset)  # another backend of the process: the profile is known, not said again
     assert again.server_profile().greedy and len(_asked(s, "random whole number")) == 5
 
@@ -83,7 +84,7 @@ def test_structured_output_ignored_or_refused_is_asked_in_plain_text(server, emb
     s = server(style="chatty", **({"structured_output": False} if refuse else {"ignore_structured_output": True}))
     lm = _client(s, embedder, dataset)
     assert lm.server_profile().structured_output == ("refused" if refuse else "ignored")
-    answer = lm.object_positions(seen_world, "milk", m=2)
+    answer = object_positions(lm, seen_world, "milk", m=2)
     assert answer.samples[0][0] == ("inside", "fridge")  # read from the chatty text
     assert not any("response_format" in b for b in _asked(s, "possible positions"))
     assert s.stats()["bad_requests"] == (1 if refuse else 0)  # the probe's request only
@@ -96,7 +97,7 @@ def test_an_unreachable_server_is_not_probed_and_the_question_fails_clearly(embe
     profile = lm.server_profile()
     assert not profile.probed and "cannot connect" in profile.error and "not probed" in profile.summary()
     with pytest.raises(LLMError, match="cannot connect"):
-        lm.object_positions(seen_world, "apple", m=2)
+        object_positions(lm, seen_world, "apple", m=2)
 
 
 # ------------------------------------------------------------------------------ requests in flight
@@ -107,7 +108,7 @@ def _eight_questions_at_once(lm, world) -> tuple[list[str], float]:
 
     def ask(t: str) -> None:
         try:
-            lm.object_positions(world, t, m=1)
+            object_positions(lm, world, t, m=1)
         except LLMError as exc:
             errors.append(str(exc))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from llm_planner.domains.household.language.questions import next_actions
 from llm_planner.errors import ConfigError
 from llm_planner.llm.waits import AnswerTimes, WaitSettings, answer_times
 
@@ -88,9 +89,9 @@ def test_the_backend_times_questions_at_the_server_and_not_answers_from_the_cach
     lm = openai_backend()
     times = lm.answer_times("policy")
     before = times.answered
-    lm.next_actions(query, m=1)
+    next_actions(lm, query, m=1)
     assert times.answered == before + 1 and times.latency() is not None
     again = openai_backend()  # the same question again: from the disk cache
-    again.next_actions(query, m=1)
+    next_actions(again, query, m=1)
     assert again.usage.cache_hits == 1
     assert times.answered == before + 1, "an answer from the cache says nothing of the server"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.errors import GoalError
 from llm_planner.reading import ground_goal
@@ -64,7 +65,7 @@ def test_a_missing_thing_is_refused_with_the_closest_never_swapped(parser):
 def test_a_models_goal_is_grounded_the_same_way(parser, offline):
     """The model path (reading/goal_support.py ground_goal): a model's words never ground to another kind
     of thing, nor to one of several furniture of a kind."""
-    world, grounder = parser.world, offline.resources.grounder
+    world, grounder = parser.world, grounder_of(offline.resources)
     with pytest.raises(GoalError, match="no object 'remote control'; the closest known names are game_controller"):
         ground_goal((("on", "remote control", "couch", 1),), world, grounder, 0.5)
     with pytest.raises(GoalError, match="no object 'remote control'.*other things"):  # however close it scores

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner_eval.bench.translate import HOMES, load_cases
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import GoalItem, Household
@@ -24,13 +25,13 @@ def _goal(*items: tuple[str, str, str, int]) -> tuple[GoalItem, ...]:
 
 def test_model_words_are_grounded_and_a_repeated_item_is_refused(offline, seen_world):
     items = (("inside", "apples", "refrigerator", 2), ("on", "Plate", "kitchentable", 1))
-    goal = ground_goal(items, seen_world, offline.resources.grounder, 0.58)
+    goal = ground_goal(items, seen_world, grounder_of(offline.resources), 0.58)
     assert goal == (GoalItem("inside", "apple", "fridge", 2), GoalItem("on", "plate", "kitchen_table", 1))
     twice = (("inside", "apples", "refrigerator", 1), ("inside", "apple", "fridge", 1))  # two apples, or one said twice?
     with pytest.raises(GoalError, match=r"names apple inside the fridge twice; .*\(INSIDE, apple, fridge, 2\)"):
-        ground_goal(twice, seen_world, offline.resources.grounder, 0.58)
+        ground_goal(twice, seen_world, grounder_of(offline.resources), 0.58)
     with pytest.raises(GoalError, match="no object 'unicorn'; the closest known names are"):
-        ground_goal((("on", "unicorn", "sofa", 1),), seen_world, offline.resources.grounder, 0.58)
+        ground_goal((("on", "unicorn", "sofa", 1),), seen_world, grounder_of(offline.resources), 0.58)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
@@ -121,7 +122,7 @@ def trained_classifier(backend: LanguageModel,
         if key not in _TRAINED:
             train = build_splits(config["dataset"])["train"]
             worlds = {name: WorldInfo.from_household(Household(load_scene(name))) for name in {s.scene for s in train}}
-            classifier = ClauseClassifier(backend.resources.grounder, int(opts["knn_k"]),
+            classifier = ClauseClassifier(grounder_of(backend.resources), int(opts["knn_k"]),
                                           float(opts["unknown_similarity"]),
                                           lexical_weight=float(opts["lexical_weight"]))
             classifier.fit(*clause_training_data(train, worlds))

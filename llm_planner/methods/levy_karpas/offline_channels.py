@@ -18,8 +18,8 @@ embedder):
   ("the fruit" -> banana, apple; "the table" -> kitchen table, coffee table).
 * a beam over clauses combines the readings; probabilities multiply (label x arguments).
 
-Goal channel: the top reading is the LLM layer's translation (``backend.translate``, the offline
-backend's directive reader) of the directive's goal clauses; the alternatives are the ranked
+Goal channel: the top reading is the language model's translation (the household's ``translate``
+question; offline, the directive reader) of the directive's goal clauses; the alternatives are the ranked
 readings above. Template channel: the beam's templates; exact for step-by-step instructions,
 *partial* for directives that also state a goal (the seed's future-work "mixed" directives).
 
@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 
 from llm_planner.domains.household.language.grounding import Grounder
+from llm_planner.domains.household.language.model_resources import grounder_of
+from llm_planner.domains.household.language.questions import translate
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
 from llm_planner.domains.household.world.words import name_to_text
@@ -182,7 +184,8 @@ class OfflineChannels:
         self.classifier = classifier
         self.opts = dict(options)
         self.n = max_predictions
-        self.names = Names(household, scene_names(backend.resources, self.world), backend.resources.grounder, options)
+        self.names = Names(household, scene_names(backend.resources, self.world), grounder_of(backend.resources),
+                           options)
 
     # ------------------------------------------------------------------ analysis
     def analyse(self, directive: str) -> tuple[list[str], list[dict[str, float]], list[int], list[int]]:
@@ -229,7 +232,7 @@ class OfflineChannels:
         top_error = ""
         try:
             text = " and ".join(_SOURCE.sub("", clauses[i]) for i in goal_idx)
-            answer = self.backend.translate(self.world, text)
+            answer = translate(self.backend, self.world, text)
             top = tuple(GoalItem(r if r in (INSIDE, ON) else self.h.relation(d), o, d, c)
                         for r, o, d, c in answer.items)
             readings.append((0.0, top))

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.language.text import WorldInfo, goal_to_formal
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
 from llm_planner.domains.household.world.words import name_to_text
@@ -97,7 +98,7 @@ class OpenAIChannels:
         self.n = max_predictions
         self.categories = {str(word): tuple(types) for word, types in (categories or {}).items()}
         self.examples = [(s, t) for s in train for t in dict.fromkeys((s.goal_directive, s.step_directive)) if t]
-        self._matrix = backend.resources.grounder.matrix([t for _s, t in self.examples]) if self.examples else None
+        self._matrix = grounder_of(backend.resources).matrix([t for _s, t in self.examples]) if self.examples else None
 
     def prompt(self, directive: str, state: State | None) -> str:
         head = INSTRUCTIONS.format(**scene_lines(self.h))
@@ -129,7 +130,7 @@ class OpenAIChannels:
                     items = read_goal_tuples(value)
                     if any(rel not in (INSIDE, ON) for rel, *_ in items):
                         continue  # a relation the domain does not have: not this goal
-                    goal = ground_goal(tuple(items), self.world, self.backend.resources.grounder, min_score)
+                    goal = ground_goal(tuple(items), self.world, grounder_of(self.backend.resources), min_score)
                     if goal and directive:
                         reading = self._check_goal(reading or directive, directive, goal)
                     if goal:

@@ -9,6 +9,8 @@
 * :mod:`.scheduler`: how SEARCH runs its simulations and asks pi(a|h): waves of concurrent
   questions with virtual loss, the bounds per decision; :mod:`.late_questions`: the questions that
   run past their decision (``anytime``).
+* :mod:`.questions`: the household's world-model, policy and goal questions it asks a language
+  model, registered with the answers of each backend (:mod:`.offline_answers`, :mod:`.openai_answers`).
 * :mod:`.config`: the hyper-parameters (``config/llm_mcts.yaml``).
 * :mod:`.runtime`: what the planners of one process share (language model, policy, prior).
 * :mod:`.planner`: the registered planners ``llm_mcts``, ``uct``, ``l_policy``,

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_planner.domains.household.language.model_resources import grounder_of, warm_actions
 from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.questions import next_actions
 from llm_planner.errors import UnusableAnswer
 from llm_planner.llm.base import LanguageModel
 from llm_planner.llm.policy import empirical_policy
@@ -80,9 +82,9 @@ class HeuristicPolicy:
                 return hit
         if not query.admissible:
             return np.zeros(0)
-        self.backend.resources.warm_actions(query.world)
+        warm_actions(self.backend.resources, query.world)
         try:
-            samples = self.backend.next_actions(query, m=self.m, k=self.k, seed=self.seed)
+            samples = next_actions(self.backend, query, m=self.m, k=self.k, seed=self.seed)
         except UnusableAnswer:
             with self._lock:
                 self.stats.count(self.m, 0)
@@ -90,7 +92,7 @@ class HeuristicPolicy:
         with self._lock:
             self.stats.count(max(len(samples.raw), len(samples.texts) + samples.done),
                              len(samples.texts) + samples.done, samples.mapped)
-        sims = self.backend.resources.grounder.action_similarities(list(samples.texts), list(query.admissible))
+        sims = grounder_of(self.backend.resources).action_similarities(list(samples.texts), list(query.admissible))
         probs = empirical_policy(sims, self.lam, self.scale)
         probs.setflags(write=False)
         with self._lock:

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llm_planner.domains.household.language.questions import PositionSamples, object_positions
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.commonsense import DEFAULT_PATH
 from llm_planner.errors import DecisionCanceled, LLMError, UnusableAnswer
-from llm_planner.llm.base import AnswerInfo, LanguageModel, PositionSamples
+from llm_planner.llm.base import AnswerInfo, LanguageModel
 from llm_planner.planners.base import wait_unless_stopped
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def build_prior(backend: LanguageModel, world: WorldInfo, scene: str = "", m: in
 
     def ask(obj_type: str) -> Any:
         try:
-            answer = backend.object_positions(world, obj_type, m=m, seed=seed)
+            answer = object_positions(backend, world, obj_type, m=m, seed=seed)
         except UnusableAnswer as exc:  # a model that names no place of the scene: that type's belief stays
             answer = PositionSamples(obj_type, (), (f"(no usable answer: {exc})",),  # uniform
                                      AnswerInfo(backend.name, backend.model))

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from llm_planner.domains.household.language.model_resources import has_expert, warm_actions
 from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household
 from llm_planner.errors import LLMError
@@ -143,7 +144,8 @@ def warm_up_actions(runtime: LLMRuntime, household: Household, goal: Goal = ()) 
             return
         resources = getattr(runtime.backend, "resources", None)
         if resources is not None:
-            getattr(runtime.backend, "prepare", resources.has_expert)()  # D and what the backend derives from it
-            resources.warm_actions(WorldInfo.from_household(household))
+            # D and what the backend derives from it
+            getattr(runtime.backend, "prepare", lambda: has_expert(resources))()
+            warm_actions(resources, WorldInfo.from_household(household))
             resources.embedder.encode([action_to_text(a) for a in likely_actions(household, goal)])
         runtime.warmed.add(key)

@@ -51,7 +51,9 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
+from llm_planner.domains.household.language.model_resources import grounder_of, warm_actions
 from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.questions import candidate_actions, next_actions
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
 from llm_planner.errors import ConfigError, LLMError
@@ -193,7 +195,7 @@ class Decoder:
             past = (first, ep.household.observe(ep.initial), *past)
         query = PolicyQuery(world, ep.instruction, current, beam.history, action_space(ep.household, ep.goal), ep.goal,
                             past)
-        candidates = self.backend.candidate_actions(query, m=int(self.opts["candidates"])).actions
+        candidates = candidate_actions(self.backend, query, m=int(self.opts["candidates"])).actions
         return cast("list[tuple[Action, float]]", list(candidates))  # the query's actions: household ones
 
     def plan_query(self, ep: Episode, world: WorldInfo, history: tuple[Action, ...], first: Observation) -> PolicyQuery:
@@ -212,7 +214,7 @@ class Decoder:
             assert isinstance(backend, TokenLogprobs)  # checked when say_source was chosen (__init__)
             answers = backend.next_action_logprobs(query, n=int(section["samples"]))
             return self.say_from_logprobs(answers, query, m)
-        samples = self.backend.next_actions(query, m=int(section["samples"]), k=int(section["shots"]))
+        samples = next_actions(self.backend, query, m=int(section["samples"]), k=int(section["shots"]))
         return self.say_from_samples(list(samples.texts), int(samples.done), query, m,
                                      float(section.get("softmax_scale", 1.0)))
 
@@ -228,8 +230,8 @@ class Decoder:
         out: list[tuple[Action, float]] = [(DONE, p_done)] if done else []
         if texts:
             resources = self.backend.resources
-            resources.warm_actions(query.world)
-            sims = resources.grounder.action_similarities(texts, list(query.admissible))
+            warm_actions(resources, query.world)
+            sims = grounder_of(resources).action_similarities(texts, list(query.admissible))
             ranked = say_candidates(sims, list(query.admissible), max(1, m - 1) if done else m, scale)
             out += [(a, (1.0 - p_done) * p) for a, p in ranked]
         out.sort(key=lambda c: -c[1])
@@ -254,8 +256,8 @@ class Decoder:
         if clean in ("done", "done task") or clean.startswith("done"):
             return DONE
         resources = self.backend.resources
-        resources.warm_actions(query.world)
-        sims = resources.grounder.action_similarities([clean], list(query.admissible))
+        warm_actions(resources, query.world)
+        sims = grounder_of(resources).action_similarities([clean], list(query.admissible))
         return query.admissible[int(np.argmax(sims[0]))]
 
     def full_observation(self, ep: Episode) -> Observation:

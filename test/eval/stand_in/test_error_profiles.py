@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+from llm_planner.domains.household.language.model_resources import policy_examples
 from llm_planner_eval.bench.answers import ERROR_KIND, USABLE, answer_kind, policy_kind, profile_weights, shares
 from llm_planner.domains.household.world.symbolic import Action
 from llm_planner.errors import ConfigError
@@ -42,7 +43,7 @@ def _situation(seen, seed: int, steps: int):
 def _prompt(seen, seen_world, offline, instruction: str, seed: int, steps: int) -> tuple[str, object]:
     state, history = _situation(seen, seed, steps)
     query = PolicyQuery(seen_world, instruction, seen.observe(state), history)
-    examples = offline.resources.policy_examples(query, 1)
+    examples = policy_examples(offline.resources, query, 1)
     return policy_prompt(seen_world, instruction, query.observation, history, examples), state
 
 

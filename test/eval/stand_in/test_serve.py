@@ -11,6 +11,8 @@ import urllib.request
 
 import pytest
 
+from llm_planner.domains.household.language.questions import next_actions, object_positions
+from llm_planner.domains.household.language.model_resources import policy_examples
 from llm_planner.errors import ConfigError, LLMError
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
@@ -54,7 +56,7 @@ def _policy_prompt(seen, seen_world, offline, history=(), seed=3):
         state = seen.transition(state, action)
     query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), tuple(history))
     return policy_prompt(seen_world, query.instruction, query.observation, query.history,
-                         offline.resources.policy_examples(query, 2)), query
+                         policy_examples(offline.resources, query, 2)), query
 
 
 # ------------------------------------------------------------------------------ reading prompts
@@ -82,7 +84,7 @@ def test_served_answers_are_the_offline_answers(served, offline, seen, seen_worl
     prompt, query = _policy_prompt(seen, seen_world, offline)
     kind, samples = served.answer(prompt, 3)
     assert kind == "policy" and [s.data["next_actions"][0] for s in samples] == \
-        list(offline.next_actions(query, m=3).texts)
+        list(next_actions(offline, query, m=3).texts)
     kind, samples = served.answer(translate_prompt(seen_world, "could you put two apples in the fridge?",
                                                    FIXED_TRANSLATION_EXAMPLES), 1)
     assert samples[0].data["goal"] == [["INSIDE", "apple", "fridge", 2]]
@@ -210,8 +212,8 @@ def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder,
     state = seen.sample_initial_state(3)
     query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), (),
                         tuple(seen.legal_actions(state)))
-    assert lm.next_actions(query, m=3).texts == offline.next_actions(query, m=3).texts
-    assert lm.object_positions(seen_world, "mug", m=3).samples == offline.object_positions(seen_world, "mug", m=3).samples
+    assert next_actions(lm, query, m=3).texts == next_actions(offline, query, m=3).texts
+    assert object_positions(lm, seen_world, "mug", m=3).samples == object_positions(offline, seen_world, "mug", m=3).samples
     stats = s.stats()
     assert stats["bad_requests"] == 1  # the probe asked for structured output: refused, so the questions ask for text
     assert stats["answered"] == {"random": 2, "translate": 1, "policy": 1, "world_model": 1}  # probe: n, logprobs
@@ -220,14 +222,14 @@ def test_every_style_reads_back_to_the_offline_answer(server, offline, embedder,
 def test_structured_output_modes(server, embedder, dataset, tmp_path, seen_world):
     s = server(style="chatty")
     lm = _client(s, embedder, dataset, tmp_path)
-    assert lm.object_positions(seen_world, "milk", m=2).samples[0][0] == ("inside", "fridge")
+    assert object_positions(lm, seen_world, "milk", m=2).samples[0][0] == ("inside", "fridge")
     assert s.stats()["structured"] == 2 and s.stats()["bad_requests"] == 0  # the probe's request and the question
     refusing = server(style="chatty", structured_output=False)
     strict = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="json_schema")
     with pytest.raises(LLMError, match="refused structured output .*openai.structured_output"):
-        strict.object_positions(seen_world, "milk", m=2)
+        object_positions(strict, seen_world, "milk", m=2)
     plain = _client(refusing, embedder, dataset, tmp_path, openai__structured_output="off")
-    assert plain.object_positions(seen_world, "milk", m=2).samples
+    assert object_positions(plain, seen_world, "milk", m=2).samples
     assert refusing.stats()["bad_requests"] == 1  # only the probe's request (the strict client asks nothing)
 
 

@@ -8,6 +8,8 @@ import dataclasses
 import random
 from typing import Any
 
+from llm_planner.domains.household.language.questions import next_actions
+from llm_planner.domains.household.language.model_resources import policy_examples
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, GoalItem, Household, Observation, State
 from llm_planner.llm.answers import first_action
 from llm_planner.domains.household.language.policy_query import PolicyQuery
@@ -39,7 +41,7 @@ def _initial(seen: Household, seed: int = 3) -> tuple[State, Observation]:
 
 def _prompt(offline: Any, world: WorldInfo, first: Observation, planned: Any) -> str:
     query = PolicyQuery(world, INSTRUCTION, first, tuple(planned), (), None, (), from_initial=True)
-    return plan_prompt(world, INSTRUCTION, first, tuple(planned), offline.resources.policy_examples(query, 2))
+    return plan_prompt(world, INSTRUCTION, first, tuple(planned), policy_examples(offline.resources, query, 2))
 
 
 def test_o0_reads_back_from_its_text(seen: Household, seen_world: WorldInfo) -> None:
@@ -59,7 +61,7 @@ def test_served_plan_from_o0_answers_as_offline_and_ends_with_done_task(served: 
         assert plan_question(prompt) == (seen_world, INSTRUCTION, first, tuple(planned))
         kind, samples = served.answer(prompt, 3, seed=0)
         query = PolicyQuery(seen_world, INSTRUCTION, first, tuple(planned), (), None, (), from_initial=True)
-        own = offline.next_actions(query, m=3, seed=0)
+        own = next_actions(offline, query, m=3, seed=0)
         said = [first_action(render(s, "plain", random.Random(0))) for s in samples]
         assert said == list(own.texts) + ["done"] * own.done, (planned, said, own)
         if own.done:

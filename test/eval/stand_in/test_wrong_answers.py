@@ -10,6 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from llm_planner.domains.household.language.questions import object_positions
+from llm_planner.domains.household.language.model_resources import policy_examples
 from llm_planner.errors import ConfigError
 from llm_planner.llm.answers import first_action, read_goal_tuples, read_positions
 from llm_planner.domains.household.language.policy_query import PolicyQuery
@@ -42,7 +44,7 @@ def _policy_prompt(seen, seen_world, offline, instruction, history, seed=3):
         state = seen.transition(state, action)
     query = PolicyQuery(seen_world, instruction, seen.observe(state), tuple(history))
     return policy_prompt(seen_world, instruction, query.observation, query.history,
-                         offline.resources.policy_examples(query, 2)), state
+                         policy_examples(offline.resources, query, 2)), state
 
 
 def _one(served, prompt):
@@ -272,7 +274,7 @@ def test_served_at_30_percent_is_wrong_on_30_percent_of_400_samples_and_every_an
                       openai__model="served", cache__enabled=False, embeddings__warm_actions=False,
                       openai__timeout_s=10.0)
     types = sorted(text_to_name(t) for t in load_commonsense().objects)[:100]
-    answered = [lm.object_positions(seen_world, t, m=4) for t in types]
+    answered = [object_positions(lm, seen_world, t, m=4) for t in types]
     assert all(len(a.samples) >= 1 for a in answered)  # every answer read (a wrong one is not garbage)
     wrong = s.stats()["wrong"]
     assert set(wrong) <= {"world_model/another_home"}, wrong

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from llm_planner.llm.base import ActionSamples, AnswerInfo, Candidates, Usage
-from llm_planner.llm.embeddings import DIM
+from llm_planner.domains.household.language.questions import ActionSamples, Candidates
 from llm_planner.domains.household.language.text import action_to_text
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.llm.base import AnswerInfo, Usage
+from llm_planner.llm.embeddings import DIM
 
 
 class HashEmbedder:
@@ -35,18 +36,24 @@ class ExactGrounder:
             len(texts), len(actions))
 
 
-@dataclass
-class _Resources:
-    embedder: HashEmbedder = field(default_factory=HashEmbedder)
-    grounder: ExactGrounder = field(default_factory=ExactGrounder)
-
-    def warm_actions(self, world):
-        return None
-
-
 class _Config:
     def section(self, name):
         return {"candidates": {"m": 6, "samples": 4, "shots": 0, "softmax_scale": 1.0}}[name]
+
+    def get(self, key):
+        return {"embeddings.warm_actions": False}[key]
+
+
+@dataclass
+class _Resources:
+    embedder: HashEmbedder = field(default_factory=HashEmbedder)
+    config: _Config = field(default_factory=_Config)
+    parts: dict = field(default_factory=lambda: {"household.grounder": ExactGrounder()})
+
+    def shared(self, key, build):
+        if key not in self.parts:
+            self.parts[key] = build()
+        return self.parts[key]
 
 
 class ScriptedSay:
@@ -63,13 +70,13 @@ class ScriptedSay:
         self.resources = _Resources()
         self.config = _Config()
 
-    def candidate_actions(self, query, m=None):
-        self.queries.append(query)
-        return Candidates(tuple(self.script(query)[:m]), AnswerInfo("scripted", "none"))
-
-    def next_actions(self, query, m=None, k=None, seed=None):
-        self.queries.append(query)
-        texts, done = self.plan_script(query)
+    def answer(self, kind, question, n=None, seed=None):
+        if kind == "candidate_actions":  # Say: the query, n = m
+            self.queries.append(question)
+            return Candidates(tuple(self.script(question)[:n]), AnswerInfo("scripted", "none"))
+        assert kind == "next_actions", kind
+        self.queries.append(question.query)
+        texts, done = self.plan_script(question.query)
         return ActionSamples(tuple(texts), done, tuple(texts), AnswerInfo("scripted", "none"))
 
 

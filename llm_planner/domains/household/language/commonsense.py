@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.language.grounding import Grounder
 from llm_planner.domains.household.language.kinds import furniture_forms
+from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.language.text import WorldInfo
 from llm_planner.domains.household.world.commonsense import Commonsense, load_commonsense
 from llm_planner.domains.household.world.scene import CONTAINER
@@ -217,7 +218,7 @@ def scene_knowledge(resources: Resources, world: WorldInfo) -> SceneKnowledge:
     """The commonsense file seen through one scene, built once per backend resources and scene."""
     def build() -> SceneKnowledge:
         cfg = resources.config
-        return SceneKnowledge(load_commonsense(cfg.get("offline.commonsense")), world, resources.grounder,
+        return SceneKnowledge(load_commonsense(cfg.get("offline.commonsense")), world, grounder_of(resources),
                               float(cfg.get("offline.commonsense_place_match")),
                               float(cfg.get("offline.commonsense_type_match")),
                               float(cfg.get("offline.commonsense_kind_match")),

@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llm_planner.domains.household.language.model_resources import expert
 from llm_planner.domains.household.language.retrieval import ExpertIndex, world_of_scene
 from llm_planner.domains.household.language.text import WorldInfo, action_to_text
 from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
@@ -377,6 +378,6 @@ def retrieval_policy(resources: Resources) -> RetrievalPolicy:
         locality = tuple(float(w) for w in opts["search_locality"])
         if len(locality) != 2:
             raise LLMError(f"offline.search_locality must be two weights (robot's room, elsewhere), got {locality!r}")
-        return RetrievalPolicy(resources.expert(), int(opts["policy_pool"]), locality, float(opts["place_match"]))
+        return RetrievalPolicy(expert(resources), int(opts["policy_pool"]), locality, float(opts["place_match"]))
 
     return resources.shared("retrieval_policy", build)

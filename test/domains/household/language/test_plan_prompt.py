@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner.domains.household.language.questions import next_actions
+from llm_planner.domains.household.language.model_resources import policy_examples
 from llm_planner.domains.household.world.symbolic import Action, Household
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import plan_prompt
@@ -27,7 +29,7 @@ def test_the_plan_prompt_shows_o0_and_the_planned_actions_not_a_current_situatio
     planned = (Action("walk", ("kitchen",)), Action("walk", ("fridge",)))
     query = _plan_query(seen, seen_world, planned)
     prompt = plan_prompt(seen_world, query.instruction, query.observation, planned,
-                         offline.resources.policy_examples(query, 2))
+                         policy_examples(offline.resources, query, 2))
     tail = prompt.rsplit("\n\n", 1)[1].splitlines()
     assert tail[0] == "Goal: put one apple inside the fridge"
     assert tail[1].startswith("Initial observation: you are in the living room, your hand is empty, "
@@ -39,7 +41,7 @@ def test_the_plan_prompt_shows_o0_and_the_planned_actions_not_a_current_situatio
     assert prompt.count("Initial observation:") == 3  # two examples from D in the same form
     long_plan = _plan_query(seen, seen_world, (Action("walk", ("kitchen",)),) * 60)
     done = plan_prompt(seen_world, long_plan.instruction, long_plan.observation, long_plan.history,
-                       offline.resources.policy_examples(long_plan, 2))
+                       policy_examples(offline.resources, long_plan, 2))
     assert done.count("Next action: done task.") == 2  # an expert plan cut after its last step ends with "done task"
 
 
@@ -47,14 +49,14 @@ def test_the_openai_backend_asks_a_from_initial_query_in_the_plan_form(openai_ba
                                                                        seen: Household, seen_world: WorldInfo) -> None:
     fake_openai.answer = "done task."
     lm = openai_backend()
-    answer = lm.next_actions(_plan_query(seen, seen_world, (Action("walk", ("kitchen",)),)), m=3, k=1)
+    answer = next_actions(lm, _plan_query(seen, seen_world, (Action("walk", ("kitchen",)),)), m=3, k=1)
     assert answer.done == 3 and answer.texts == ()
     request = fake_openai.requests[0]["json"]
     prompt = request["messages"][0]["content"]
     assert prompt.rstrip().endswith("Planned actions so far: walk to the kitchen\nNext action:")
     assert request["stop"] == ["\nInitial observation:", "\nPlanned actions so far:"]  # policy.plan_stop
     fake_openai.answer = "walk to the fridge"
-    policy = lm.next_actions(PolicyQuery(seen_world, "put one apple inside the fridge",
+    policy = next_actions(lm, PolicyQuery(seen_world, "put one apple inside the fridge",
                                          seen.observe(seen.sample_initial_state(3))), m=1, k=1)
     assert policy.texts == ("walk to the fridge",)
     assert "Current observation:" in fake_openai.requests[-1]["json"]["messages"][0]["content"]

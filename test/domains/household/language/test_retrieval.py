@@ -1,11 +1,12 @@
 """Retrieval over the expert data set D (retrieval.py): the most similar instructions and K-shot examples."""
 from __future__ import annotations
 
+from llm_planner.domains.household.language.model_resources import expert, policy_examples
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 
 
 def test_top_k_instructions_are_similar(offline):
-    index = offline.resources.expert()
+    index = expert(offline.resources)
     assert len(index.trajectories) == 200
     top = index.similar("put one apple inside the fridge", 3)
     assert all("apple" in index.instructions[i] for i, _ in top)
@@ -18,7 +19,7 @@ def test_k_shot_examples_follow_listing_1(offline, seen, seen_world):
     state = seen.sample_initial_state(9)
     query = PolicyQuery(seen_world, "put one mug inside the dishwasher", seen.observe(state), (),
                         tuple(seen.legal_actions(state)))
-    blocks = offline.resources.policy_examples(query, 3)
+    blocks = policy_examples(offline.resources, query, 3)
     assert len(blocks) == 3
     for block in blocks:
         lines = block.splitlines()
