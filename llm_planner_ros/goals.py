@@ -28,6 +28,16 @@ class GoalEnd:
     cancel_sent: bool
 
 
+def _absence(client: ActionClient, since: float | None, now: float, absent_s: float,
+             gone: Callable[[], str]) -> float | None:
+    """Since when the server has been absent from the graph (None: it is there); LlmPlannerError with
+    ``gone()`` once that is longer than ``absent_s``."""
+    since = None if client.server_is_ready() else since or now
+    if since is not None and now - since > absent_s:
+        raise LlmPlannerError(gone())
+    return since
+
+
 def send_goal(client: ActionClient, goal: Any, feedback: Callable[[Any], None] | None, wait_s: float,
               refused: Callable[[], str], gone: Callable[[], str], absent_s: float) -> Any:
     """Send ``goal`` and wait (``wait_s``) until it is accepted: its goal handle.
@@ -42,9 +52,7 @@ def send_goal(client: ActionClient, goal: Any, feedback: Callable[[Any], None] |
     absent_since = None
     while not done.wait(POLL_S) and not sent.done():
         now = time.monotonic()
-        absent_since = None if client.server_is_ready() else absent_since or now
-        if absent_since is not None and now - absent_since > absent_s:
-            raise LlmPlannerError(gone())
+        absent_since = _absence(client, absent_since, now, absent_s, gone)
         if now > give_up:
             raise LlmPlannerError(refused() if client.server_is_ready() else gone())
     handle = sent.result()
@@ -74,9 +82,7 @@ def follow_goal(client: ActionClient, handle: Any, *, should_cancel: Callable[[]
             cancel_sent = True
             if cancel_wait_s is not None:
                 give_up = min(give_up, now + cancel_wait_s)
-        absent_since = None if client.server_is_ready() else absent_since or now
-        if absent_since is not None and now - absent_since > absent_s:
-            raise LlmPlannerError(gone())
+        absent_since = _absence(client, absent_since, now, absent_s, gone)
         if now > give_up:
             handle.cancel_goal_async()
             raise LlmPlannerError(overrun(now - started))
