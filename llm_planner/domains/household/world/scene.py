@@ -20,6 +20,16 @@ Schema (lengths in metres, angles in radians)::
       kitchen_table: {kind: surface, room: kitchen, position: [x, y], yaw: 0.0, size: [sx, sy, sz]}
     objects:
       apple: {count: 2, size: [sx, sy, sz], color: [r, g, b], places: {fridge: 5, kitchen_table: 1}}
+    switchable:
+      tv: {at: tv_stand, look: screen, starts_on: 0.3}
+      stove: {starts_on: 0.1}
+
+``switchable`` (optional) names the things that switch on and off: an appliance that is itself
+furniture (``stove``: no ``at``), or a thing standing at a furniture (``at``: where the robot works
+to switch it, e.g. a TV on its stand, a lamp on a nightstand). ``look`` is how the simulator shows
+it on (``lamp``: a lit bulb; ``screen``: a bright panel; ``appliance``: a lit indicator on its
+front), ``starts_on`` the chance that it is on when an episode starts. What opens is what is a
+``container``. A scene without ``switchable`` has nothing to switch.
 
 ``places`` are relative weights over furniture names; a container place means INSIDE, a surface
 place means ON. ``approach`` (optional, on a room or a furniture) is where the robot goes for it, in
@@ -103,6 +113,21 @@ class ObjectType:
     places: tuple[tuple[str, float], ...]  # (furniture name, weight)
 
 
+#: How the simulator shows a switched-on thing (the ``look`` of a ``switchable`` entry).
+SWITCH_LOOKS = ("appliance", "lamp", "screen")
+
+
+@dataclass(frozen=True)
+class Switchable:
+    """A thing that switches on and off: a furniture itself, or a thing standing at one."""
+
+    name: str
+    at: str          # the furniture the robot stands at to switch it (its own name for an appliance)
+    room: str
+    look: str        # one of SWITCH_LOOKS
+    starts_on: float  # probability it is on when an episode starts
+
+
 @dataclass(frozen=True)
 class Scene:
     """A loaded, validated apartment."""
@@ -115,6 +140,7 @@ class Scene:
     furniture: Mapping[str, Furniture]
     object_types: Mapping[str, ObjectType]
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    switchables: Mapping[str, Switchable] = field(default_factory=dict)
 
     @property
     def containers(self) -> list[str]:
@@ -146,6 +172,12 @@ class Scene:
             for i in range(1, otype.count + 1):
                 placement[instance_name(otype.name, i)] = rng.choices(names, weights)[0]
         return placement
+
+    def sample_switched_on(self, seed: int) -> frozenset[str]:
+        """The switchable things that are on when the episode of ``seed`` starts (each with its
+        ``starts_on`` chance). A stream of its own, so placements do not depend on it."""
+        rng = random.Random(f"switched-on-{seed}")
+        return frozenset(name for name, thing in self.switchables.items() if rng.random() < thing.starts_on)
 
 
 def instance_name(type_name: str, index: int) -> str:
@@ -257,11 +289,12 @@ def _section(data: Mapping[str, Any], key: str, problems: _Problems, expected: s
 
 
 #: Keys a scene file and its entries may have.
-TOP_KEYS = ("name", "robot", "rooms", "doorways", "furniture", "objects")
+TOP_KEYS = ("name", "robot", "rooms", "doorways", "furniture", "objects", "switchable")
 ROOM_KEYS = ("rect", "approach")
 DOORWAY_KEYS = ("rooms", "center", "width")
 FURNITURE_KEYS = ("kind", "room", "position", "yaw", "size", "approach")
 OBJECT_KEYS = ("count", "size", "color", "places")
+SWITCHABLE_KEYS = ("at", "look", "starts_on")
 DEFAULT_OBJECT_SIZE = (0.08, 0.08, 0.08)
 DEFAULT_OBJECT_COLOR = (0.6, 0.6, 0.6)
 DEFAULT_DOORWAY_WIDTH = 1.0
@@ -296,7 +329,12 @@ def parse_scene(data: Any, path: Path | None = None) -> Scene:
         otype = _parse_object(str(name), spec, known_furniture, problems)
         if otype is not None:
             object_types[str(name)] = otype
+    switchables = _parse_switchables(data.get("switchable"), furniture, problems)
     _check_name_clashes(rooms, furniture, object_types, problems)
+    for name, thing in switchables.items():
+        if name != thing.at and (name in rooms or name in furniture or name in object_types):
+            problems.add(f"switchable.{name}: the name is already a room, furniture or object; "
+                         f"name the thing itself (e.g. '{name}_light') or drop 'at' to switch the furniture")
     robot = data.get("robot") or {}
     robot_room = next(iter(rooms), "")
     if not isinstance(robot, dict):
@@ -316,6 +354,7 @@ def parse_scene(data: Any, path: Path | None = None) -> Scene:
         furniture=furniture,
         object_types=object_types,
         raw=data,
+        switchables=switchables,
     )
 
 
@@ -439,6 +478,41 @@ def _parse_object(name: str, spec: Any, furniture: set[str], problems: _Problems
     if not ok or size is None or color is None:
         return None
     return ObjectType(name, count, vec3(size), vec3(color), tuple((p, float(w)) for p, w in places.items()))
+
+
+def _parse_switchables(section: Any, furniture: Mapping[str, Furniture],
+                       problems: _Problems) -> dict[str, Switchable]:
+    """The optional ``switchable`` section: name to {at, look, starts_on}."""
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        problems.add(f"switchable: expected a mapping of name to {{at, look, starts_on}}, got {section!r}")
+        return {}
+    things = {}
+    for raw_name, spec in section.items():
+        name, where = str(raw_name), f"switchable.{raw_name}"
+        spec = {} if spec is None else spec
+        if not isinstance(spec, dict):
+            problems.add(f"{where}: expected a mapping {{at, look, starts_on}}, got {spec!r}")
+            continue
+        _unknown_keys(spec, SWITCHABLE_KEYS, where, problems)
+        at = str(spec.get("at", name))
+        if at not in furniture:
+            problems.add(f"{where}.at: unknown furniture '{at}' (a switchable thing is a furniture, or stands at "
+                         f"one: furniture: {', '.join(sorted(furniture))})")
+            continue
+        look = spec.get("look", "appliance" if at == name else "lamp")
+        if look not in SWITCH_LOOKS:
+            problems.add(f"{where}.look: must be one of {', '.join(SWITCH_LOOKS)}, got {look!r}")
+            continue
+        starts_on = _number(spec.get("starts_on"), f"{where}.starts_on", problems, default=0.0)
+        if starts_on is None:
+            continue
+        if not 0.0 <= starts_on <= 1.0:
+            problems.add(f"{where}.starts_on: expected a probability from 0 to 1, got {starts_on!r}")
+            continue
+        things[name] = Switchable(name, at, furniture[at].room, str(look), starts_on)
+    return things
 
 
 def _check_name_clashes(rooms: Mapping, furniture: Mapping, object_types: Mapping, problems: _Problems) -> None:

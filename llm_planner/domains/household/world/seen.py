@@ -2,11 +2,12 @@
 
 The executor judges the goal, and the closed loop's guard counts the states it has been in, on
 this (the robot contract, docs/guides/robot.md): where each object was last seen, what the robot
-holds, which containers it last saw open. An object is forgotten where it was when that place is
-seen again without it (a surface of the robot's room, an open container), and while it is held. A
-goal item holds when enough objects of its type were last seen at its destination; an object the
-robot never saw counts for nothing, so a goal that already holds behind a closed door is found
-true when the robot looks.
+holds, which containers it last saw open and which switchable things on. An object is forgotten
+where it was when that place is seen again without it (a surface of the robot's room, an open
+container), and while it is held. A placement goal item holds when enough objects of its type were
+last seen at its destination; an object the robot never saw counts for nothing, so a goal that
+already holds behind a closed door is found true when the robot looks. A state goal item holds on
+the state last seen (a thing never seen on counts as off, a container never seen open as closed).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class SeenWorld:
         self.household = household
         self.where: dict[str, str] = {}  # object -> the furniture it was last seen at
         self.opened: set[str] = set()    # containers last seen open
+        self.switched_on: set[str] = set()  # switchable things last seen on
         self.last: Observation | None = None
 
     def update(self, observation: Observation) -> None:
@@ -35,16 +37,19 @@ class SeenWorld:
         if observation.holding is not None:
             self.where.pop(observation.holding, None)
         self.opened = (self.opened - observation.closed_containers) | observation.open_containers
+        self.switched_on = (self.switched_on - observation.switched_off) | observation.switched_on
         self.last = observation
 
     def state(self) -> State:
         """The robot's room, where it stands and what it holds (last observation), where each object
-        was last seen (None: held or never seen) and the containers last seen open."""
+        was last seen (None: held or never seen), the containers last seen open and the switchable things
+        last seen on."""
         last = self.last
         if last is None:
             raise ValueError("no observation yet: update() first")
         placement = tuple(self.where.get(o) for o in self.household.objects)
-        return State(last.room, last.near, last.holding, placement, frozenset(self.opened))
+        return State(last.room, last.near, last.holding, placement, frozenset(self.opened),
+                     frozenset(self.switched_on))
 
     def goal_reached(self, goal: Sequence[GoalItem]) -> bool:
         """Every goal item holds in what the robot has seen (``count`` objects of its type seen at
