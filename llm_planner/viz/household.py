@@ -20,6 +20,7 @@ from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
 from llm_planner.domains.household.sim.check import doorway_gap
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
+from llm_planner.domains.household.sim.perception import is_power
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, ObjectType, Scene
 from llm_planner.domains.household.world.symbolic import GoalItem
 from llm_planner.domains.shapes import Frame2D, Problem, Rect
@@ -96,7 +97,7 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     cfg = cfg or load_sim_config()
     view = base_view(scene, cfg, title)
     goal_types, destinations = _goal_names(goal)
-    open_doors = {j.body for j in geometry.joints if j.is_open}
+    open_doors = {j.body for j in geometry.joints if j.is_open and not is_power(j)}  # a power reading is no door
     view.furniture = [Piece(p.name, p.rect, p.color,
                             None if p.label is None else p.label + (" (open)" if p.name in open_doors else ""),
                             "goal" if p.name in destinations else p.style) for p in view.furniture]
