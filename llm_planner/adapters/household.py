@@ -118,8 +118,8 @@ class HouseholdDomain(Domain):
 
     def percept_problems(self, percept: Percept) -> tuple[list[str], list[str]]:
         """Names the scene lacks, a robot not in one of its rooms, an object in two places, ON/OFF of
-        a thing that does not switch or in both states (problems); predicates no planner reads and a
-        missing pose of the robot (warnings)."""
+        a thing that does not switch or in both states (problems); predicates no planner reads, a
+        missing pose of the robot, switchable things of the robot's room it says nothing of (warnings)."""
         household = self.household
         problems: list[str] = []
         rooms = [args[1] for name, args in percept.predicates if name == "IN_ROOM" and args[:1] == ("robot",)]
@@ -143,6 +143,10 @@ class HouseholdDomain(Domain):
         warnings = [f"predicates the planner does not read: {', '.join(odd)}"] if odd else []
         if not any(b.name == "robot" for b in percept.bodies):
             warnings.append("no pose of the robot among objects (the navigation probe and pictures need it)")
+        silent = _unreported_switches(percept, household, rooms[0] if rooms else "")
+        if silent:
+            warnings.append(f"no ON or OFF of {', '.join(silent[:5])} (switchable things of the robot's room): "
+                            "goals to switch them on or off cannot be judged")
         return problems, warnings
 
     def place_pose(self, name: str) -> PlacePose:
@@ -319,6 +323,12 @@ def _switch_problems(percept: Percept, household: Household) -> list[str]:
     if both:
         problems.append(f"{', '.join(both[:5])} both ON and OFF")
     return problems
+
+
+def _unreported_switches(percept: Percept, household: Household, room: str) -> list[str]:
+    """The switchable things of ``room`` the percept says neither ON(thing) nor OFF(thing) of."""
+    told = {args[0] for name, args in percept.predicates if name in ("ON", "OFF") and len(args) == 1}
+    return sorted(household.room_switchables.get(room, frozenset()) - told)
 
 
 def state_predicates(household: Household, state: State) -> list[Fact]:

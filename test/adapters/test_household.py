@@ -157,3 +157,7 @@ def test_a_percept_with_on_or_off_of_a_thing_that_does_not_switch_is_a_problem()
     problems, _ = domain.percept_problems(bad)
     assert problems[0].startswith("ON/OFF of fridge, which the scene cannot switch (switchable: tv, floor_lamp")
     assert problems[1] == "stove both ON and OFF"
+    silent = Percept("s", "kitchen", (("IN_ROOM", ("robot", "kitchen")), ("ON", ("stove",))))
+    problems, warnings = domain.percept_problems(silent)
+    assert problems == [] and warnings[-1] == ("no ON or OFF of dishwasher, microwave (switchable things of the "
+                                               "robot's room): goals to switch them on or off cannot be judged")
