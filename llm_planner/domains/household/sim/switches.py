@@ -5,7 +5,7 @@ The simulator holds which things are on (``SimHost.switched_on``) and reports it
 power reading (a joint ``<thing>/power``, :func:`~.perception.power_joint`), which perception reads
 as ON / OFF like a door joint as OPEN / CLOSED. Each thing gets a look (the scene's ``look``), made
 of visual-only bodies (no collision shape, no mass: objects' physics and the robot's checks do not
-see them), with one part that lights up when the thing is on:
+see them), with the parts that light up when the thing is on:
 
 ``screen``     a thin panel on a dark frame at the back of its furniture's top (a TV on its stand);
                the panel is dark when off, bright when on.
