@@ -110,13 +110,16 @@ class HouseholdDomain(Domain):
         return place_poses(self.scene)
 
     def place_coverage(self) -> PlaceCoverage:
+        """Poses of the rooms and furniture (where a skill works, ``switchon``/``switchoff`` at the
+        furniture a thing stands at, ``Household.switch_at``)."""
         poses = self.place_poses()
         return PlaceCoverage(len(poses.poses), sum(p.source == "scene" for p in poses.poses.values()),
                              dict(poses.missing))
 
     def percept_problems(self, percept: Percept) -> tuple[list[str], list[str]]:
-        """Names the scene lacks, a robot not in one of its rooms, an object in two places (problems);
-        predicates no planner reads and a missing pose of the robot (warnings)."""
+        """Names the scene lacks, a robot not in one of its rooms, an object in two places, ON/OFF of
+        a thing that does not switch or in both states (problems); predicates no planner reads, a
+        missing pose of the robot, switchable things of the robot's room it says nothing of (warnings)."""
         household = self.household
         problems: list[str] = []
         rooms = [args[1] for name, args in percept.predicates if name == "IN_ROOM" and args[:1] == ("robot",)]
@@ -124,7 +127,8 @@ class HouseholdDomain(Domain):
             problems.append("no IN_ROOM(robot, ROOM)")
         elif rooms[0] not in household.scene.rooms:
             problems.append(f"IN_ROOM names '{rooms[0]}', not a room of the scene ({', '.join(household.scene.rooms)})")
-        names = set(household.objects) | set(household.furniture) | set(household.scene.rooms) | {"robot"}
+        names = (set(household.objects) | set(household.furniture) | set(household.scene.rooms)
+                 | set(household.switchables) | {"robot"})
         unknown = sorted({a for _, args in percept.predicates for a in args if a not in names})
         if unknown:
             problems.append(f"names the scene does not have: {', '.join(unknown[:5])}")
@@ -134,10 +138,15 @@ class HouseholdDomain(Domain):
                 if args[0] in places and places[args[0]] != args[1]:
                     problems.append(f"{args[0]} is both in/on {places[args[0]]} and {args[1]}")
                 places[args[0]] = args[1]
+        problems += _switch_problems(percept, household)
         odd = sorted({name for name, _ in percept.predicates if name not in PERCEIVED_PREDICATES})
         warnings = [f"predicates the planner does not read: {', '.join(odd)}"] if odd else []
         if not any(b.name == "robot" for b in percept.bodies):
             warnings.append("no pose of the robot among objects (the navigation probe and pictures need it)")
+        silent = _unreported_switches(percept, household, rooms[0] if rooms else "")
+        if silent:
+            warnings.append(f"no ON or OFF of {', '.join(silent[:5])} (switchable things of the robot's room): "
+                            "goals to switch them on or off cannot be judged")
         return problems, warnings
 
     def place_pose(self, name: str) -> PlacePose:
@@ -147,9 +156,13 @@ class HouseholdDomain(Domain):
     def robot_command(self, action: Action, observation: Observation) -> RobotCommand:
         """``walk`` as a navigation goal to the pose of its place (refused, as the symbolic model
         refuses it, when the observation shows the target out of sight); every other action as a
-        skill with the pose of each furniture argument (seed 000 App. A.4's actions)."""
+        skill with the pose of each furniture argument (seed 000 App. A.4's actions), and for
+        ``switchon``/``switchoff`` the pose of the furniture the thing stands at."""
         verb, args = action
         if verb != "walk":
+            switch_at = self.household.switch_at
+            if verb in ("switchon", "switchoff") and len(args) == 1 and args[0] in switch_at:
+                return SkillRequest(verb, tuple(args), (self._pose(switch_at[args[0]]),))
             poses = tuple(self._pose(a) if a in self.household.furniture_room else None for a in args)
             return SkillRequest(verb, tuple(args), poses)
         target = args[0]
@@ -226,13 +239,15 @@ class HouseholdText:
 
 
 class HouseholdSimulator:
-    """The PyBullet apartment behind ``robot/skill`` (grab, open, close, putin, puton by verb and
-    arguments) and ``navigate_to_pose`` (a drive to any free pose, planned and checked first)."""
+    """The PyBullet apartment behind ``robot/skill`` (grab, open, close, putin, puton, switchon,
+    switchoff by verb and arguments) and ``navigate_to_pose`` (a drive to any free pose, planned and
+    checked first). What is on at the start is the episode's of ``seed``."""
 
     def __init__(self, scene: Any, seed: int) -> None:
         from llm_planner.domains.household.sim.world import HouseholdSim  # noqa: PLC0415 - heavy optional: world loads pybullet at import; PyBullet only where the simulator runs
 
-        self.sim = HouseholdSim(scene, scene.sample_placement(seed), seed=seed)
+        self.sim = HouseholdSim(scene, scene.sample_placement(seed), seed=seed,
+                                switched_on=scene.sample_switched_on(seed))
 
     def execute_skill(self, name: str, args: list[str]) -> tuple[bool, str]:
         verb = name.strip().lower()
@@ -293,8 +308,31 @@ class HouseholdPerceiver:
 
 
 # ------------------------------------------------------------------ predicates <-> observations
+def _switch_problems(percept: Percept, household: Household) -> list[str]:
+    """ON(thing) / OFF(thing) (one argument) of a thing the scene cannot switch, or of one in both states."""
+    states: dict[str, set[str]] = {}
+    for name, args in percept.predicates:
+        if (name == "OFF" or name == "ON" and len(args) == 1) and args:
+            states.setdefault(args[0], set()).add(name)
+    problems = []
+    odd = sorted(d for d in states if d not in household.switch_at)
+    if odd:
+        problems.append(f"ON/OFF of {', '.join(odd[:5])}, which the scene cannot switch "
+                        f"(switchable: {', '.join(household.switchables) or 'nothing'})")
+    both = sorted(d for d, s in states.items() if len(s) > 1)
+    if both:
+        problems.append(f"{', '.join(both[:5])} both ON and OFF")
+    return problems
+
+
+def _unreported_switches(percept: Percept, household: Household, room: str) -> list[str]:
+    """The switchable things of ``room`` the percept says neither ON(thing) nor OFF(thing) of."""
+    told = {args[0] for name, args in percept.predicates if name in ("ON", "OFF") and len(args) == 1}
+    return sorted(household.room_switchables.get(room, frozenset()) - told)
+
+
 def state_predicates(household: Household, state: State) -> list[Fact]:
-    """The full state as predicates (the privileged topic): every relation and container state."""
+    """The full state as predicates (the privileged topic): every relation, container and switch state."""
     preds: list[Fact] = [("IN_ROOM", (ROBOT, state.room))]
     if state.near:
         preds.append(("CLOSE", (ROBOT, state.near)))
@@ -303,17 +341,21 @@ def state_predicates(household: Household, state: State) -> list[Fact]:
     for c in household.furniture:
         if household.is_container[c]:
             preds.append(("OPEN" if c in state.opened else "CLOSED", (c,)))
+    preds += [("ON" if d in state.switched_on else "OFF", (d,)) for d in household.switchables]
     preds += [(rel.upper(), (o, f)) for rel, o, f in sorted(household.facts(state))]
     return preds
 
 
 def _split(predicates: Iterable[Fact],
-           furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set]:
-    """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open, closed."""
+           furniture: Mapping[str, str]) -> tuple[str, str | None, str | None, set, set, set, set, set]:
+    """Robot room, the furniture it is near (CLOSE also names objects there), holding, relations, open,
+    closed, switched on (``ON(thing)``, one argument), switched off."""
     room, near, holding = "", None, None
     relations: set[tuple[str, str, str]] = set()
     opened: set[str] = set()
     closed: set[str] = set()
+    on: set[str] = set()
+    off: set[str] = set()
     for name, args in predicates:
         if name == "IN_ROOM" and args[:1] == (ROBOT,):
             room = args[1]
@@ -327,23 +369,32 @@ def _split(predicates: Iterable[Fact],
             opened.add(args[0])
         elif name == "CLOSED":
             closed.add(args[0])
-    return room, near, holding, relations, opened, closed
+        elif name == "ON" and len(args) == 1:
+            on.add(args[0])
+        elif name == "OFF" and len(args) == 1:
+            off.add(args[0])
+    return room, near, holding, relations, opened, closed, on, off
 
 
 def observation_from_percept(percept: Percept, household: Household) -> Observation:
-    room, near, holding, relations, opened, closed = _split(percept.predicates, household.furniture_room)
+    """The robot's observation from its ``perception/state`` percept (ON/OFF of the room's switchable things)."""
+    room, near, holding, relations, opened, closed, on, off = _split(percept.predicates, household.furniture_room)
     room = room or percept.room
     seen = household.room_surfaces.get(room, frozenset()) | frozenset(opened)
+    switches = household.switch_at
     return Observation(room=room, near=near, holding=holding, relations=frozenset(relations),
-                       open_containers=frozenset(opened), closed_containers=frozenset(closed), seen_places=seen)
+                       open_containers=frozenset(opened), closed_containers=frozenset(closed), seen_places=seen,
+                       switched_on=frozenset(d for d in on if d in switches),
+                       switched_off=frozenset(d for d in off - on if d in switches))
 
 
 def state_from_percept(percept: Percept, household: Household) -> State:
     """The full state from the privileged full-observation percept."""
-    room, near, holding, relations, opened, _ = _split(percept.predicates, household.furniture_room)
+    room, near, holding, relations, opened, _, on, _ = _split(percept.predicates, household.furniture_room)
     where = {o: f for _, o, f in relations}
     placement = tuple(where.get(o) for o in household.objects)
-    return State(room=room or percept.room, near=near, holding=holding, placement=placement, opened=frozenset(opened))
+    return State(room=room or percept.room, near=near, holding=holding, placement=placement, opened=frozenset(opened),
+                 switched_on=frozenset(d for d in on if d in household.switch_at))
 
 
 def describe_observation(observation: Observation, limit: int = 12) -> str:

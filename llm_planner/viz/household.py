@@ -20,6 +20,7 @@ from llm_planner.domains.geometry import ROBOT, WALL, GeometrySnapshot
 from llm_planner.domains.household.sim.check import doorway_gap
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import apartment_bounds, furniture_layouts, shared_edge, wall_layout
+from llm_planner.domains.household.sim.perception import is_power
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, ObjectType, Scene
 from llm_planner.domains.household.world.symbolic import GoalItem
 from llm_planner.domains.shapes import Frame2D, Problem, Rect
@@ -96,9 +97,10 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     cfg = cfg or load_sim_config()
     view = base_view(scene, cfg, title)
     goal_types, destinations = _goal_names(goal)
-    open_doors = {j.body for j in geometry.joints if j.is_open}
+    open_doors = {j.body for j in geometry.joints if j.is_open and not is_power(j)}  # a power reading is no door
+    on = [j.body for j in geometry.joints if is_power(j) and j.is_open and j.body in scene.switchables]
     view.furniture = [Piece(p.name, p.rect, p.color,
-                            None if p.label is None else p.label + (" (open)" if p.name in open_doors else ""),
+                            None if p.label is None else p.label + _state_text(p.name, open_doors, scene, on),
                             "goal" if p.name in destinations else p.style) for p in view.furniture]
     before = {b.name: b for b in (start.bodies if start else [])}
     for body in geometry.bodies:
@@ -126,6 +128,14 @@ def snapshot_view(scene: Scene, geometry: GeometrySnapshot, *, goal: Sequence | 
     return view
 
 
+def _state_text(furniture: str, open_doors: set[str], scene: Scene, on: Sequence[str]) -> str:
+    """`` (open)``, `` (on)`` of an appliance, `` (tv on)`` of a thing standing at it, or nothing."""
+    words = ["open"] if furniture in open_doors else []
+    things = sorted(d for d in on if scene.switchables[d].at == furniture)
+    words += ["on"] if things == [furniture] else [f"{d} on" for d in things]
+    return f" ({', '.join(words)})" if words else ""
+
+
 def _round(otype: ObjectType | None) -> bool:
     return otype is not None and abs(otype.size[0] - otype.size[1]) < 0.02
 
@@ -142,4 +152,4 @@ def _goal_names(goal: Sequence | None) -> tuple[set[str], set[str]]:
 def _goal_text(item: GoalItem | Sequence[Any]) -> str:
     rel, otype, dest, count = ((item.rel, item.obj_type, item.destination, item.count) if isinstance(item, GoalItem)
                                else tuple(item))
-    return f"{count} {otype} {rel} {dest}"
+    return f"{otype} {rel}" if not dest else f"{count} {otype} {rel} {dest}"  # no destination: a state

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from llm_planner.domains.geometry import ROBOT, WALL, BodyGeometry, GeometrySnapshot, quat, quat_from_yaw, vec3
+from llm_planner.domains.household.sim.perception import is_power
 from llm_planner.domains.household.world.scene import CONTAINER, FURNITURE_KINDS, Scene
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def markers_from_geometry(geometry: GeometrySnapshot, scene: Scene | None = None
                           frame_id: str = "map") -> list[MarkerSpec]:
     """Markers for every body, a name above each furniture and object, and the robot's heading."""
     markers = _Markers(frame_id)
-    open_bodies = {j.body for j in geometry.joints if j.is_open}
+    open_bodies = {j.body for j in geometry.joints if j.is_open and not is_power(j)}  # a power reading is no door
     for body in geometry.bodies:
         center = body.aabb_center
         if body.type == WALL:

@@ -2,6 +2,8 @@
 
     llm-planner snapshot --scene apartment_seen --seed 0 --out scene.png        # labelled plan
     llm-planner snapshot --scene apartment_seen --out scene.png --view top      # PyBullet's own render
+    llm-planner snapshot --scene apartment_seen --out on.png --view perspective --room living_room \
+        --look-from north --switched-on tv floor_lamp                            # a lit TV and lamp up close
     llm-planner snapshot --problem P2 --out p2.png                               # G-TAMP, with occluders
     llm-planner snapshot --scene apartment_seen --run --suite comp --planner llm_mcts --out-dir runs/report
     llm-planner snapshot --problem P2 --run --planner stalm --out-dir runs/p2
@@ -9,7 +11,10 @@
 
 The labelled plan (``--view plan``, the default) names rooms and furniture, highlights and names
 the goal's objects and destinations, draws the robot and the path it drove, and objects that
-moved faded where they started. ``--run`` executes one task in this process (the PyBullet world,
+moved faded where they started. The switchable things (a TV, lamps, appliances) are on as in the
+episode of ``--seed`` unless ``--switched-on`` names the ones to show on (``--switched-on`` alone:
+none); a lit lamp, a bright screen and a lit indicator show in the ``top`` and ``perspective``
+renders. ``--run`` executes one task in this process (the PyBullet world,
 no ROS) through the same closed loop as the executor and writes ``before.png``, ``after.png``,
 ``strip.png`` (one frame per step with its action) and ``strip.gif`` into ``--out-dir``.
 ``--task`` draws a task a running node graph executed (any caller: the action, ``/plan_task``, a
@@ -46,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="plan: labelled top-down drawing (default); top / perspective: PyBullet's TinyRenderer")
     parser.add_argument("--width", type=int, default=800, help="top/perspective: image width in pixels (default 800)")
     parser.add_argument("--height", type=int, default=600, help="top/perspective: image height in pixels (default 600)")
+    parser.add_argument("--room", default=None, help="top/perspective: frame this room alone (default: the apartment)")
+    parser.add_argument("--look-from", choices=("south", "north", "east", "west"), default="south",
+                        help="perspective: the side the camera looks from (default south)")
+    parser.add_argument("--switched-on", nargs="*", default=None, metavar="THING",
+                        help="the switchable things shown on (default: as in the episode of --seed; alone: none)")
     run = parser.add_argument_group("--run: execute one task and draw the episode")
     run.add_argument("--run", action="store_true", help="execute a task in this process and write its pictures")
     run.add_argument("--planner", default=None, help="household: l_policy (default), llm_mcts, ...; G-TAMP: stalm")
@@ -76,7 +86,14 @@ def run_snapshot(args: argparse.Namespace) -> int:
     from llm_planner.domains.household.sim.world import HouseholdSim
 
     scene = load_scene(args.scene)
-    with HouseholdSim(scene, scene.sample_placement(args.seed), seed=args.seed) as sim:
+    switched_on = scene.sample_switched_on(args.seed) if args.switched_on is None else args.switched_on
+    unknown = sorted(set(switched_on) - set(scene.switchables))
+    if unknown:
+        raise ConfigError(f"--switched-on names {', '.join(unknown)}, which {scene.name} cannot switch "
+                          f"(switchable: {', '.join(scene.switchables) or 'nothing'})")
+    if args.room is not None and args.room not in scene.rooms:
+        raise ConfigError(f"--room {args.room}: not a room of {scene.name} ({', '.join(scene.rooms)})")
+    with HouseholdSim(scene, scene.sample_placement(args.seed), seed=args.seed, switched_on=switched_on) as sim:
         if args.view == "plan":
             from llm_planner.viz.household import snapshot_view
             from llm_planner.viz.topdown import save_png
@@ -86,7 +103,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
             size = f"{picture.width}x{picture.height}"
             path = picture.path
         else:
-            path = sim.render_png(args.out, args.width, args.height, args.view)
+            path = sim.render_png(args.out, args.width, args.height, args.view, args.room, args.look_from)
             size = f"{args.width}x{args.height}"
     print(f"wrote {path} ({size}, {args.view} view of {scene.name}, seed {args.seed})")
     return 0

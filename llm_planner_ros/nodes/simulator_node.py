@@ -7,9 +7,10 @@ reference robot of the robot contract (docs/guides/robot.md).
   a cancel stops it where it is. A goal in another frame than ``map`` or to where the robot cannot
   stand is aborted with the reason in ``error_msg``;
 - serves ``robot/skill`` (llm_planner_interfaces/action/RobotSkill): household grab, open, close,
-  putin, puton; G-TAMP pick, place, open with the JSON of the concrete action. A skill that cannot be
-  done ends aborted with the reason and changes nothing; its result carries the stamp of the
-  geometry published right after it, so a client knows which perception message shows its outcome.
+  putin, puton, switchon, switchoff; G-TAMP pick, place, open with the JSON of the concrete action.
+  A skill that cannot be done ends aborted with the reason and changes nothing; its result carries
+  the stamp of the geometry published right after it, so a client knows which perception message
+  shows its outcome.
   One goal runs at a time: another one is rejected while the robot moves;
 - serves ``sim/render`` (RenderSnapshot): a headless PNG of the world (household);
 - publishes ``sim/geometry`` (GeometrySnapshot): what the robot's sensors report, after every skill,

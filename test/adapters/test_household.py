@@ -112,3 +112,52 @@ def test_a_robots_percept_is_checked_against_the_scene_and_every_place_has_a_pos
     coverage = domain.place_coverage()
     assert coverage.missing == {} and coverage.posed == len(household.scene.rooms) + len(household.furniture)
     assert 0 <= coverage.from_scene <= coverage.posed
+
+
+def test_switch_states_cross_the_percepts_and_a_switch_skill_carries_the_pose_where_it_is_done():
+    """ON(thing)/OFF(thing) of perception/state give the observation's switched_on/off, full_state's
+    give State.switched_on; ON(mug, table) stays a placement."""
+    domain = HouseholdDomain(load_params_file())
+    household = domain.household
+    rng = random.Random(1)
+    seen_on = 0
+    for episode in range(15):
+        state = household.sample_initial_state(episode)
+        for _ in range(rng.randint(0, 30)):
+            state = household.transition(state, rng.choice(household.legal_actions(state, None,
+                                                                                   household.switchables)))
+            observation = household.observe(state)
+            partial = Percept("s", observation.room, tuple(predicates(observation)))
+            full = Percept("s", state.room, tuple(state_predicates(household, state)), full_observation=True)
+            assert observation_from_percept(partial, household) == observation
+            assert state_from_percept(full, household) == state
+            seen_on += bool(observation.switched_on)
+    assert seen_on > 10  # the walk really met things that are on
+    kitchen = Percept("s", "kitchen", (("IN_ROOM", ("robot", "kitchen")), ("ON", ("stove",)), ("OFF", ("microwave",)),
+                                      ("ON", ("mug_1", "stove"))))
+    observation = observation_from_percept(kitchen, household)
+    assert observation.switched_on == {"stove"} and observation.switched_off == {"microwave"}
+    assert observation.relations == {("on", "mug_1", "stove")}
+    poses = place_poses(domain.scene)
+    stand = poses["tv_stand"]
+    assert domain.robot_command(Action("switchon", ("tv",)), observation) == \
+        SkillRequest("switchon", ("tv",), ((stand.x, stand.y, stand.yaw),))
+    stove = poses["stove"]
+    assert domain.robot_command(Action("switchoff", ("stove",)), observation) == \
+        SkillRequest("switchoff", ("stove",), ((stove.x, stove.y, stove.yaw),))
+
+
+def test_a_percept_with_on_or_off_of_a_thing_that_does_not_switch_is_a_problem():
+    domain = HouseholdDomain(load_params_file())
+    good = Percept("s", "kitchen", (("IN_ROOM", ("robot", "kitchen")), ("ON", ("stove",)), ("OFF", ("microwave",)),
+                                    ("ON", ("apple_1", "kitchen_table"))))
+    assert domain.percept_problems(good)[0] == []
+    bad = Percept("s", "kitchen", (("IN_ROOM", ("robot", "kitchen")), ("ON", ("fridge",)), ("OFF", ("stove",)),
+                                   ("ON", ("stove",))))
+    problems, _ = domain.percept_problems(bad)
+    assert problems[0].startswith("ON/OFF of fridge, which the scene cannot switch (switchable: tv, floor_lamp")
+    assert problems[1] == "stove both ON and OFF"
+    silent = Percept("s", "kitchen", (("IN_ROOM", ("robot", "kitchen")), ("ON", ("stove",))))
+    problems, warnings = domain.percept_problems(silent)
+    assert problems == [] and warnings[-1] == ("no ON or OFF of dishwasher, microwave (switchable things of the "
+                                               "robot's room): goals to switch them on or off cannot be judged")

@@ -32,6 +32,19 @@ def test_geometry_round_trip():
     assert geometry_from_msg(geometry_to_msg(snapshot, Time(sec=1, nanosec=5))) == snapshot
 
 
+def test_a_power_reading_crosses_the_wire_as_a_joint_and_reads_as_on():
+    from llm_planner.domains.household.sim.perception import power_joint, switch_states
+    from llm_planner.domains.household.world.scene import load_scene
+
+    snapshot = GeometrySnapshot(scene="apartment_seen", robot_position=(1.0, 2.0, 0.0),
+                                robot_orientation=(0.0, 0.0, 0.0, 1.0), held_object=None, bodies=[FRIDGE],
+                                joints=[JointGeometry("fridge/door", 0.0, 0.3), power_joint("fridge", True),
+                                        power_joint("tv", True), power_joint("stove", False)])
+    back = geometry_from_msg(geometry_to_msg(snapshot, Time(sec=1, nanosec=5)))
+    assert back == snapshot
+    assert switch_states(load_scene("apartment_seen"), back) == {"tv": True, "stove": False}  # fridge: no switch
+
+
 def test_percept_round_trip_with_the_geometry_stamp():
     percept = Percept("apartment_seen", "kitchen", (("INSIDE", ("apple_1", "fridge")), ("HandAvailable", ())),
                       (FRIDGE,), full_observation=True, stamp_ns=3_000_000_007)
@@ -140,3 +153,15 @@ def test_a_goal_crosses_the_wire_as_its_lists_and_comes_back_checked():
     assert goal_from_json(domain, goal_to_json(domain, goal)) == goal
     with pytest.raises(GoalError, match="not JSON"):
         goal_from_json(domain, "not json")
+
+
+def test_a_state_goal_crosses_the_wire_with_an_empty_destination_and_comes_back_checked():
+    domain = HouseholdDomain({"scene": "apartment_seen"})
+    goal = (GoalItem("on", "tv", "", 1), GoalItem("inside", "milk", "fridge", 1), GoalItem("closed", "fridge", "", 1))
+    text = goal_to_json(domain, goal)
+    assert text == '[["on", "tv", "", 1], ["inside", "milk", "fridge", 1], ["closed", "fridge", "", 1]]'
+    back = goal_from_json(domain, text)
+    assert back == goal and back[0].is_state and not back[1].is_state
+    assert goal_from_json(domain, '[["off", "desk_lamp"]]') == (GoalItem("off", "desk_lamp", "", 1),)
+    with pytest.raises(GoalError, match="apple"):
+        goal_from_json(domain, '[["on", "apple", "", 1]]')

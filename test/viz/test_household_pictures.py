@@ -169,3 +169,26 @@ def test_a_long_flat_is_cropped_to_the_rooms_used_and_names_do_not_overlap():
     xmin, ymin, xmax, ymax = used_extent([episode])
     assert xmin == pytest.approx(lounge[0] - 0.3) and xmax == pytest.approx(lounge[2] + 0.3)
     assert isinstance(couch, Piece)
+
+
+def test_a_switched_on_thing_is_named_on_not_open(seen_sim):
+    """A power reading is no door: a microwave that is on and closed is labelled (on), drawn closed
+    in RViz, and a TV that is on names itself at its stand; a state goal reads as the thing's state."""
+    from llm_planner.domains.household.world.symbolic import GoalItem
+    from llm_planner.viz.household import snapshot_view
+    from llm_planner.viz.markers import CONTAINER_CLOSED_RGBA, markers_from_geometry
+
+    scene = seen_sim.scene
+    seen_sim.reset(scene.sample_placement(0), seed=0, switched_on=("microwave", "tv"))
+    try:
+        geometry = seen_sim.geometry()
+    finally:
+        seen_sim.reset(scene.sample_placement(0), seed=0)
+    view = snapshot_view(scene, geometry, goal=[GoalItem("off", "tv", "", 1)])
+    labels = {p.name: p.label for p in view.furniture}
+    assert labels["microwave"].endswith("(on)") and labels["tv_stand"].endswith("(tv on)")
+    assert "(" not in labels["fridge"] and "(" not in labels["stove"]
+    assert "goal: tv off" in view.notes
+    markers = markers_from_geometry(geometry, scene)
+    microwave = next(m for m in markers if m.ns == "furniture" and m.id == list(scene.furniture).index("microwave"))
+    assert microwave.color == CONTAINER_CLOSED_RGBA

@@ -31,7 +31,8 @@ class SimHost:
 
     ``held`` is the object in the gripper (None: the hand is empty); ``goals`` is where each walk
     ends (filled by the driving part once the world is built); ``last_path`` is the base path of
-    the last walk (for pictures)."""
+    the last walk (for pictures); ``switched_on`` the switchable things that are on (the device
+    state the sensors report, :mod:`.switches`)."""
 
     def __init__(self, scene: Scene, cfg: SimConfig, client: int, rng: random.Random,
                  layouts: dict[str, FurnitureLayout], walls: list[Wall], layout_check: LayoutCheck,
@@ -50,6 +51,7 @@ class SimHost:
         self.held: Held | None = None
         self.goals: dict[str, DriveGoal] = {}
         self.last_path: list[Point] = []
+        self.switched_on: set[str] = set()
         self.names = {v: k for k, v in {**bodies.static, **bodies.objects}.items()}
         self.static = list(bodies.static.items())
         self.static_ids = set(bodies.static.values())

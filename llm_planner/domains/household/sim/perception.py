@@ -11,9 +11,13 @@ say where rooms are and how furniture is shaped). Rules:
   (within ``on_tolerance``), or above it by at most ``stack_height``: an object at rest there lies
   on a stack of objects on that surface (the snapshot is taken with every object at rest);
 * OPEN / CLOSED: a container's door joint beyond / below its open threshold;
+* ON / OFF (a switchable thing, e.g. ``ON(tv)``): the thing's power reading, a joint
+  ``<thing>/power`` (:func:`power_joint`) beyond / below its threshold, as a door's joint says open
+  or closed; a thing the sensors give no reading of is neither;
 * HOLDING: the object the gripper's attachment constraint holds;
 * visibility (partial view): objects on surfaces of the robot's room and inside open containers
-  of its room, exactly as the symbolic model's observation.
+  of its room, and the on/off state of the switchable things of its room, exactly as the symbolic
+  model's observation.
 
 >>> # typical use
 >>> # obs = perceive(scene, sim.geometry()); predicates(obs)
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot
+from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry
 from llm_planner.domains.household.sim.config import SimConfig, load_sim_config
 from llm_planner.domains.household.sim.layout import Frame2D, FurnitureLayout, scene_layout
 from llm_planner.domains.household.world.scene import Scene
@@ -110,13 +114,34 @@ def supports(layouts: Mapping[str, FurnitureLayout], objects: Sequence[BodyGeome
     return {b.name: s for b in objects if (s := support_of(layouts, b, cfg)) is not None}
 
 
+#: The last part of a switchable thing's power joint (``tv/power``): 1 when on, 0 when off.
+POWER = "power"
+#: A power joint reads on above this.
+POWER_THRESHOLD = 0.5
+
+
+def power_joint(thing: str, on: bool) -> JointGeometry:
+    """The power reading of a switchable thing (a joint ``<thing>/power``: 1 on, 0 off)."""
+    return JointGeometry(f"{thing}/{POWER}", 1.0 if on else 0.0, POWER_THRESHOLD)
+
+
+def is_power(joint: JointGeometry) -> bool:
+    """A switchable thing's power reading, not a door."""
+    return joint.name.endswith(f"/{POWER}")
+
+
 def open_containers(scene: Scene, geometry: GeometrySnapshot) -> frozenset[str]:
     """Containers all of whose door joints are past their open thresholds."""
     state: dict[str, bool] = {}
     for joint in geometry.joints:
-        if joint.body in scene.furniture:
+        if joint.body in scene.furniture and not is_power(joint):
             state[joint.body] = state.get(joint.body, True) and joint.is_open
     return frozenset(c for c, is_open in state.items() if is_open)
+
+
+def switch_states(scene: Scene, geometry: GeometrySnapshot) -> dict[str, bool]:
+    """Whether each switchable thing of the scene with a power reading is on."""
+    return {j.body: j.is_open for j in geometry.joints if is_power(j) and j.body in scene.switchables}
 
 
 def _robot_room(scene: Scene, geometry: GeometrySnapshot) -> str:
@@ -145,6 +170,7 @@ def perceive(scene: Scene, geometry: GeometrySnapshot, config: SimConfig | None 
     seen = surfaces | (containers & opened)
     relations = {(rel, obj, place) for obj, (rel, place) in _object_supports(scene, geometry, layouts, cfg).items()
                  if place in seen}
+    switched = {d: on for d, on in switch_states(scene, geometry).items() if rooms.get(scene.switchables[d].at) == room}
     return Observation(
         room=room,
         near=near_at(layouts, x, y, cfg.perception.near_tolerance),
@@ -153,6 +179,8 @@ def perceive(scene: Scene, geometry: GeometrySnapshot, config: SimConfig | None 
         open_containers=containers & opened,
         closed_containers=containers - opened,
         seen_places=seen,
+        switched_on=frozenset(d for d, on in switched.items() if on),
+        switched_off=frozenset(d for d, on in switched.items() if not on),
     )
 
 
@@ -184,16 +212,18 @@ def perceive_full(scene: Scene, geometry: GeometrySnapshot, household: Household
         holding=geometry.held_object,
         placement=tuple(placement),
         opened=open_containers(scene, geometry),
+        switched_on=frozenset(d for d, on in switch_states(scene, geometry).items() if on),
     )
 
 
 #: Every predicate :func:`predicates` writes, the names a household robot's perception/state carries
 #: (docs/guides/robot.md).
-PERCEIVED_PREDICATES = frozenset({"IN_ROOM", "CLOSE", "HOLDING", "INSIDE", "ON", "OPEN", "CLOSED"})
+PERCEIVED_PREDICATES = frozenset({"IN_ROOM", "CLOSE", "HOLDING", "INSIDE", "ON", "OPEN", "CLOSED", "OFF"})
 
 
 def predicates(observation: Observation) -> list[Predicate]:
-    """The observation as ground predicates: IN_ROOM, CLOSE, HOLDING, INSIDE, ON, OPEN, CLOSED.
+    """The observation as ground predicates: IN_ROOM, CLOSE, HOLDING, INSIDE, ON, OPEN, CLOSED, and
+    ON / OFF of a switchable thing with one argument (``ON(tv)``; ``ON(mug, table)`` is a placement).
 
     >>> from llm_planner.domains.household.world.symbolic import Observation
     >>> obs = Observation("kitchen", "fridge", None, frozenset({("inside", "apple_1", "fridge")}),
@@ -212,6 +242,8 @@ def predicates(observation: Observation) -> list[Predicate]:
             out.add(("CLOSE", (ROBOT, obj)))
     out.update(("OPEN", (c,)) for c in observation.open_containers)
     out.update(("CLOSED", (c,)) for c in observation.closed_containers)
+    out.update(("ON", (d,)) for d in observation.switched_on)
+    out.update(("OFF", (d,)) for d in observation.switched_off)
     return sorted(out)
 
 

@@ -1,9 +1,10 @@
 """Replay expert trajectories (LLM-MCTS seed, Appendix B) on the PyBullet robot.
 
 Each action of a recorded trajectory is executed by the robot's skills from the task's initial
-placement; after every action, perception (from geometry only) must show exactly the partial
-observation the symbolic model recorded, and at the end the goal must hold in the perceived full
-state. This is what tells that the data set D describes things the simulated robot can really do.
+placement (and what is switched on in that episode); after every action, perception (from geometry
+only) must show exactly the partial observation the symbolic model recorded, and at the end the
+goal must hold in the perceived full state. This is what tells that the data set D describes things
+the simulated robot can really do.
 """
 from __future__ import annotations
 
@@ -25,10 +26,12 @@ class ReplayOutcome:
 
 
 def replay_trajectory(sim: HouseholdSim, household: Household, trajectory: Trajectory) -> ReplayOutcome:
-    """Run one trajectory on ``sim`` (reset to the task's placement); say where it diverged, if it did."""
+    """Run one trajectory on ``sim`` (reset to the task's placement and what is on); say where it
+    diverged, if it did."""
     scene: Scene = household.scene
     task = trajectory.task
-    sim.reset(scene.sample_placement(task.placement_seed), seed=task.placement_seed)
+    sim.reset(scene.sample_placement(task.placement_seed), seed=task.placement_seed,
+              switched_on=scene.sample_switched_on(task.placement_seed))
     if perceive(scene, sim.geometry()) != trajectory.observations[0]:
         return ReplayOutcome(task.task_id, False, "the initial observation differs from the recorded one")
     for step, (action, expected) in enumerate(zip(trajectory.actions, trajectory.observations[1:], strict=True), 1):

@@ -1,5 +1,5 @@
 """The household simulator's senses: what the robot sees from the geometry (room, near, held, open
-containers, by perception's rules), body and joint geometry, object supports."""
+containers, what is switched on, by perception's rules), body and joint geometry, object supports."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,12 +15,13 @@ from llm_planner.domains.household.sim.skills import SkillFailed
 @dataclass(frozen=True)
 class View:
     """What the robot sees of itself: its room, the furniture it is near, what it holds, the open
-    containers."""
+    containers, the switchable things that are on."""
 
     room: str
     near: str | None
     holding: str | None
     opened: frozenset[str]
+    switched_on: frozenset[str] = frozenset()
 
 
 class Sensing:
@@ -40,16 +41,18 @@ class Sensing:
             raise SkillFailed("the robot is in no room")
         near = perception.near_at(h.layouts, base.x, base.y, h.cfg.perception.near_tolerance)
         g = GeometrySnapshot(h.scene.name, (base.x, base.y, 0.0), quat_from_yaw(base.yaw), None, [], self.joints())
-        return View(room, near, self.attached_object(), perception.open_containers(h.scene, g))
+        on = frozenset(d for d, is_on in perception.switch_states(h.scene, g).items() if is_on)
+        return View(room, near, self.attached_object(), perception.open_containers(h.scene, g), on)
 
     def joints(self) -> list[JointGeometry]:
-        """The door joints of the containers."""
+        """The door joints of the containers, then the power reading of each switchable thing."""
         h = self.host
         joints = []
         for name, layout in h.layouts.items():
             if layout.door is not None:
                 pos = p.getJointState(h.bodies.furniture[name], DOOR_LINK, physicsClientId=h.client)[0]
                 joints.append(JointGeometry(layout.door.joint, float(pos), layout.door.open_threshold))
+        joints += [perception.power_joint(d, d in h.switched_on) for d in h.scene.switchables]
         return joints
 
     def object_geometry(self) -> list[BodyGeometry]:

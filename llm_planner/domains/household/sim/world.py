@@ -11,13 +11,16 @@ executes the symbolic model's actions as real robot motions:
 ``puton`` / ``putin``  a free spot sampled on the surface / inside the container (rejection
             sampling against the other objects' AABBs, reachable by IK), the arm lowering the
             object there, release, and a few physics steps to let it settle;
-``open`` / ``close``  the arm reaches the door handle and the door joint moves.
+``open`` / ``close``  the arm reaches the door handle and the door joint moves;
+``switchon`` / ``switchoff``  the arm reaches the front of the thing's furniture and the thing
+            changes state (its look lights up or goes dark, :mod:`.switches`).
 
 The simulator owns one part per job, each given the shared :class:`~.host.SimHost` (the built
 world) in its constructor: ``sensing`` (:mod:`.sensing`: what the robot reads back from the
 geometry), ``manipulation`` (:mod:`.manipulation`: the arm, ``grab``, ``puton``, ``putin``, and the
-undoing of a failed skill), ``driving`` (:mod:`.driving`: the base, ``walk``) and ``doors``
-(:mod:`.doors`: ``open``, ``close``). This module builds the world, checks each skill's
+undoing of a failed skill), ``driving`` (:mod:`.driving`: the base, ``walk``), ``doors``
+(:mod:`.doors`: ``open``, ``close``) and ``switches`` (:mod:`.switches`: what is on, its looks,
+``switchon``, ``switchoff``). This module builds the world, checks each skill's
 preconditions and dispatches it to its part.
 
 Preconditions are read from the geometry (with :mod:`llm_planner.domains.household.sim.perception`), not from any
@@ -46,7 +49,7 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from llm_planner.domains.bullet import pybullet as p
@@ -65,6 +68,7 @@ from llm_planner.domains.household.sim.render import render_png
 from llm_planner.domains.household.sim.robot import Robot
 from llm_planner.domains.household.sim.sensing import Sensing
 from llm_planner.domains.household.sim.skills import Point, SkillFailed, SkillResult
+from llm_planner.domains.household.sim.switches import Switches, build_looks
 from llm_planner.domains.household.world.scene import Scene
 from llm_planner.domains.household.world.symbolic import (
     INSIDE,
@@ -87,11 +91,14 @@ class HouseholdSim:
     >>> # with HouseholdSim(load_scene("apartment_seen"), scene.sample_placement(0)) as sim:
     >>> #     sim.execute(Action("walk", ("kitchen",)))
 
+    ``switched_on``: the switchable things that are on at the start (the episode's
+    ``scene.sample_switched_on(seed)``; none by default).
+
     Raises SceneError (PlacementError) when the scene fails the layout check or its objects do
     not fit where ``placement`` puts them."""
 
     def __init__(self, scene: Scene, placement: Mapping[str, str], *, gui: bool = False, seed: int = 0,
-                 config: SimConfig | None = None) -> None:
+                 config: SimConfig | None = None, switched_on: Iterable[str] = ()) -> None:
         self.scene = scene
         self.cfg = config or load_sim_config()
         self.client = p.connect(p.GUI if gui else p.DIRECT)
@@ -102,8 +109,10 @@ class HouseholdSim:
             self.manipulation = Manipulation(self.host, self.sensing)
             self.driving = Driving(self.host, self.manipulation)
             self.doors = Doors(self.host, self.sensing, self.manipulation)
+            looks = build_looks(self.client, scene, self.host.layouts, self.cfg)  # visual only, after every body
+            self.switches = Switches(self.host, self.sensing, self.manipulation, looks)
             self.host.goals = self.driving.make_goals()
-            self.reset(placement)
+            self.reset(placement, switched_on=switched_on)
         except BaseException:
             p.disconnect(self.client)
             raise
@@ -166,16 +175,19 @@ class HouseholdSim:
         return self.host.last_path
 
     # ================================================================ public API
-    def reset(self, placement: Mapping[str, str], room: str | None = None, seed: int | None = None) -> None:
+    def reset(self, placement: Mapping[str, str], room: str | None = None, seed: int | None = None,
+              switched_on: Iterable[str] = ()) -> None:
         """Doors closed, hand empty, robot in ``room`` (default: the scene's start room), every
-        object on a sampled free spot of its furniture. Reuses the bodies (no rebuilding).
+        object on a sampled free spot of its furniture, exactly ``switched_on`` on. Reuses the
+        bodies (no rebuilding).
 
-        Raises ValueError for a placement or room the scene does not have, PlacementError when
-        the objects given to one furniture do not fit there."""
+        Raises ValueError for a placement, room or switchable thing the scene does not have,
+        PlacementError when the objects given to one furniture do not fit there."""
         self._check_placement(placement)
         room = room or self.scene.robot_room
         if room not in self.scene.rooms:
             raise ValueError(f"unknown room '{room}' (rooms: {', '.join(self.scene.rooms)})")
+        self.switches.set_on(switched_on)
         host = self.host
         rng = random.Random(seed) if seed is not None else host.rng
         self.manipulation.release()
@@ -236,9 +248,11 @@ class HouseholdSim:
         pos, orn = p.getBasePositionAndOrientation(self.robot.body, physicsClientId=self.client)
         return GeometrySnapshot(self.scene.name, tuple(pos), tuple(orn), sense.attached_object(), bodies, joints)
 
-    def render_png(self, path: str | Path, width: int = 640, height: int = 480, view: str = "top") -> Path:
-        """A headless image (TinyRenderer) of the apartment: ``view`` is ``top`` or ``perspective``."""
-        return render_png(self, Path(path), width, height, view)
+    def render_png(self, path: str | Path, width: int = 640, height: int = 480, view: str = "top",
+                   room: str | None = None, look_from: str = "south") -> Path:
+        """A headless image (TinyRenderer) of the apartment, or of one ``room``: ``view`` is ``top``
+        or ``perspective`` (the camera on the ``look_from`` side: south, north, east, west)."""
+        return render_png(self, Path(path), width, height, view, room, look_from)
 
     def skill_timings(self) -> dict[str, dict[str, float]]:
         """Per skill (successful calls, and failed ones apart): calls and mean / max milliseconds."""
@@ -300,6 +314,12 @@ class HouseholdSim:
 
     def _skill_close(self, furniture: str) -> None:
         self.doors.door_skill(furniture, opening=False)
+
+    def _skill_switchon(self, thing: str) -> None:
+        self.switches.switch_skill(thing, on=True)
+
+    def _skill_switchoff(self, thing: str) -> None:
+        self.switches.switch_skill(thing, on=False)
 
     def _skill_putin(self, obj: str, furniture: str) -> None:
         self._put(obj, furniture, INSIDE)
@@ -391,7 +411,8 @@ class PyBulletWorld:
     def __init__(self, household: Household, placement_seed: int) -> None:
         self.household = household
         scene = household.scene
-        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed)
+        self.sim = HouseholdSim(scene, scene.sample_placement(placement_seed), seed=placement_seed,
+                                switched_on=scene.sample_switched_on(placement_seed))
 
     def execute(self, action: Action) -> SkillOutcome:
         result = self.sim.execute(action)

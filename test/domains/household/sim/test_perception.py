@@ -7,7 +7,8 @@ import pytest
 from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.geometry import BodyGeometry, GeometrySnapshot, JointGeometry, quat_from_yaw
 from llm_planner.domains.household.sim.layout import scene_layout
-from llm_planner.domains.household.sim.perception import PerceptionError, perceive, perceive_full, predicates
+from llm_planner.domains.household.sim.perception import (PERCEIVED_PREDICATES, PerceptionError, perceive,
+                                                          perceive_full, power_joint, predicates)
 from llm_planner.domains.household.world.scene import load_scene
 from llm_planner.domains.household.world.symbolic import INSIDE, ON, Household, State
 
@@ -45,7 +46,10 @@ def on(furniture: str, height=0.08) -> tuple[float, float, float]:
 
 
 def snapshot(objects: dict[str, tuple[float, float, float]], robot_at: str | tuple[float, float] = "fridge",
-             open_: tuple[str, ...] = (), held: str | None = None) -> GeometrySnapshot:
+             open_: tuple[str, ...] = (), held: str | None = None, on_: tuple[str, ...] = (),
+             power: bool = True) -> GeometrySnapshot:
+    """A hand-made sensor reading; ``on_``: the switchable things that read on (the others off, or
+    no power readings at all without ``power``)."""
     if isinstance(robot_at, str):
         pose = LAYOUT[robot_at].approach
         xy, yaw = (pose.x, pose.y), pose.yaw
@@ -60,6 +64,7 @@ def snapshot(objects: dict[str, tuple[float, float, float]], robot_at: str | tup
             bodies.append(box(obj, objects.get(obj, on("bed"))))
     joints = [JointGeometry(l.door.joint, l.door.travel if n in open_ else 0.0, l.door.open_threshold)
               for n, l in LAYOUT.items() if l.door is not None]
+    joints += [power_joint(d, d in on_) for d in SCENE.switchables] if power else []
     return GeometrySnapshot(SCENE.name, (xy[0], xy[1], 0.02), quat_from_yaw(yaw), held, bodies, joints)
 
 
@@ -147,3 +152,26 @@ def test_predicates_name_every_fact():
     assert ("INSIDE", ("apple_1", "fridge")) in preds and ("OPEN", ("fridge",)) in preds
     assert ("CLOSED", ("microwave",)) in preds
     assert preds == sorted(preds)
+
+
+def test_power_readings_are_on_and_off_of_the_rooms_switchable_things():
+    """ON/OFF come from each thing's power joint, like OPEN/CLOSED from a door joint; the partial
+    view shows the things of the robot's room, the full view every thing; a power joint is no door."""
+    g = snapshot({}, robot_at="fridge", on_=("microwave", "tv"))
+    obs = perceive(SCENE, g, CFG)
+    assert obs.switched_on == {"microwave"} and obs.switched_off == {"stove", "dishwasher"}
+    assert obs.closed_containers >= {"microwave", "dishwasher"}  # on, and still closed
+    assert perceive_full(SCENE, g, HOUSEHOLD, CFG).switched_on == {"microwave", "tv"}
+    preds = predicates(obs)
+    assert ("ON", ("microwave",)) in preds and ("OFF", ("stove",)) in preds and ("CLOSED", ("microwave",)) in preds
+    assert ("ON", ("tv",)) not in preds and ("OFF", ("tv",)) not in preds  # another room's
+    assert {name for name, _ in preds} <= PERCEIVED_PREDICATES
+    state = perceive_full(SCENE, g, HOUSEHOLD, CFG)
+    assert perceive(SCENE, g, CFG) == HOUSEHOLD.observe(state)
+    living = perceive(SCENE, snapshot({}, robot_at="sofa", on_=("tv",)), CFG)
+    assert living.switched_on == {"tv"} and living.switched_off == {"floor_lamp"}
+
+
+def test_a_thing_without_a_power_reading_is_neither_on_nor_off():
+    obs = perceive(SCENE, snapshot({}, robot_at="fridge", power=False), CFG)
+    assert obs.switched_on == frozenset() and obs.switched_off == frozenset()

@@ -60,3 +60,33 @@ def test_snapshot_command_writes_the_png(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     assert main(["snapshot", "--out", str(out), "--width", "0"]) == 1
     assert "--width and --height must be positive" in capsys.readouterr().err
+
+
+def test_a_room_view_from_a_side_shows_a_lit_lamp_and_screen(worlds):
+    """A room framed alone, from the north: switching the TV and the lamp on brightens pixels."""
+    sim = worlds("apartment_seen")
+    placement = sim.scene.sample_placement(0)
+    try:
+        sim.reset(placement, seed=0)
+        dark = render_rgb(sim, 160, 120, "perspective", room="living_room", look_from="north").astype(int)
+        sim.reset(placement, seed=0, switched_on=("tv", "floor_lamp"))
+        lit = render_rgb(sim, 160, 120, "perspective", room="living_room", look_from="north").astype(int)
+    finally:
+        sim.reset(placement, seed=0)
+    brighter = (lit.sum(axis=2) - dark.sum(axis=2)) > 60
+    assert brighter.sum() > 30 and ((dark.sum(axis=2) - lit.sum(axis=2)) > 60).sum() == 0
+    assert not np.array_equal(render_rgb(sim, 80, 60, "perspective", room="living_room"), dark[::2, ::2])
+    with pytest.raises(ValueError, match="unknown room 'attic'"):
+        render_rgb(sim, 10, 10, "top", room="attic")
+    with pytest.raises(ValueError, match="unknown side 'up'"):
+        render_rgb(sim, 10, 10, "perspective", look_from="up")
+
+
+def test_snapshot_shows_the_things_it_is_told_are_on(tmp_path, capsys):
+    out = tmp_path / "on.png"
+    assert main(["snapshot", "--scene", "apartment_seen", "--out", str(out), "--view", "perspective", "--room",
+                 "living_room", "--look-from", "north", "--switched-on", "tv", "floor_lamp", "--width", "120",
+                 "--height", "90"]) == 0
+    assert read_png_size(out) == (120, 90)
+    assert main(["snapshot", "--out", str(out), "--switched-on", "fridge"]) == 1
+    assert "--switched-on names fridge, which apartment_seen cannot switch" in capsys.readouterr().err

@@ -269,7 +269,8 @@ def test_geometry_snapshot_reports_sensors_only(worlds):
     g = sim.geometry()
     names = {b.name for b in g.bodies}
     assert set(household.objects) <= names and set(sim.scene.furniture) <= names
-    assert {j.name for j in g.joints} == {f"{c}/door" for c in sim.scene.containers}
+    assert {j.name for j in g.joints} == ({f"{c}/door" for c in sim.scene.containers}
+                                          | {f"{d}/power" for d in sim.scene.switchables})
     assert all(j.position == 0.0 and not j.is_open for j in g.joints)
     assert g.held_object is None and g.scene == sim.scene.name
     for b in g.bodies:
