@@ -16,9 +16,14 @@ What it reads:
   ``commonsense.yaml`` ``verb_places``);
 * pronouns: "get the soap and leave it on the counter" ("it" is the last object without a place,
   "them" every such object since the last place);
-* objects listed before one shared destination ("an apple and a banana in the fridge").
+* objects listed before one shared destination ("an apple and a banana in the fridge");
+* states, alone or mixed with placements (:mod:`.states`): "close the fridge", "turn the tv off",
+  "put the milk in the fridge and close it" ("it" is the thing said last that can take the state),
+  "open the dishwasher, put two plates in it and close it" ("in it": the furniture said last; the
+  last state said of a thing wins). A directive without a state clause is read as placements only.
 
-Names are grounded by :mod:`.names` (object types) and :mod:`.places` (furniture).
+Names are grounded by :mod:`.names` (object types), :mod:`.places` (furniture) and :mod:`.states`
+(switchable things and containers).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it

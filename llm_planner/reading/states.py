@@ -32,7 +32,7 @@ from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading.names import DETERMINERS, MAX_OPTIONS, Unclear
 from llm_planner.reading.phrasing import POLITE_END, POLITE_START
 from llm_planner.reading.places import ScenePlaces
-from llm_planner.reading.quantities import CUES_FILE
+from llm_planner.reading.quantities import CUES_FILE, quantity
 
 #: Words that stand for the thing said last that can take the state ("close it").
 STATE_PRONOUNS = ("it", "that", "this", "this one", "that one")
@@ -114,6 +114,15 @@ def state_verb(rel: str) -> str:
     return {SWITCHED_ON: "turn on", OFF: "turn off", OPEN: "open", CLOSED: "close"}[rel]
 
 
+def _one(words: str) -> str:
+    """The words without a count of one said before the name ("one lamp" -> "lamp")."""
+    try:
+        amount, rest = quantity(words.split())
+    except GoalError:
+        return words
+    return " ".join(rest) if rest and amount.count == 1 and not amount.pairs else words
+
+
 class SceneThings(ScenePlaces):
     """The grounding of a thing's words onto the scene's switchable things and containers."""
 
@@ -140,6 +149,10 @@ class SceneThings(ScenePlaces):
         words = DETERMINERS.sub("", " ".join(phrase.split())).strip()
         if not words:
             raise GoalError(f"say what to {state_verb(rel)}")
+        every = self._every(" ".join(phrase.split()), rel)
+        if every is not None:
+            return every
+        words = _one(words)  # "a lamp", "one lamp": the lamp
         named = self.switchables_named(words)
         if named is not None:
             chosen, plural_said = named
@@ -159,6 +172,34 @@ class SceneThings(ScenePlaces):
             raise self.cannot(name_to_text(thing) if words == name_to_text(thing) else words, switch)
         return [thing]
 
+    def _every(self, words: str, rel: str) -> list[str] | None:
+        """Every thing of a kind that can take the state, for "all the lamps", "every cabinet", "both
+        lamps" or a count that is all of them ("two lamps" of two); None when no such quantity is said."""
+        try:
+            amount, rest = quantity(words.split())
+        except GoalError:
+            return None
+        if amount.vague or amount.choices:  # "some lamps": which ones is not said
+            raise GoalError(f"'{words}' does not say which; name each, or say 'all the {' '.join(rest)}'")
+        plural_said = amount.count is None and not amount.vague and bool(rest) and singular(rest[-1]) != rest[-1]
+        if not rest or not (amount.every or amount.pairs or (amount.count or 0) > 1 or plural_said):
+            return None
+        core, switch = " ".join(rest), rel in (SWITCHED_ON, OFF)
+        named = self.switchables_named(core, every=True)
+        if named is not None:
+            found = named[0]
+        else:
+            group = self.place_groups.get(core) or self.place_groups.get(singular(core)) or ()
+            found = [f for f in group if self.can_take(f, switch)]
+        if not found:
+            return None
+        wanted = 2 if amount.pairs and amount.count is None else amount.count
+        if wanted is not None and wanted != len(found):
+            listed = " and ".join(name_to_text(t) for t in found)
+            raise GoalError(f"'{words}' says {wanted}, and this apartment has {len(found)} that "
+                            f"{'switch' if switch else 'open'}: {listed}; say which, or 'all the {core}'")
+        return found
+
     def _furniture_thing(self, words: str, switch: bool) -> str:
         """The furniture the words name, as places are named; a question among those that can take
         the state where several fit."""
@@ -173,7 +214,9 @@ class SceneThings(ScenePlaces):
             if not values:
                 raise self.cannot(words, switch) from None
             options = [(label, value, names, name_to_text(value)) for label, value, names, _r in values]
-            raise Unclear(str(unclear), WHICH, words, options, unclear.question) from None
+            listed = " or ".join(label for label, *_rest in options)
+            raise Unclear(f"which {words}: {listed}? say it, e.g. 'the {options[0][3]}'", WHICH, words, options,
+                          unclear.question) from None
         except GoalError:
             raise self._no_such(words, switch) from None
 
@@ -182,10 +225,10 @@ class SceneThings(ScenePlaces):
         can = ", ".join(name_to_text(t) for t in (self.switchables if switch else self.world.containers))
         return GoalError(f"this apartment has no '{words}' that {what}; the things that do: {can or 'none'}")
 
-    def switchables_named(self, words: str) -> tuple[list[str], bool] | None:
-        """(the switchable things the words name, said as a plural) or None when they name none:
-        every word of the name said ("floor lamp"), its last word ("lamp": both lamps), with the room
-        or the furniture it stands at ("the lamp in the bedroom", "the lamp by the desk")."""
+    def switchables_named(self, words: str, every: bool = False) -> tuple[list[str], bool] | None:
+        """(the switchable things the words name, said as a plural or ``every`` one) or None when they
+        name none: every word of the name said ("floor lamp"), its last word ("lamp": both lamps), with
+        the room or the furniture it stands at ("the lamp in the bedroom", "the lamp by the desk")."""
         if not self.world.switch_at:
             return None
         at = None
@@ -202,7 +245,7 @@ class SceneThings(ScenePlaces):
         if not said:
             return None
         last = said[-1]
-        plural_said = singular(last) != last
+        plural_said = every or singular(last) != last
         heads = {last, singular(last)}
         members = [d for d in self.switchables
                    if name_to_text(d).split()[-1] in heads and set(said[:-1]) <= set(name_to_text(d).split())]

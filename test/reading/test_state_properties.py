@@ -6,7 +6,8 @@ apartments: state clauses (on, off, open, closed, each with several verbs and wo
 the tv", "switch the tv off", "leave the fridge open", "the fridge should be closed"), things named
 by their words, another word ("television", "lights") or their room ("the lamp in the bedroom"),
 "it" for the thing said last that can take the state, placements mixed in ("put two plates in it"),
-negations, things that cannot take the state and the ambiguous "lamp". Each directive carries the
+quantities ("all the lamps", "both lamps"), negations, things that cannot take the state and the
+ambiguous "lamp". Each directive carries the
 goal it means (the last state said of a thing wins), or that a refusal (REFUSE) or a refusal or a
 question (UNCLEAR) is due. A wrong goal is a goal read that differs from the meant one; a goal meant
 and refused counts as missed. Both must be zero. Derandomized: CI sees the same directives."""
@@ -130,7 +131,9 @@ def state_clause(draw, home: Home, intent: Intent) -> str:
         for d in home.world.switch_at:
             if d.endswith("lamp"):
                 _state(intent, d, rel)
-        return form.format(t=draw(st.sampled_from(["lights", "lamps"])))
+        said = draw(st.sampled_from(["the lights", "the lamps", "all the lamps", "both lamps", "every lamp",
+                                     "all of the lights", "two lamps"]))
+        return form.replace("the {t}", said)
     if kind == "cannot":
         thing = draw(st.sampled_from([name_to_text(o) for o, _ in home.objects] + [name_to_text(f) for f in (
             home.others + home.containers if rel in SWITCH else home.others) if f not in home.world.switch_at]))

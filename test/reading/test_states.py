@@ -98,6 +98,20 @@ def test_a_plural_or_a_list_names_several_things(offline, seen_world):
                                                                                 state_goal("on", "floor_lamp")}
 
 
+def test_quantities_say_every_thing_of_a_kind_or_are_refused(offline, seen_world):
+    lamps = {state_goal("on", "floor_lamp"), state_goal("on", "desk_lamp")}
+    for text in ("turn on all the lamps", "turn on both lamps", "switch on every lamp", "turn on two lamps",
+                 "turn on the lamps"):
+        assert _read(text, seen_world, offline) == lamps, text
+    assert _read("close the cabinets", seen_world, offline) == {state_goal("closed", "kitchen_cabinet"),
+                                                                 state_goal("closed", "bathroom_cabinet")}
+    for text in ("open some cabinets", "turn on a few lamps", "turn on three lamps"):
+        with pytest.raises(GoalError):
+            read_directive(text, seen_world, offline.resources)
+    with pytest.raises(NeedsAnswer, match="which lamp"):
+        read_directive("turn on one lamp", seen_world, offline.resources)
+
+
 def test_the_lamp_of_two_is_asked_and_the_answer_settles_it(offline, seen_world):
     with pytest.raises(NeedsAnswer) as asked:
         read_directive("turn on the lamp", seen_world, offline.resources)
