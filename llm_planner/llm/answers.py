@@ -390,6 +390,9 @@ _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "both": 2, "p
 _GROUP = re.compile(r"\(([^()]*)\)")
 _REL_NAMES = {"inside": "inside", "in": "inside", "into": "inside", "within": "inside", "on": "on", "onto": "on",
               "on_top_of": "on", "ontop": "on"}
+#: The states a goal item may ask of a thing, with no destination: ``(CLOSED, fridge)``.
+_STATE_NAMES = {"open": "open", "opened": "open", "closed": "closed", "close": "closed", "shut": "closed",
+                "on": "on", "switched_on": "on", "off": "off", "switched_off": "off"}
 
 
 def _count(value: Any) -> int | None:
@@ -408,6 +411,8 @@ def _goal_item(rel: Any, obj: Any, dest: Any, count: Any) -> tuple[str, str, str
     obj_text = str(obj).strip().strip("'\"`*").strip()
     dest_text = str(dest).strip().strip("'\"`*").strip()
     number = 1 if count in (None, "") else _count(str(count).strip().strip("'\"`*"))
+    if obj_text and not dest_text and rel_text in _STATE_NAMES and number == 1:  # a state: (CLOSED, fridge)
+        return _STATE_NAMES[rel_text], obj_text, "", 1
     if not obj_text or not dest_text:
         raise Unparsable(f"a goal tuple without object or destination: ({rel}, {obj}, {dest}, {count})")
     if number is None:
@@ -423,8 +428,9 @@ def read_goal_tuples(text: str) -> list[tuple[str, str, str, int]]:
     (``{"goal": [{"relation", "object", "destination", "count"}]}``). Only the first paragraph that
     holds tuples is read (a later "for example (ON, ...)" is not the answer); a tuple that does not
     read whole, a count that is not a number, or a declared problem raise :class:`Unparsable`, so a
-    goal never silently loses or changes an item. Relations other than inside/on are returned for
-    the caller to reject."""
+    goal never silently loses or changes an item. A state item has no destination: ``(CLOSED,
+    fridge)``, JSON ``["closed", "fridge"]`` or an object without destination, read as (state, thing,
+    "", 1). Relations other than inside/on and the states are returned for the caller to reject."""
     data = json_payload(text)
     if data is not None:
         items = _first_key(data, ("goal", "formal_goal", "goals", "tuples"))
@@ -439,6 +445,8 @@ def read_goal_tuples(text: str) -> list[tuple[str, str, str, int]]:
                                       _first_key(item, ("count", "number", "quantity"))))
             elif isinstance(item, (list, tuple)) and len(item) in (3, 4):
                 out.append(_goal_item(*item, *([None] if len(item) == 3 else [])))
+            elif isinstance(item, (list, tuple)) and len(item) == 2:  # a state: ["closed", "fridge"]
+                out.append(_goal_item(item[0], item[1], "", None))
             else:
                 raise Unparsable(f"a goal entry that is not a tuple: {item!r}"[:200])
         if not out and isinstance(problem, str) and problem.strip():
@@ -453,9 +461,10 @@ def read_goal_tuples(text: str) -> list[tuple[str, str, str, int]]:
         out = []
         for group in groups:
             parts = [p.strip() for p in group.split(",")]
-            if len(parts) not in (3, 4) or not re.fullmatch(r"['\"`]?[A-Za-z_ ]+['\"`]?", parts[0]):
+            if len(parts) not in (2, 3, 4) or not re.fullmatch(r"['\"`]?[A-Za-z_ ]+['\"`]?", parts[0]):
                 raise Unparsable(f"'({group.strip()})' is not a goal tuple (REL, object, destination, count)")
-            out.append(_goal_item(*parts, *([None] if len(parts) == 3 else [])))
+            out.append(_goal_item(*parts, *([None] * (4 - len(parts)))) if len(parts) > 2
+                       else _goal_item(parts[0], parts[1], "", None))
         return out
     return []
 

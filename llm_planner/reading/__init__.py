@@ -4,7 +4,7 @@
   :func:`read_answer` (the option an answer to a question picks), and what a directive names
   (:mod:`.mentions`);
 * :mod:`.goal_parser`: the grammar of a directive (clauses, relations, pronouns, verbs that imply a
-  place), with :mod:`.quantities` (counts, negations, self-corrections; the cue words of
+  place, states: :mod:`.states`), with :mod:`.quantities` (counts, negations, self-corrections; the cue words of
   ``data/reader_cues.yaml``) and :mod:`.phrasing` (polite and chatty wrappers);
 * the names: :mod:`.names` (object types), :mod:`.places` (furniture) and :mod:`.kinds` (the kind a
   name says, which grounding never swaps);

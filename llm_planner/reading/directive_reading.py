@@ -23,14 +23,18 @@ from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading.goal_parser import (
     _QUESTION,
+    _SPLIT,
     VERBS,
     GoalParser,
+    _leading_verb,
+    _strip_clause,
     check_english,
     goal_parser,
     refuse_what_words_say,
 )
 from llm_planner.reading.mentions import DirectiveReading, Mention
 from llm_planner.reading.quantities import CUES, DEFINITE, quantity
+from llm_planner.reading.states import StateSaid, state_said
 
 if TYPE_CHECKING:
     from llm_planner.clarification import Option, Question
@@ -90,7 +94,35 @@ class DirectiveReader:
             reading.unread = "it is a question, not a request"
             return reading
         self._mentions(_TOKEN.findall(text), reading)
+        self._states(text, reading)
         return reading
+
+    def _states(self, text: str, reading: DirectiveReading) -> None:
+        """The state each clause asks ("close the fridge") and the things it names, "it" as the
+        parser reads it (the thing said last that can take the state); none where not grounded."""
+        previous: StateSaid | None = None
+        mentions: list[str] = []  # the things and places said, in order
+        for clause in _SPLIT.split(text):
+            said = state_said(clause)
+            if said is None and previous is not None and not _leading_verb(clause):
+                said = self.parser.same_state(previous, _strip_clause(clause))  # "turn off the tv and the lamp"
+            previous = said
+            if said is None:
+                mentions.extend(self._clause_places(clause))
+                continue
+            try:
+                things = tuple(self.parser.state_things(said, mentions))
+            except GoalError:
+                things = ()
+            mentions.extend(things)
+            reading.states.append((said.rel, things))
+
+    def _clause_places(self, clause: str) -> list[str]:
+        """The furniture a placement clause names as its place ([] when none is clear)."""
+        try:
+            return self.parser.said_place(self.parser._split_clause(clause, _strip_clause(clause)).dest)
+        except GoalError:
+            return []
 
     def goal(self, directive: str) -> tuple[GoalItem, ...]:
         """The parser's goal, asking where one answer settles it (NeedsAnswer); GoalError saying why
@@ -177,7 +209,7 @@ class DirectiveReader:
 
 def directive_reader(resources: Resources, world: WorldInfo) -> DirectiveReader:
     """The directive reader of one scene, built once per backend resources and scene."""
-    return resources.shared(("directive_reader", world.fingerprint()),
+    return resources.shared(("directive_reader", world.fingerprint(), tuple(sorted(world.switch_at.items()))),
                             lambda: DirectiveReader(goal_parser(resources, world)))
 
 

@@ -16,9 +16,14 @@ What it reads:
   ``commonsense.yaml`` ``verb_places``);
 * pronouns: "get the soap and leave it on the counter" ("it" is the last object without a place,
   "them" every such object since the last place);
-* objects listed before one shared destination ("an apple and a banana in the fridge").
+* objects listed before one shared destination ("an apple and a banana in the fridge");
+* states, alone or mixed with placements (:mod:`.states`): "close the fridge", "turn the tv off",
+  "put the milk in the fridge and close it" ("it" is the thing said last that can take the state),
+  "open the dishwasher, put two plates in it and close it" ("in it": the furniture said last; the
+  last state said of a thing wins). A directive without a state clause is read as placements only.
 
-Names are grounded by :mod:`.names` (object types) and :mod:`.places` (furniture).
+Names are grounded by :mod:`.names` (object types), :mod:`.places` (furniture) and :mod:`.states`
+(switchable things and containers).
 
 Where one answer would settle a directive (which of several tables or glasses, how many when the
 apartment has fewer than said, where in a room, a place the apartment lacks, no place said) it
@@ -49,7 +54,6 @@ from llm_planner.reading.phrasing import GERUNDS as _GERUNDS
 from llm_planner.reading.phrasing import POLITE_END as _POLITE_END
 from llm_planner.reading.phrasing import POLITE_START as _POLITE_START
 from llm_planner.reading.phrasing import normalize
-from llm_planner.reading.places import ScenePlaces
 from llm_planner.reading.quantities import (
     ALL_WORDS,
     COUNT_WORDS,
@@ -62,6 +66,7 @@ from llm_planner.reading.quantities import (
     refuse_unsaid,
     reversal,
 )
+from llm_planner.reading.states import STATE_PRONOUNS, SceneThings, StateSaid, state_said, state_verb
 
 if TYPE_CHECKING:
     from llm_planner.domains.household.language.text import WorldInfo
@@ -135,7 +140,7 @@ class _Clause:
     reversal: str = ""  # a cue that takes the object away ("remove", "take ... out"): its place is a source
 
 
-class GoalParser(ScenePlaces):
+class GoalParser(SceneThings):
     """Rules + embeddings goal parser for one scene (see the module docstring)."""
 
     def parse(self, directive: str, ask: bool = True) -> list[ParsedItem]:
@@ -184,10 +189,98 @@ class GoalParser(ScenePlaces):
                             "'put the milk inside the fridge'")
         text = _THOUSANDS.sub("", refuse_unsaid(directive, text, _REL_PATTERN))
         pieces = [(c, _strip_clause(c)) for c in _SPLIT.split(text)]
+        if any(state_said(raw) for raw, _body in pieces):
+            return self._parse_with_states(directive, pieces, ask)
         clauses = [self._split_clause(raw, body) for raw, body in pieces if body and not _FILLER_CLAUSE.match(body)]
         if not clauses:
             raise GoalError(f"'{directive.strip()}' says nothing to move; say what to move where, "
                             "e.g. 'put one apple inside the fridge'")
+        return self._placements(clauses, ask)
+
+    def _parse_with_states(self, directive: str, pieces: list[tuple[str, str]], ask: bool) -> list[ParsedItem]:
+        """A directive with state clauses ("close the fridge"), mixed with placements or not: each
+        state clause's thing grounded (:mod:`.states`), "it" the thing said last that can take the
+        state ("put the milk in the fridge and close it") or, as a place, the furniture said last
+        ("open the dishwasher and put two plates in it"); a noun phrase after a state clause takes
+        its state ("turn on the tv and the floor lamp"). A thing asked in several states of one kind
+        keeps the last ("open the dishwasher, put two plates in it and close it": closed)."""
+        mentions: list[str] = []  # the scene things said, in order
+        states: dict[tuple[str, bool], ParsedItem] = {}
+        clauses: list[_Clause] = []
+        previous: StateSaid | None = None
+        for raw, body in pieces:
+            if not body or _FILLER_CLAUSE.match(body):
+                continue
+            said = state_said(raw)
+            if said is None and previous is not None and not _leading_verb(raw):
+                said = self.same_state(previous, body)
+            if said is None:
+                previous = None
+                clause = self._split_clause(raw, body)
+                if clause.dest in STATE_PRONOUNS:
+                    clause = dataclasses.replace(clause, dest=self._place_pronoun(clause, mentions))
+                mentions.extend(self.said_place(clause.dest))
+                clauses.append(clause)
+                continue
+            previous = said
+            for thing in self.state_things(said, mentions):
+                states.pop((thing, said.switch), None)  # the last state said wins
+                states[(thing, said.switch)] = ParsedItem(said.rel, thing, "", 1)
+                mentions.append(thing)
+        placed = self._placements(clauses, ask) if clauses else []
+        return placed + list(states.values())
+
+    def same_state(self, previous: StateSaid, body: str) -> StateSaid | None:
+        """"turn on the tv and the floor lamp": a clause that is a thing's name alone (a switchable
+        thing's words, or a furniture name) takes the state before it; anything else is no state."""
+        words = DETERMINERS.sub("", " ".join(body.split()))
+        try:
+            named = self.switchables_named(words)
+        except Unclear:
+            return StateSaid(previous.rel, body, body)
+        except GoalError:
+            return None
+        if named is not None or words in self.place_words or singular(words) in self.place_words:
+            return StateSaid(previous.rel, body, body)
+        return None
+
+    def state_things(self, said: StateSaid, mentions: list[str]) -> list[str]:
+        """The things a state clause names; "it": the thing said last that can take the state."""
+        phrase = DETERMINERS.sub("", said.thing)
+        if phrase in PRONOUNS:
+            if phrase not in STATE_PRONOUNS:
+                raise GoalError(f"cannot tell which things '{phrase}' are in '{said.text}'; name each, e.g. "
+                                f"'{state_verb(said.rel)} the {self._example_thing(said.switch)}'")
+            able = [m for m in mentions if self.can_take(m, said.switch)]
+            if not able:
+                raise GoalError(f"cannot tell what '{phrase}' is in '{said.text}': nothing said before it can be "
+                                f"{'switched on or off' if said.switch else 'opened or closed'}; name it, e.g. "
+                                f"'{state_verb(said.rel)} the {self._example_thing(said.switch)}'")
+            return [able[-1]]
+        return self.ground_things(said.thing, said.rel)
+
+    def _example_thing(self, switch: bool) -> str:
+        things = self.switchables if switch else self.world.containers
+        return name_to_text(things[0]) if things else "fridge"
+
+    def _place_pronoun(self, clause: _Clause, mentions: list[str]) -> str:
+        """"put two plates in it": the furniture said last (a thing that is no furniture is no place)."""
+        if not mentions or mentions[-1] not in self.world.furniture_room:
+            raise GoalError(f"cannot tell where '{clause.rel} {clause.dest}' is in '{clause.text}'; name the place, "
+                            "e.g. 'put the plates inside the dishwasher'")
+        return name_to_text(mentions[-1])
+
+    def said_place(self, phrase: str) -> list[str]:
+        """The furniture a place phrase names, for later pronouns ([] when it names none clearly)."""
+        if not phrase:
+            return []
+        try:
+            return [self.ground_place(phrase)]
+        except GoalError:
+            return []
+
+    def _placements(self, clauses: list[_Clause], ask: bool) -> list[ParsedItem]:
+        """The placement items of a directive's clauses (pronouns, implied and shared places, counts)."""
         clauses = self._resolve_pronouns(clauses)
         clauses = [self._implied_place(c) for c in clauses]
         # Objects listed before a shared destination take the next destination (else the previous).
@@ -491,7 +584,7 @@ def goal_parser(resources: Resources, world: WorldInfo) -> GoalParser:
                           float(resources.config.get("grounding.min_name_score")),
                           resources.config.get("offline.goal_parser"))
 
-    return resources.shared(("goal_parser", world.fingerprint()), build)
+    return resources.shared(("goal_parser", world.fingerprint(), tuple(sorted(world.switch_at.items()))), build)
 
 
 def scene_names(resources: Resources, world: WorldInfo) -> SceneNames:

@@ -48,7 +48,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from llm_planner.domains.household.language.kinds import kind_duplicates, same_kind
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem
+from llm_planner.domains.household.world.symbolic import (
+    INSIDE,
+    OFF,
+    ON,
+    STATE_RELATIONS,
+    SWITCHED_ON,
+    Goal,
+    GoalItem,
+    state_goal,
+)
 from llm_planner.domains.household.world.words import article, name_to_text, plural
 from llm_planner.errors import DirectiveRefused, GoalError
 from llm_planner.reading.directive_reading import directive_reader
@@ -64,12 +73,22 @@ _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
 
 def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, grounder: Grounder,
                 min_score: float) -> Goal:
-    """Map (rel, object words, destination words, count) onto scene names. An item named twice is an
-    error: two tuples may mean two objects or one said twice, and a count is never guessed."""
+    """Map (rel, object words, destination words, count) onto scene names; a state item (open, closed,
+    on or off with no destination) names a thing, grounded onto the scene's switchable things and
+    furniture (``Household.check_goal`` then says whether it can take the state). An item named twice
+    is an error: two tuples may mean two objects or one said twice, and a count is never guessed."""
     merged: dict[tuple[str, str, str], int] = {}
     types = list(world.object_types)
     furniture = list(world.furniture)
+    things = list(dict.fromkeys([*world.switch_at, *world.furniture]))
+    states: list[GoalItem] = []
     for rel, obj, dest, count in items:
+        if not dest and str(rel).lower() in STATE_RELATIONS:  # a state (rel, thing): "the fridge closed"
+            item = state_goal(str(rel).lower(), _ground(obj, things, grounder, min_score, "thing", world))
+            if item in states:
+                raise GoalError(f"the goal names {item} twice; give it once")
+            states.append(item)
+            continue
         obj_type = _ground(obj, types, grounder, min_score, "object")
         destination = _ground(dest, furniture, grounder, min_score, "container or surface", world)
         rel = rel.lower()
@@ -82,7 +101,7 @@ def ground_goal(items: tuple[tuple[str, str, str, int], ...], world: WorldInfo, 
             raise GoalError(f"the goal names {obj_type} {rel} the {destination} twice; give it once with its count, "
                             f"e.g. ({rel.upper()}, {obj_type}, {destination}, {merged[key] + int(count)})")
         merged[key] = int(count)
-    return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items())
+    return tuple(GoalItem(r, o, d, c) for (r, o, d), c in merged.items()) + tuple(states)
 
 
 def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, what: str,
@@ -99,8 +118,13 @@ def _ground(text: str, names: list[str], grounder: Grounder, min_score: float, w
         raise GoalError(f"this apartment has no {what} '{text}'; the closest known names are {closest}, which are "
                         "other things: name one of them")
     several = kind_duplicates(text, world) if world is not None else []
+    if what == "thing" and world is not None and text not in world.switch_at:  # "lamp": which one?
+        words = set(name_to_text(text).split())
+        several = [d for d in world.switch_at if words and words <= set(name_to_text(d).split())]
+        several = several if len(several) > 1 else []
     if several and world is not None:
-        listed = " or ".join(f"{f} ({world.furniture_room.get(f, '?')})" for f in several)
+        rooms = {f: world.furniture_room.get(world.switch_at.get(f, f), "?") for f in several}
+        listed = " or ".join(f"{f} ({rooms[f]})" for f in several)
         raise GoalError(f"which {text}: {listed}? say which one")
     return ranked[0].name
 
@@ -147,8 +171,10 @@ def lexical_differences(reading: DirectiveReading, goal: Goal, complete: bool = 
     if reading.unread:
         return [f"the directive cannot be checked: {reading.unread}"]
     world = reading.world
-    out = []
+    out = lexical_state_differences(reading, [g for g in goal if g.is_state], complete)
     for item in goal:
+        if item.is_state:
+            continue
         mentions = [m for m in reading.objects if m.name == item.obj_type]
         if not mentions:
             out.append(f"the model added '{item_phrase(item)}', which the directive does not ask for: it names "
@@ -185,9 +211,84 @@ def lexical_differences(reading: DirectiveReading, goal: Goal, complete: bool = 
     return out
 
 
+def lexical_state_differences(reading: DirectiveReading, model: Sequence[GoalItem], complete: bool) -> list[str]:
+    """The state items of a model's goal the directive's state clauses do not ask: a thing named
+    with that state (the last state said of it), or "it" with that state where the directive names
+    the thing; with ``complete`` a thing the directive names with a state the goal leaves out."""
+    named: dict[tuple[str, bool], str] = {}  # (thing, kind) -> the last state said of it
+    pronoun_states = set()
+    for rel, things in reading.states:
+        for thing in things:
+            named[(thing, _switch(rel))] = rel
+        if not things:
+            pronoun_states.add(rel)
+    words = f" {' '.join(reading.directive.lower().split())} "
+    out = []
+    for g in model:
+        said = named.get((g.obj_type, _switch(g.rel)))
+        if g.count != 1:
+            out.append(_state_count(g))
+        elif said == g.rel:
+            continue
+        elif said is not None:
+            out.append(f"the model asked the {name_to_text(g.obj_type)} {g.rel}, the directive says {said}")
+        elif g.rel in pronoun_states and (g.obj_type in {p.name for p in reading.places}
+                                          or f" {name_to_text(g.obj_type)} " in words):
+            continue
+        else:
+            out.append(f"the model added '{state_phrase(g.rel, g.obj_type)}', which the directive does not ask for")
+    if complete:
+        kept = {(g.obj_type, _switch(g.rel)) for g in model}
+        out += [f"the model dropped '{state_phrase(rel, thing)}', which the directive asks for"
+                for (thing, switch), rel in named.items() if (thing, switch) not in kept]
+    return out
+
+
 def compare(goal: Goal, reading: Goal, complete: bool = True) -> list[str]:
     """Plain sentences naming each difference of a model's ``goal`` from the parser's ``reading``
-    (empty: the same goal); ``complete`` false: atoms the model left out are no difference."""
+    (empty: the same goal); ``complete`` false: atoms the model left out are no difference. State
+    items are compared by thing and kind (on/off, open/closed): "the model asked the tv on, the
+    directive says off"."""
+    states = state_differences([g for g in goal if g.is_state], [g for g in reading if g.is_state], complete)
+    goal = tuple(g for g in goal if not g.is_state)
+    reading = tuple(g for g in reading if not g.is_state)
+    return _compare_placements(goal, reading, complete) + states
+
+
+def state_differences(model: Sequence[GoalItem], read: Sequence[GoalItem], complete: bool = True) -> list[str]:
+    """Plain sentences naming each state item of ``model`` that ``read`` (the directive's reading)
+    does not ask, says otherwise, or (with ``complete``) asks and the model left out."""
+    asked = {(g.obj_type, _switch(g.rel)): g.rel for g in read}
+    out = []
+    for g in model:
+        said = asked.get((g.obj_type, _switch(g.rel)))
+        if g.count != 1:
+            out.append(_state_count(g))
+        elif said is None:
+            out.append(f"the model added '{state_phrase(g.rel, g.obj_type)}', which the directive does not ask for")
+        elif said != g.rel:
+            out.append(f"the model asked the {name_to_text(g.obj_type)} {g.rel}, the directive says {said}")
+    if complete:
+        kept = {(g.obj_type, _switch(g.rel)) for g in model}
+        out += [f"the model dropped '{state_phrase(rel, thing)}', which the directive asks for"
+                for (thing, switch), rel in asked.items() if (thing, switch) not in kept]
+    return out
+
+
+def _state_count(item: GoalItem) -> str:
+    return f"the model counted {item.count} of '{state_phrase(item.rel, item.obj_type)}': a state holds or not"
+
+
+def _switch(rel: str) -> bool:
+    return rel in (SWITCHED_ON, OFF)
+
+
+def state_phrase(rel: str, thing: str) -> str:
+    """'the fridge closed', 'the tv on'."""
+    return f"the {name_to_text(thing)} {rel}"
+
+
+def _compare_placements(goal: Goal, reading: Goal, complete: bool) -> list[str]:
     model = {(g.obj_type, g.destination): g for g in goal}
     parsed = {(g.obj_type, g.destination): g for g in reading}
     out = []
@@ -236,7 +337,7 @@ def _the(item: GoalItem) -> str:
 
 
 def _goal_phrase(goal: Sequence[GoalItem]) -> str:
-    return "; ".join(item_phrase(g) for g in goal)
+    return "; ".join(state_phrase(g.rel, g.obj_type) if g.is_state else item_phrase(g) for g in goal)
 
 
 def _rel(world: WorldInfo, furniture: str) -> str:

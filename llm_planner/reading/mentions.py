@@ -39,6 +39,8 @@ class DirectiveReading:
     objects: list[Mention] = field(default_factory=list)
     places: list[Mention] = field(default_factory=list)
     verb_places: dict[int, list[str]] = field(default_factory=dict)  # clause -> places its verb implies
+    #: the states the clauses ask, in order: (state, the things named; () for "it" or words not grounded)
+    states: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def places_for(self, obj: Mention) -> list[str]:
         """Where the directive puts the object it names at ``obj``: a place after it in its clause;

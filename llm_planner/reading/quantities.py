@@ -156,8 +156,8 @@ def negation(text: str) -> None:
     match = _NEGATION.search(text)
     if match:
         raise DirectiveRefused(f"'{match.group(0)}' says not to do something, or to leave something out; the robot "
-                               "reads only requests to put things somewhere: say only what to move where, e.g. "
-                               "'put the banana and the milk inside the fridge'")
+                               "reads only requests to do something (put things somewhere, open, close, switch on or "
+                               "off): say only what to do, e.g. 'put the banana and the milk inside the fridge'")
 
 
 def reversal(clause: str) -> str:

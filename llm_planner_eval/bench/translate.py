@@ -21,7 +21,9 @@ destination, count) items. Printed per apartment and overall:
 * seconds per directive.
 
 Splits: dev (used while writing the offline reader), test (held out), quantities (counts,
-negations and self-corrections: read, asked or refused, never a wrong count).
+negations and self-corrections: read, asked or refused, never a wrong count), states (how things
+are: open, closed, on, off, alone and mixed with placements, with negations and things that cannot
+take the state; a gold state item is written "closed fridge").
 
 Every wrong goal is listed, and with ``--show refused`` every refusal with its message.
 
@@ -50,7 +52,7 @@ import yaml
 
 from llm_planner.clarification import NeedsAnswer
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Household
+from llm_planner.domains.household.world.symbolic import STATE_RELATIONS, Household
 from llm_planner.errors import ConfigError, LlmPlannerError
 from llm_planner.llm.config import load_llm_config, parse_dotted
 from llm_planner.llm.factory import make_backend
@@ -64,7 +66,9 @@ from llm_planner_eval.bench.serving import add_serve_arguments, serve_for_bench
 HOMES = {"seen": "apartment_seen", "unseen": "apartment_unseen"}
 #: dev: used while writing the offline reader; test: held out; quantities: counts, negations and
 #: self-corrections, written for the reader's one reading of them.
-SPLITS = ("dev", "test", "quantities")
+#: states: directives about how things are (open, closed, on, off), alone and mixed with placements,
+#: with negations and things that cannot take the state.
+SPLITS = ("dev", "test", "quantities", "states")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -134,7 +138,13 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
 
 
 def _item(text: str) -> tuple[str, str, str, int]:
-    rel, obj, dest, count = text.split()
+    """A gold item: "inside apple fridge 1", or a state "closed fridge" (no destination, count 1)."""
+    words = text.split()
+    if len(words) == 2:
+        if words[0] not in STATE_RELATIONS:
+            raise ValueError(f"state '{words[0]}' is not one of {', '.join(STATE_RELATIONS)}")
+        return words[0], words[1], "", 1
+    rel, obj, dest, count = words
     if rel not in ("inside", "on"):
         raise ValueError(f"relation '{rel}' is not inside or on")
     return rel, obj, dest, int(count)
@@ -262,7 +272,8 @@ def run(args: argparse.Namespace) -> int:
 
     groups = [(f"{h} ({s})", home_split(h, s)) for s in SPLITS for h in homes]
     groups += [("all dev", lambda r: r["split"] == "dev"), ("all test (held out)", lambda r: r["split"] == "test"),
-               ("all quantities", lambda r: r["split"] == "quantities"), ("all", lambda r: True)]
+               ("all quantities", lambda r: r["split"] == "quantities"),
+               ("all states", lambda r: r["split"] == "states"), ("all", lambda r: True)]
     for split, selects in groups:
         part = [r for r in records if selects(r)]
         if not part:
@@ -321,4 +332,5 @@ def run(args: argparse.Namespace) -> int:
 def _goal_text(goal: Any) -> str:
     if goal is None:
         return "refuse"
-    return "; ".join(f"({rel.upper()}, {obj}, {dest}, {count})" for rel, obj, dest, count in goal)
+    return "; ".join(f"({rel.upper()}, {obj})" if not dest else f"({rel.upper()}, {obj}, {dest}, {count})"
+                     for rel, obj, dest, count in goal)

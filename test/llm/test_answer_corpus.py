@@ -125,3 +125,15 @@ def test_stalm_answers(case):
     parsed = parse_plan(case["answer"], Vocabulary(problem.object_names, problem.region_names, problem.door_names))
     assert [" ".join((a.op, *a.args)) for a in parsed.actions] == case["expect"], case["answer"]
     assert bool(parsed.errors) == bool(case.get("error")), parsed.errors
+
+
+def test_a_translation_answer_may_hold_state_items_without_destination():
+    assert goal_items("(CLOSED, fridge)-(INSIDE, milk, fridge, 1)") == [("closed", "fridge", "", 1),
+                                                                         ("inside", "milk", "fridge", 1)]
+    assert goal_items('{"goal": [["on", "tv"], {"relation": "off", "object": "desk lamp"}]}') == [
+        ("on", "tv", "", 1), ("off", "desk lamp", "", 1)]
+    assert goal_items("(CLOSED, fridge, , 1)") == [("closed", "fridge", "", 1)]  # the offline answer's form
+    with pytest.raises(UnusableAnswer):
+        goal_items("(apple, fridge)")  # two words that are no state: no goal tuple
+    with pytest.raises(UnusableAnswer, match="only INSIDE and ON exist"):
+        goal_items("(NEXT_TO, apple, fridge, 1)")

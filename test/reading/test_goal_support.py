@@ -173,3 +173,26 @@ def test_bench_translate_counts_the_goals_the_check_refused(openai_backend, fake
     figures = summary([made_up, right])
     assert figures["unsupported"] == figures["unsupported_by_words"] == 1 and figures["unsupported_right_goal"] == 0
     assert figures["wrong_goals"] == 0 and figures["read_by_reader"] == 0
+
+
+# ------------------------------------------------------------------ state items
+def test_a_models_state_items_are_grounded_and_compared_with_the_reading(offline, seen_world):
+    from llm_planner.domains.household.world.symbolic import state_goal
+
+    grounder = grounder_of(offline.resources)
+    goal = ground_goal((("closed", "refrigerator", "", 1), ("on", "television", "", 1)), seen_world, grounder, 0.58)
+    assert goal == (state_goal("closed", "fridge"), state_goal("on", "tv"))
+    with pytest.raises(GoalError, match="which lamp"):  # two lamps: never one guessed
+        ground_goal((("on", "lamp", "", 1),), seen_world, grounder, 0.58)
+    directive = "put the milk in the fridge and close it"
+    right = (GoalItem("inside", "milk", "fridge", 1), state_goal("closed", "fridge"))
+    check_model_goal(directive, right, seen_world, offline.resources)
+    for wrong, said in [((right[0], state_goal("open", "fridge")), "the model asked the fridge open, the directive "
+                                                                    "says closed"),
+                        (right[:1], "the model dropped 'the fridge closed'"),
+                        ((*right, state_goal("on", "tv")), "the model added 'the tv on'"),
+                        ((right[0], GoalItem("closed", "fridge", "", 2)), "a state holds or not")]:
+        with pytest.raises(UnsupportedGoal, match=said):
+            check_model_goal(directive, wrong, seen_world, offline.resources)
+    with pytest.raises(DirectiveRefused):  # a negation, whatever the model says
+        check_model_goal("don't close the fridge", (state_goal("closed", "fridge"),), seen_world, offline.resources)

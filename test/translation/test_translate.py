@@ -89,3 +89,26 @@ def test_the_model_path_refuses_what_the_reader_refuses_with_the_same_message(di
         check_model_goal(directive, (GoalItem("inside", "apple", "fridge", 2),), seen_world, offline.resources)
     assert str(offline_refusal.value) == str(model_refusal.value) == str(check_refusal.value)
     assert len(fake_openai.requests) == asked  # refused before any model is asked
+
+
+def test_a_state_directive_translates_to_a_checked_goal_with_state_items(offline, seen):
+    result = translate_directive("put the milk in the fridge and close it", seen, offline)
+    assert result.goal == (GoalItem("inside", "milk", "fridge", 1), GoalItem("closed", "fridge", "", 1))
+    with pytest.raises(GoalError, match="cannot be switched on or off"):
+        translate_directive("turn on the apple", seen, offline)
+
+
+def test_a_models_state_items_are_checked_against_the_words(openai_backend, fake_openai, seen):
+    """The reader does not read "..., it is too loud"; the model's state must be the one the words say."""
+    from llm_planner.reading import UnsupportedGoal
+
+    lm = openai_backend()
+    fake_openai.answer = "(ON, tv)"
+    with pytest.raises(UnsupportedGoal, match="the model asked the tv on, the directive says off"):
+        translate_directive("switch off the TV, it is too loud", seen, lm)
+    fake_openai.answer = '{"goal": [["off", "television"]]}'  # the JSON state form [rel, thing]
+    result = translate_directive("switch off the TV, it is so loud", seen, lm)  # another directive: not cached
+    assert result.goal == (GoalItem("off", "tv", "", 1),)
+    fake_openai.answer = "(OFF, tv)-(ON, floor lamp)"
+    with pytest.raises(UnsupportedGoal, match="the model added 'the floor lamp on'"):
+        translate_directive("switch off the TV, it is very loud", seen, lm)

@@ -43,7 +43,7 @@ from llm_planner.domains.household.language.questions import (
     PositionsQuestion,
 )
 from llm_planner.domains.household.language.text import WorldInfo, action_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action
+from llm_planner.domains.household.world.symbolic import INSIDE, ON, STATE_RELATIONS, Action
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import UnusableAnswer
 from llm_planner.llm.answers import Unparsable, first_action, looks_like_refusal, read_goal_tuples, read_positions
@@ -215,7 +215,9 @@ def goal_items(text: str) -> list[tuple[str, str, str, int]]:
     if not items:
         what = "declined" if looks_like_refusal(text) else "gave no formal goal tuple (REL, object, destination, count)"
         raise UnusableAnswer(f"{what}: {preview([text])}")
-    others = sorted({rel for rel, *_ in items if rel not in (INSIDE, ON)})
+    others = sorted({rel for rel, _obj, dest, _n in items if rel not in (INSIDE, ON)
+                     and not (not dest and rel in STATE_RELATIONS)})
     if others:
-        raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist: {preview([text])}")
+        raise UnusableAnswer(f"used relation(s) {', '.join(others)}; only INSIDE and ON exist (and the states "
+                             f"{', '.join(STATE_RELATIONS)} of a thing, with no destination): {preview([text])}")
     return items

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -90,6 +90,8 @@ class WorldInfo:
     surfaces: tuple[str, ...]
     furniture_room: Mapping[str, str]
     object_type: Mapping[str, str]  # instance name -> type name, e.g. apple_2 -> apple
+    #: switchable thing -> the furniture it stands at (itself for an appliance that is furniture)
+    switch_at: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_household(cls, household: Household) -> WorldInfo:
@@ -99,6 +101,7 @@ class WorldInfo:
             surfaces=tuple(f for f in household.furniture if not household.is_container[f]),
             furniture_room=dict(household.furniture_room),
             object_type=dict(household.object_type),
+            switch_at=dict(household.switch_at),
         )
 
     @classmethod
