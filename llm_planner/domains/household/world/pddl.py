@@ -251,8 +251,9 @@ def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | 
     """The PDDL problem of reaching ``goal`` (a symbolic goal or a PDDL goal formula) from ``state``.
 
     ``switchables`` are the switchable things the plan may switch (for the domain with
-    ``switches``; :func:`plan_switchables` gives a goal's). ``extra_objects`` (declarations such as ``"s0 s1 s2 - step"``) and ``extra_init`` (atoms) serve
-    domains derived from this one, e.g. the Levy-Karpas plan-template encoding (``llm_planner.methods.levy_karpas``)."""
+    ``switches``; :func:`plan_switchables` gives a goal's). ``extra_objects`` (declarations such as
+    ``"s0 s1 s2 - step"``) and ``extra_init`` (atoms) serve domains derived from this one, e.g. the
+    Levy-Karpas plan-template encoding (``llm_planner.methods.levy_karpas``)."""
     check_names(household)
     if not _NAME.match(name):
         raise PlanningError(f"problem name '{name}' is not a PDDL name (lower-case letters, digits, '_')")
