@@ -32,8 +32,10 @@ def test_domain_has_a_type_per_object_type_and_every_action(household):
     text = pddl.domain_pddl(household)
     types = " ".join(household.scene.object_types)
     assert f"{types} - item)" in text
+    switching = pddl.domain_pddl(household, switches=True)
     for name in pddl.ACTION_MAP:
-        assert f"(:action {name}\n" in text
+        assert f"(:action {name}\n" in switching
+        assert (f"(:action {name}\n" in text) == (name not in ("switchon", "switchoff"))
     assert text.count("(") == text.count(")")
 
 
