@@ -30,8 +30,8 @@ bring the book to the sofa": first the kitchen, later the bedroom, then whatever
 State goal items (open/closed, on/off; issue 44) are atoms of the goal formula like placements
 (``pddl.goal_pddl``). When the goal or the template switches a thing (``switchon(tv)``), the domain is
 derived from the household domain with switches, and the switchable things that are not furniture
-get their kind constants and ``of_kind`` atoms; without them the encoding is what it was before
-switches existed.
+get their kind constants and ``of_kind`` atoms; without them, the encoding says nothing about
+switching.
 """
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ X) for a container ("put the milk in the fridge and close it": "it" is the fridg
 read only when the phrase is closest to a thing of that kind among every name of the scene ("turn
 on the apple", "open the tv" are refused, naming what can); "the lamp in the bedroom" prefers the
 things of that room. A clause that says what *not* to do ("don't close the fridge") makes both
-channels refuse: it is never read as its verb. Directives without such clauses are read as before.
+channels refuse: it is never read as its verb. Directives without such clauses are read by the
+rules above alone.
 
 Directive + state (the seed's D+S input): the state is read as context, never as an answer key:
 the robot's room makes "the table" the one in that room, the objects at a named place make "the

@@ -17,7 +17,7 @@ a category word of the data set ("the reading material") supports each of its ty
 
 State items (issue 44): a directive with state clauses (``offline_channels.state_clauses``: "turn
 on the tv", "close it" after a placement) gets one more prompt line, the state tuples and the things
-that switch (other prompts are unchanged); the model's ``(CLOSED, fridge)``, ``(ON, tv)`` are read by
+that switch (other prompts do not have it); the model's ``(CLOSED, fridge)``, ``(ON, tv)`` are read by
 exact name only (a thing that cannot be so drops the answer), and a goal that leaves out a state
 the directive asks is dropped, never taken for the whole goal.
 

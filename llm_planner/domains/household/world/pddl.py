@@ -25,10 +25,9 @@ such as ``microwave`` is its own furniture object), ``(switched_on ?d)``, the st
 ``(switch_at ?d ?f)`` (the furniture the robot stands at to switch ``d``: ``Household.switch_at``)
 and the actions ``switchon``/``switchoff``. Only the goal's switchable things are objects with a
 ``switch_at`` atom, so the planner switches nothing else (as ``Household.legal_actions`` with the
-goal's switchables). Without them domain and problem are the text they were before switches
-existed. State goal items: ``(open c)`` -> ``(opened c)``, ``(closed c)`` -> ``(not (opened c))``,
-``(on d)`` -> ``(switched_on d)``, ``(off d)`` -> ``(not (switched_on d))``; one that already holds
-costs no step.
+goal's switchables). Without them, domain and problem say nothing about switching. State goal
+items: ``(open c)`` -> ``(opened c)``, ``(closed c)`` -> ``(not (opened c))``, ``(on d)`` ->
+``(switched_on d)``, ``(off d)`` -> ``(not (switched_on d))``; one that already holds costs no step.
 
 Actions (PDDL name -> symbolic action)::
 
