@@ -12,10 +12,10 @@ assignment and order when there are few (at most ``EXHAUSTIVE_LIMIT`` candidate 
 (cheapest next subtask) otherwise; plans are therefore short ("optimal-ish"); ``pddl.solve`` with
 the optimal Fast Downward configuration gives the true optimum for a cross-check.
 
-State items of a goal (open/closed, on/off; issue 44) are done after the placements, cheapest next
-first: walk to the container (or to the furniture a switchable thing stands at) and open, close or
-switch it; one that already holds costs no step. ``close_containers`` never closes a container the
-goal asks open.
+State items of a goal (open/closed, on/off; issue 44) are done after the placements (or before them
+when that is shorter), cheapest next first: walk to the container (or to the furniture a switchable
+thing stands at) and open, close or switch it; one that already holds costs no step.
+``close_containers`` never closes a container the goal asks open.
 
 A trajectory records what Appendix B lists: the goal, the instruction, the *partial* observation
 at every step (the expert does not use them; learners do) and the expert's actions. Files are JSON
@@ -201,19 +201,31 @@ def needed_moves(household: Household, state: State, goal: Sequence[GoalItem]) -
 def expert_plan(household: Household, state: State, goal: Sequence[GoalItem],
                 close_containers: bool = False) -> list[Action]:
     """The oracle's plan from a fully observed ``state`` (Appendix B): the placements, then the
-    state items. Raises GoalError for a goal the scene cannot have, PlanningError when the robot
-    holds an object no goal item wants."""
+    state items; or the state items first, then the placements (and the states they undid), when
+    that is shorter. Raises GoalError for a goal the scene cannot have, PlanningError when the
+    robot holds an object no goal item wants."""
     goal = household.check_goal(goal)
     states = [item for item in goal if item.is_state]
     if len(states) == len(goal):  # states only: nothing to move, whatever the hand holds
         return _states_plan(household, state, states)
-    moves = _moves_plan(household, state, goal, close_containers,
-                        frozenset(item.obj_type for item in states if item.rel == OPEN))
+    keep_open = frozenset(item.obj_type for item in states if item.rel == OPEN)
+    moves = _moves_plan(household, state, goal, close_containers, keep_open)
     if not states:
         return moves
-    for action in moves:
+    plan = moves + _states_plan(household, _after(household, state, moves), states)
+    first = _states_plan(household, state, states)
+    if first:
+        middle = _after(household, state, first)
+        then = _moves_plan(household, middle, goal, close_containers, keep_open)
+        other = first + then + _states_plan(household, _after(household, middle, then), states)
+        plan = other if len(other) < len(plan) else plan
+    return plan
+
+
+def _after(household: Household, state: State, actions: Iterable[Action]) -> State:
+    for action in actions:
         state = household.transition(state, action)
-    return moves + _states_plan(household, state, states)
+    return state
 
 
 def _moves_plan(household: Household, state: State, goal: Sequence[GoalItem], close_containers: bool,
