@@ -3,6 +3,8 @@
 Not one of the papers' methods: the reference strategy that needs no language model, used by
 /plan_task until (or instead of) the LLM planners, and as an oracle in tests. It sees the full
 state, says so in its description, and replans from the current full state when a step fails.
+Goals may mix placements and states (open/closed, on/off): ``pddl.solve`` lets the plan switch the
+things the goal's on/off items name, and a state that already holds costs no step.
 """
 from __future__ import annotations
 

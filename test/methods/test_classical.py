@@ -1,12 +1,16 @@
 """The classical strategy: Fast Downward on the full state, executed in the closed loop."""
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.adapters.household import HouseholdDomain
 from llm_planner.execution import run_episode
 from llm_planner.planners.base import create
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, state_goal
 
 
 def _household():
@@ -58,4 +62,37 @@ def test_goal_already_holding_needs_no_step():
     goal = (GoalItem(household.relation(where), household.object_type[obj], where, 1),)
     result = run_episode(HouseholdDomain, create("classical"), Task("noop", goal, household),
                          SymbolicWorld(household, state))
+    assert result.success and not result.steps
+
+
+def _run_to_goal(household, state, directive, goal):
+    world = SymbolicWorld(household, state)
+    result = run_episode(HouseholdDomain, create("classical"), Task(directive, goal, household), world)
+    return result, world
+
+
+@pytest.mark.parametrize("directive, goal, start", [
+    ("close the fridge", (state_goal("closed", "fridge"),), {"opened": frozenset({"fridge"})}),
+    ("turn on the tv", (state_goal("on", "tv"),), {"switched_on": frozenset()}),
+    ("turn on the tv and put the remote on the sofa",
+     (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1)), {"switched_on": frozenset()}),
+    ("put two plates in the dishwasher and close it",
+     (GoalItem("inside", "plate", "dishwasher", 2), state_goal("closed", "dishwasher")), {}),
+])
+def test_classical_reaches_state_and_mixed_goals(directive, goal, start):
+    household = _household()
+    state = replace(household.sample_initial_state(4), **start)
+    assert not household.satisfied(state, goal)
+    result, world = _run_to_goal(household, state, directive, goal)
+    assert result.success, result.message
+    assert household.satisfied(world.state, goal) and all(step.success for step in result.steps)
+    switched = {a.args[0] for a in (s.action for s in result.steps) if a.verb.startswith("switch")}
+    assert switched <= {g.obj_type for g in goal if g.is_state}  # nothing else is switched
+
+
+def test_a_state_goal_already_true_needs_no_step():
+    household = _household()
+    state = replace(household.sample_initial_state(4), switched_on=frozenset({"tv"}))
+    result, _ = _run_to_goal(household, state, "turn on the tv and keep the fridge closed",
+                             (state_goal("on", "tv"), state_goal("closed", "fridge")))
     assert result.success and not result.steps

@@ -26,6 +26,12 @@ for 1 <= i <= T: an action may then leave the step counter where it is (a *free*
 allowance checked), so the plan starts with the template's first step and the others follow in
 order, with other actions between and after them ("go to the bedroom through the kitchen and
 bring the book to the sofa": first the kitchen, later the bedroom, then whatever the goal needs).
+
+State goal items (open/closed, on/off; issue 44) are atoms of the goal formula like placements
+(``pddl.goal_pddl``). When the goal or the template switches a thing (``switchon(tv)``), the domain is
+derived from the household domain with switches, and the switchable things that are not furniture
+get their kind constants and ``of_kind`` atoms; without them, the encoding says nothing about
+switching.
 """
 from __future__ import annotations
 
@@ -146,30 +152,39 @@ def _step_predicates() -> list:
     return preds
 
 
-def template_domain(household: Household) -> str:
-    """The household domain with the seed's step predicates, derived from ``pddl.domain_pddl``."""
-    return _derive(pddl.domain_pddl(household))
+def template_domain(household: Household, switches: bool = False) -> str:
+    """The household domain with the seed's step predicates, derived from ``pddl.domain_pddl`` (with
+    its switching actions when ``switches``)."""
+    return _derive(pddl.domain_pddl(household, switches))
 
 
 # ---------------------------------------------------------------------- the problem
+def _named_things(household: Household, switchables: Sequence[str] = ()) -> tuple[str, ...]:
+    """Everything a template argument may name: rooms, furniture, objects, and of ``switchables``
+    those that are not furniture."""
+    devices = tuple(d for d in switchables if d not in household.furniture_room)
+    return (*household.rooms, *household.furniture, *household.objects, *devices)
+
+
 def _check_constants(household: Household, n_steps: int) -> None:
-    names = set(household.rooms) | set(household.furniture) | set(household.objects)
+    names = set(household.rooms) | set(household.furniture) | set(household.objects) | set(household.switchables)
     clash = sorted(n for n in names if n.startswith("k_") or n in {step_name(i) for i in range(n_steps + 1)})
     if clash:
         raise PlanningError(f"cannot encode a plan template: the scene name '{clash[0]}' clashes with the "
                             "encoding's constants (k_<kind>, s<i>); rename it in the scene file")
 
 
-def template_objects(household: Household, template: PlanTemplate) -> list[str]:
-    """Object declarations of the step and kind constants."""
+def template_objects(household: Household, template: PlanTemplate, switchables: Sequence[str] = ()) -> list[str]:
+    """Object declarations of the step and kind constants (``switchables``: those the plan may switch)."""
     _check_constants(household, len(template))
-    kinds = sorted({kind_of(household, x) for x in (*household.rooms, *household.furniture, *household.objects)})
+    kinds = sorted({kind_of(household, x) for x in _named_things(household, switchables)})
     steps = " ".join(step_name(i) for i in range(len(template) + 1))
     return [f"{steps} - {STEP_TYPE}", f"{' '.join(kind_constant(k) for k in kinds)} - {KIND_TYPE}"]
 
 
-def template_init(household: Household, template: PlanTemplate) -> list[str]:
-    """Init atoms of the encoding: step chain, allowances, kinds of every object."""
+def template_init(household: Household, template: PlanTemplate, switchables: Sequence[str] = ()) -> list[str]:
+    """Init atoms of the encoding: step chain, allowances, kinds of every object (and of the
+    switchable things of ``switchables``)."""
     atoms = [f"(current_step {step_name(0)})"]
     atoms += [f"(next {step_name(i)} {step_name(i + 1)})" for i in range(len(template))]
     if template.partial:
@@ -179,9 +194,19 @@ def template_init(household: Household, template: PlanTemplate) -> list[str]:
         for j, arg in enumerate(step.args, start=1):
             atoms.append(f"(any_arg{j} {step_name(i)})" if arg == WILDCARD
                          else f"(allowed_arg{j} {kind_constant(arg)} {step_name(i)})")
-    for x in (*household.rooms, *household.furniture, *household.objects):
+    for x in _named_things(household, switchables):
         atoms.append(f"(of_kind {x} {kind_constant(kind_of(household, x))})")
     return atoms
+
+
+def template_switchables(household: Household, goal: Sequence[GoalItem], template: PlanTemplate) -> tuple[str, ...]:
+    """The switchable things a plan for (goal, template) may switch, in scene order: those the
+    goal's on/off items name and those the template's switch steps name."""
+    named = set(household.goal_switchables(goal))
+    named |= {a for s in template.steps if s.verb in ("switchon", "switchoff") for a in s.args if a != WILDCARD}
+    if any(s.verb in ("switchon", "switchoff") and WILDCARD in s.args for s in template.steps):
+        named |= set(household.switchables)
+    return tuple(d for d in household.switchables if d in named)
 
 
 def combined_goal(goal: Sequence[GoalItem], template: PlanTemplate) -> str:
@@ -200,13 +225,16 @@ def solve_combined(household: Household, state: State, goal: Goal, template: Pla
 
     Goal only: the plain household problem (the seed: "the planner is simply called with the goal").
     Template only: the goal is ``(current_step sT)`` alone. A solved plan is replayed in the
-    symbolic model by ``pddl.solve`` and, when there is a goal, checked against it here too."""
+    symbolic model by ``pddl.solve`` and, when there is a goal, checked against it here too. The plan
+    may switch the things the goal's on/off items and the template's switch steps name."""
     if template.empty:
         return pddl.solve(household, state, goal, timeout_s=timeout_s)
     check_template(household, template)
+    switchables = template_switchables(household, goal, template)
     result = pddl.solve(household, state, combined_goal(goal, template), timeout_s=timeout_s,
-                        domain=template_domain(household), extra_objects=template_objects(household, template),
-                        extra_init=template_init(household, template))
+                        domain=template_domain(household, bool(switchables)),
+                        extra_objects=template_objects(household, template, switchables),
+                        extra_init=template_init(household, template, switchables), switchables=switchables)
     if result.solved and goal:
         problem = pddl.replay_problem(household, state, result.actions or [], tuple(goal))
         if problem is not None:

@@ -23,6 +23,16 @@ question; offline, the directive reader) of the directive's goal clauses; the al
 readings above. Template channel: the beam's templates; exact for step-by-step instructions,
 *partial* for directives that also state a goal (the seed's future-work "mixed" directives).
 
+State clauses (issue 44): "turn on / switch on / start the X", "turn / switch off the X", "turn the
+X on", "leave the X open" always, and "open / close / shut the X" in a directive that lists no
+walk or grab step, are goal clauses of state items: (on|off, X) for a switchable thing, (open|closed,
+X) for a container ("put the milk in the fridge and close it": "it" is the fridge). The thing is
+read only when the phrase is closest to a thing of that kind among every name of the scene ("turn
+on the apple", "open the tv" are refused, naming what can); "the lamp in the bedroom" prefers the
+things of that room. A clause that says what *not* to do ("don't close the fridge") makes both
+channels refuse: it is never read as its verb. Directives without such clauses are read by the
+rules above alone.
+
 Directive + state (the seed's D+S input): the state is read as context, never as an answer key:
 the robot's room makes "the table" the one in that room, the objects at a named place make "the
 fruit from the kitchen counter" the fruit that is there, a goal the state already satisfies is
@@ -43,7 +53,20 @@ from llm_planner.domains.household.language.grounding import Grounder
 from llm_planner.domains.household.language.model_resources import grounder_of
 from llm_planner.domains.household.language.questions import translate
 from llm_planner.domains.household.language.text import WorldInfo
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, GoalItem, Household, State
+from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    INSIDE,
+    OFF,
+    ON,
+    OPEN,
+    STATE_RELATIONS,
+    SWITCHED_ON,
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    state_goal,
+)
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError
 from llm_planner.llm.base import LanguageModel
@@ -61,6 +84,15 @@ _SOURCE = re.compile(r"\s+\b(?:from|off|out\s+of)\s+(?:the\s+)?(?P<src>.+?)(?=\s
 _VIA = re.compile(r"\b(?:through|via)\s+(?P<via>.+?)(?=\s+\b(?:to|into|towards?)\b|$)")
 _TO = re.compile(r"\b(?:to|into|towards?|approach|enter|reach)\s+(?P<to>.+?)(?=\s+\b(?:through|via)\b|$)")
 _GRAB_SOURCE = re.compile(r"^(?P<obj>.+?)\s+\b(?:from|off|out\s+of|in|on|at)\b\s+(?P<src>.+)$")
+# State clauses: (relation, the thing's phrase); see the module docstring.
+_SWITCH = re.compile(r"^(?:turn|switch)\s+(?P<rel>on|off)\s+(?P<thing>.+)$")
+_SWITCH_AFTER = re.compile(r"^(?:turn|switch)\s+(?P<thing>.+?)\s+(?P<rel>on|off)$")
+_START = re.compile(r"^start\s+(?:up\s+)?(?P<thing>(?:the|my|your)\s+.+)$")  # "start the dishwasher", not "start by"
+_LEAVE = re.compile(r"^(?:leave|keep)\s+(?P<thing>.+?)\s+(?P<rel>open|closed|shut|on|off)$")
+_OPEN_CLOSE = re.compile(r"^(?P<rel>open|close|shut)\s+(?:up\s+)?(?P<thing>.+)$")
+_STATE_WORD = {"on": SWITCHED_ON, "off": OFF, "open": OPEN, "close": CLOSED, "closed": CLOSED, "shut": CLOSED}
+_NEGATION = re.compile(r"(?:^|\s)(?:don't|dont|do\s+not|never|not|no\s+longer)(?:\s|$)")
+_IN_ROOM = re.compile(r"^(?P<thing>.+?)\s+(?:in|of)\s+(?:the\s+)?(?P<room>[a-z ]+)$")
 
 
 def _strip(phrase: str) -> str:
@@ -115,8 +147,9 @@ class Names:
         self.temperature = float(opts["name_temperature"])
         self.pools = {"object": list(household.scene.object_types), "furniture": list(household.furniture),
                       "container": [f for f in household.furniture if household.is_container[f]],
-                      "room": list(household.rooms)}
+                      "room": list(household.rooms), "switchable": list(household.switchables)}
         self.pools["walk"] = self.pools["room"] + self.pools["furniture"] + self.pools["object"]
+        self.pools["any"] = list(dict.fromkeys(self.pools["walk"] + self.pools["switchable"]))
         self.room_words = {name_to_text(r): r for r in household.rooms}
         self.heads: dict[str, list[str]] = {}
         for f in household.furniture:
@@ -192,15 +225,42 @@ class OfflineChannels:
         """Clauses, label distributions, indices of goal clauses and of step clauses.
 
         Goal clauses: ``bring`` clauses, and ``put`` clauses of a directive without grab/open/close
-        clauses; step clauses: the others (a directive with goal clauses gives a partial template)."""
+        clauses; step clauses: the others (a directive with goal clauses gives a partial template).
+        State clauses (:meth:`state_clauses`) are goal clauses, and open/close clauses that are
+        state clauses make no directive step-by-step."""
         clauses = split_clauses(directive)
         labels = [self._with_destination(c, p)
                   for c, p in zip(clauses, self.classifier.predict(clauses, self.world), strict=True)]
         top = [max(p, key=p.__getitem__) if p else UNKNOWN for p in labels]
-        stepwise = any(t in ("grab", "open", "close") for t in top)
-        goal_idx = [i for i, t in enumerate(top) if t == "bring" or (t == "put" and not stepwise)]
+        states = self.state_clauses(clauses, top)
+        stepwise = any(t in ("grab", "open", "close") for i, t in enumerate(top) if i not in states)
+        goal_idx = [i for i, t in enumerate(top) if i in states or t == "bring" or (t == "put" and not stepwise)]
         step_idx = [i for i, t in enumerate(top) if i not in goal_idx]
         return clauses, labels, goal_idx, step_idx
+
+    @staticmethod
+    def state_clauses(clauses: Sequence[str], top: Sequence[str]) -> dict[int, tuple[str, str]]:
+        """Clause index -> (state relation, the thing's phrase) of the state clauses (module docstring):
+        switch, start and leave clauses always; open/close clauses when no clause is a walk or grab step."""
+        found: dict[int, tuple[str, str]] = {}
+        for i, clause in enumerate(clauses):
+            match = _SWITCH.match(clause) or _SWITCH_AFTER.match(clause) or _LEAVE.match(clause)
+            if match:
+                found[i] = (_STATE_WORD[match.group("rel")], match.group("thing"))
+            elif (start := _START.match(clause)) is not None:
+                found[i] = (SWITCHED_ON, start.group("thing"))
+        if any(t in ("walk", "grab") for i, t in enumerate(top) if i not in found):
+            return found
+        for i, clause in enumerate(clauses):
+            match = _OPEN_CLOSE.match(clause)
+            if match and i not in found:
+                found[i] = (_STATE_WORD[match.group("rel")], match.group("thing"))
+        return dict(sorted(found.items()))
+
+    @staticmethod
+    def negated(directive: str) -> str:
+        """The first clause that says what not to do, or ''."""
+        return next((c for c in split_clauses(directive) if _NEGATION.search(c)), "")
 
     def _with_destination(self, clause: str, probs: dict[str, float]) -> dict[str, float]:
         """Rule over the classifier: a clause that puts an object *in/on* a piece of furniture is not
@@ -218,15 +278,23 @@ class OfflineChannels:
     def predict(self, goal_directive: str, step_directive: str, state: State | None) -> ChannelOutput:
         """Both channels; the same text may feed both (a single directive)."""
         before = self.backend.usage.requests
+        negated = self.negated(goal_directive) or self.negated(step_directive)
+        if negated:
+            error = (f"'{negated}' says what not to do; a goal says what must hold and a template what to do "
+                     "(say what you want done instead)")
+            return ChannelOutput([], [], error, error, self.backend.usage.requests - before)
         goals, goal_error = self.goal_channel(goal_directive, state)
         templates, template_error = self.template_channel(step_directive, state)
         return ChannelOutput(goals, templates, goal_error, template_error, self.backend.usage.requests - before)
 
     # --------------------------------------------------------------- goal channel
     def goal_channel(self, directive: str, state: State | None) -> tuple[list[Goal], str]:
-        clauses, _labels, goal_idx, _steps = self.analyse(directive)
+        clauses, labels, goal_idx, _steps = self.analyse(directive)
         if not goal_idx:
             return [], ""
+        states = self.state_clauses(clauses, [max(p, key=p.__getitem__) if p else UNKNOWN for p in labels])
+        if states:
+            return self._goal_with_states(clauses, goal_idx, states, state)
         slots = self._goal_slots([clauses[i] for i in goal_idx])
         readings: list[tuple[float, Goal]] = []
         top_error = ""
@@ -251,6 +319,82 @@ class OfflineChannels:
         if not ranked:
             return [], f"the goal could not be read: {top_error or 'no object or destination was recognised'}"
         return ranked[: self.n], ""
+
+    def _goal_with_states(self, clauses: Sequence[str], goal_idx: Sequence[int], states: Mapping[int, tuple[str, str]],
+                          state: State | None) -> tuple[list[Goal], str]:
+        """The goal channel of a directive with state clauses: the placements read as without them
+        (the top reading the language model's), then one state item per state clause, read by the
+        rules; "it" is the thing of the goal clause before. A thing asked in two states is left in
+        the last ("open the dishwasher, put two plates in it and close it": closed)."""
+        resolved = _resolve_pronouns([clauses[i] for i in goal_idx], [states.get(i) for i in goal_idx])
+        placements = [c for i, c in zip(goal_idx, resolved, strict=True) if i not in states]
+        per_clause: list[list[tuple[GoalItem, float]]] = []
+        for i, clause in zip(goal_idx, resolved, strict=True):
+            if i in states:
+                things, error = self._state_readings(states[i][0], _thing_phrase(clause, states[i][1]))
+                if error:
+                    return [], error
+                per_clause.append(things)
+        slots = self._goal_slots(placements)
+        bases: list[tuple[float, tuple[GoalItem, ...]]] = (self._goal_alternatives(slots, wide=state is not None)
+                                                           if slots else [(0.0, ())])
+        top = self._translated(placements)
+        if top is not None:
+            bases.insert(0, (0.0, top))
+        scored = []
+        for logp, items in bases:
+            for combo in _products(per_clause, int(self.opts["beam"])):
+                goal = items + _last_state_wins(tuple(item for item, _p in combo))
+                logp_goal = logp + sum(math.log(p) for _i, p in combo)
+                if state is not None:
+                    logp_goal += self._goal_state_logp(goal, slots, state)
+                scored.append((logp_goal, goal))
+        ranked: list[Goal] = []
+        for _logp, goal in sorted(scored, key=lambda x: -x[0]):
+            if goal not in ranked:
+                ranked.append(goal)
+        if not ranked:
+            return [], "the goal could not be read: no object or destination was recognised"
+        return ranked[: self.n], ""
+
+    def _translated(self, placements: Sequence[str]) -> Goal | None:
+        """The language model's translation of the placement clauses, when it reads them as placements."""
+        if not placements:
+            return None
+        try:
+            answer = translate(self.backend, self.world, " and ".join(_SOURCE.sub("", c) for c in placements))
+        except (GoalError, LLMError):
+            return None
+        items = [_goal_item(self.h, *item) for item in answer.items]
+        placed = tuple(i for i in items if i is not None and not i.is_state)
+        return placed if placed and len(placed) == len(items) else None
+
+    def _state_readings(self, rel: str, phrase: str) -> tuple[list[tuple[GoalItem, float]], str]:
+        """Ranked things of a state clause, or the refusal naming what can be so."""
+        switch = rel in (SWITCHED_ON, OFF)
+        pool = "switchable" if switch else "container"
+        thing, room = _strip(phrase), None
+        match = _IN_ROOM.match(thing)
+        if match and _strip(match.group("room")) in self.names.room_words:
+            thing, room = _strip(match.group("thing")), self.names.room_words[_strip(match.group("room"))]
+        can = ", ".join(name_to_text(n) for n in self.names.pools[pool]) or "nothing here"
+        refusal = (f"'{thing}' cannot be switched on or off (things that switch: {can})" if switch
+                   else f"'{thing}' cannot be opened or closed (things that open: {can})")
+        best = self.names.grounder.rank_names(thing, self.names.pools["any"])[:1]
+        if not thing or not best or best[0].name not in self.names.pools[pool]:
+            return [], refusal
+        exact = self.names.exact(thing, "walk")
+        if exact is not None and exact not in self.names.pools[pool]:
+            return [], refusal
+        cands = [(exact, 1.0)] if exact is not None else self.names.rank(thing, pool)
+        if room is not None:
+            w = float(self.opts["room_mismatch_weight"])
+            at = self.h.switch_at if switch else {c: c for c in self.names.pools[pool]}
+            cands = _normalise([(c, p * (1.0 if self.h.furniture_room[at[c]] == room else w)) for c, p in cands],
+                               self.names.top)
+        if not cands:
+            return [], refusal
+        return [(state_goal(rel, c), p) for c, p in cands], ""
 
     def _goal_slots(self, clauses: Sequence[str]) -> list[_GoalSlot]:
         slots: list[_GoalSlot] = []
@@ -427,6 +571,60 @@ class OfflineChannels:
                 out.append(((TemplateStep(verb, (t, f)),), po * pf,
                             replace(ctx, holding=None, last_obj=t, last_furniture=f)))
         return out
+
+
+def _goal_item(household: Household, rel: str, obj: str, dest: str, count: int) -> GoalItem | None:
+    """A translated tuple as a goal item: a state item when it has no destination; None when it
+    names a destination the scene does not have."""
+    if not dest and rel in STATE_RELATIONS:
+        return state_goal(rel, obj)
+    if rel in (INSIDE, ON):
+        return GoalItem(rel, obj, dest, count)
+    return GoalItem(household.relation(dest), obj, dest, count) if dest in household.furniture_room else None
+
+
+def _thing_phrase(clause: str, fallback: str) -> str:
+    """The thing of a state clause after pronoun resolution (the clause re-read by the same rules)."""
+    match = (_SWITCH.match(clause) or _SWITCH_AFTER.match(clause) or _LEAVE.match(clause) or _START.match(clause)
+             or _OPEN_CLOSE.match(clause))
+    return match.group("thing") if match else fallback
+
+
+def _resolve_pronouns(clauses: Sequence[str], states: Sequence[tuple[str, str] | None]) -> list[str]:
+    """Goal clauses with "it" replaced by the thing the goal clause before names (a state clause's
+    thing, a placement's destination): "put the milk in the fridge and close it"."""
+    out: list[str] = []
+    last = ""
+    for clause, asked in zip(clauses, states, strict=True):
+        words = clause.split()
+        if last and words and words[-1] in PRONOUNS:
+            clause = " ".join(words[:-1] + ["the", last])
+            words = clause.split()
+        if asked is not None:
+            last = _strip(_thing_phrase(clause, asked[1]))
+        else:
+            body = _SOURCE.sub("", " " + _drop_verb(clause)).strip()
+            put = _PUT.match(body)
+            last = _strip(put.group("dest")) if put else last
+        out.append(clause)
+    return out
+
+
+def _last_state_wins(items: tuple[GoalItem, ...]) -> tuple[GoalItem, ...]:
+    """The state items without those a later item overrides (the same thing, open/closed or on/off)."""
+    def key(item: GoalItem) -> tuple[str, bool]:
+        return item.obj_type, item.rel in (SWITCHED_ON, OFF)
+    return tuple(item for k, item in enumerate(items) if all(key(later) != key(item) for later in items[k + 1:]))
+
+
+def _products(readings: Sequence[Sequence[tuple[GoalItem, float]]],
+              beam: int) -> list[tuple[tuple[GoalItem, float], ...]]:
+    """The ``beam`` most probable combinations of one reading per state clause."""
+    combos: list[tuple[tuple[GoalItem, float], ...]] = [()]
+    for options in readings:
+        combos = [c + (o,) for c in combos for o in options]
+        combos = sorted(combos, key=lambda c: -math.prod(p for _i, p in c))[:beam]
+    return combos
 
 
 def make_channels(household: Household, backend: LanguageModel, config: Mapping[str, Any],

@@ -15,6 +15,12 @@ goal the directive does not support (an atom it does not ask for, a wrong count;
 ``llm_planner.reading.goal_support``) is dropped too, and said in the channel's error when no goal is left;
 a category word of the data set ("the reading material") supports each of its types.
 
+State items (issue 44): a directive with state clauses (``offline_channels.state_clauses``: "turn
+on the tv", "close it" after a placement) gets one more prompt line, the state tuples and the things
+that switch (other prompts do not have it); the model's ``(CLOSED, fridge)``, ``(ON, tv)`` are read by
+exact name only (a thing that cannot be so drops the answer), and a goal that leaves out a state
+the directive asks is dropped, never taken for the whole goal.
+
 The prompt tells the model what the offline channels are given (:mod:`.prompt_scene`): the rooms,
 the containers and surfaces with their rooms, the object types with their counts, and for D+S the
 state; :mod:`.prompt_scene` reads them back.
@@ -29,13 +35,24 @@ from typing import Any
 import numpy as np
 
 from llm_planner.domains.household.language.model_resources import grounder_of
-from llm_planner.domains.household.language.text import WorldInfo, goal_to_formal
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Goal, Household, State
+from llm_planner.domains.household.language.text import WorldInfo, goal_to_formal, text_to_name
+from llm_planner.domains.household.world.symbolic import (
+    INSIDE,
+    OFF,
+    ON,
+    SWITCHED_ON,
+    Goal,
+    GoalItem,
+    Household,
+    State,
+    state_goal,
+)
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import GoalError, LLMError, PlanningError
 from llm_planner.llm.answers import Unparsable, first_key, json_payload, plain_lines, read_goal_tuples, strings
 from llm_planner.llm.base import LanguageModel
 from llm_planner.methods.levy_karpas.channels import ChannelOutput
+from llm_planner.methods.levy_karpas.clauses import split_clauses
 from llm_planner.methods.levy_karpas.dataset import DirectiveSample, build_splits
 from llm_planner.methods.levy_karpas.prompt_scene import scene_lines, state_text
 from llm_planner.methods.levy_karpas.template import PlanTemplate, check_template, parse_template
@@ -55,6 +72,22 @@ Containers: {containers}
 Surfaces: {surfaces}
 Object types: {types}
 """
+STATES_LINE = """States: a goal may also ask how a thing is left, as (OPEN, container), (CLOSED, container),
+(ON, thing) or (OFF, thing) joined to the other tuples by "-"; things that switch on and off: {switchables}
+"""
+#: a state tuple of an answer: (OPEN|CLOSED|ON|OFF, thing)
+_STATE_TUPLE = re.compile(r"\(\s*(open|closed|on|off)\s*,\s*([a-z][a-z_ ]*?)\s*\)", re.IGNORECASE)
+_STEP_VERB = re.compile(r"^(?:go|walk|grab|pick|take|get|fetch|carry|bring|head|move)\b")
+
+
+def asked_states(directive: str) -> int:
+    """How many state clauses a directive has (``offline_channels.state_clauses``, the clause labels
+    guessed from the first word: a directive with a walk or grab step keeps its open/close as steps)."""
+    from llm_planner.methods.levy_karpas.offline_channels import OfflineChannels  # noqa: PLC0415 - the offline channels load the clause classifier's module
+
+    clauses = split_clauses(directive)
+    top = ["walk" if _STEP_VERB.match(c) else "" for c in clauses]
+    return len(OfflineChannels.state_clauses(clauses, top))
 
 
 def read_goal_template(text: str) -> tuple[list[str], list[str]]:
@@ -102,6 +135,8 @@ class OpenAIChannels:
 
     def prompt(self, directive: str, state: State | None) -> str:
         head = INSTRUCTIONS.format(**scene_lines(self.h))
+        if self.h.switchables and asked_states(directive):
+            head += STATES_LINE.format(switchables=", ".join(self.h.switchables))
         shots = []
         if self._matrix is not None and int(self.opts["shots"]) > 0:
             sims = self._matrix @ self.backend.resources.embedder.encode_one(directive)
@@ -121,10 +156,14 @@ class OpenAIChannels:
         refused: list[str] = []
         reading = None
         min_score = float(self.backend.config.get("grounding.min_name_score"))
+        asked = asked_states(directive) if directive else 0
         for text in texts:
             goal_values, template_values = read_goal_template(text)
             for value in goal_values:
                 if value.lower().strip(" .") == "none":
+                    continue
+                if asked or _STATE_TUPLE.search(value):
+                    reading = self._read_state_goal(value, directive, asked, goals, refused, reading, min_score)
                     continue
                 try:
                     items = read_goal_tuples(value)
@@ -149,6 +188,40 @@ class OpenAIChannels:
                     continue
         ranked_goals = [g for g, _ in goals.most_common(self.n)]
         return ranked_goals, [t for t, _ in templates.most_common(self.n)], list(dict.fromkeys(refused))
+
+    def _read_state_goal(self, value: str, directive: str, asked: int, goals: Counter, refused: list[str],
+                         reading: Any, min_score: float) -> Any:
+        """One goal answer of a directive with state clauses (or with state tuples): its placements
+        as any goal's, its state tuples by exact name; counted in ``goals`` when it asks a state for
+        every state clause. Returns the directive's reading (as :meth:`_check_goal`)."""
+        states: list[GoalItem] = []
+        for rel, thing in _STATE_TUPLE.findall(value):
+            name, rel = text_to_name(thing), rel.lower()
+            fits = name in self.h.switch_at if rel in (SWITCHED_ON, OFF) else self.h.is_container.get(name, False)
+            if not fits:
+                return reading  # a thing that cannot be so: not this goal
+            states.append(state_goal(rel, name))
+        rest = _STATE_TUPLE.sub(" ", value).strip(" -.,;")
+        try:
+            items = read_goal_tuples(rest) if rest else []
+            if any(r not in (INSIDE, ON) for r, *_ in items):
+                return reading
+            placed = ground_goal(tuple(items), self.world, grounder_of(self.backend.resources), min_score) if items \
+                else ()
+            if placed and directive:
+                reading = self._check_goal(reading or directive, directive, placed)
+            if len(states) < asked:
+                refused.append(f"the goal {goal_to_formal(tuple(placed) + tuple(states)) or 'none'} leaves out a "
+                               f"state the directive asks ({asked} asked)")
+                return reading
+            if placed or states:
+                goals[self.h.check_goal(tuple(placed) + tuple(states))] += 1
+        except UnsupportedGoal as exc:
+            refused.append("; ".join(exc.differences))
+            return exc.reading
+        except (GoalError, Unparsable):
+            pass
+        return reading
 
     def _check_goal(self, reading: Any, directive: str, goal: Goal) -> Any:
         """The directive's reading when it supports ``goal`` (``check_model_goal``), else

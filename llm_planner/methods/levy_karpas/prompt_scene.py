@@ -88,7 +88,8 @@ def read_household(rooms: str, containers: str, surfaces: str, types: str) -> Ho
 
 
 def read_state(household: Household, text: str) -> State:
-    """Inverse of :func:`state_text` over the household's names (an unlisted object is held)."""
+    """Inverse of :func:`state_text` over the household's names (an unlisted object is held; the
+    text tells no switchable thing on, so none is)."""
     room = None
     placement: dict[str, str] = {}
     for part in text.strip().rstrip(".").split(";"):

@@ -2,11 +2,12 @@
 channel's output, a sequence of *action types with parameter types*.
 
 Humans rarely name specific objects, so a template step names the action type (a symbolic verb
-of the household domain: ``walk``, ``grab``, ``open``, ``close``, ``putin``, ``puton``) and, per
-argument, a *kind*: an object type (``apple``; any ``apple_k`` fits), a furniture name
-(``fridge``) or a room (``kitchen``). ``*`` leaves an argument free. The seed's example "go to
-table, pick up apple table" reads here ``walk(kitchen_table), grab(apple)`` (our ``grab`` takes
-the object only; where it is taken from is fixed by the preceding ``walk``).
+of the household domain: ``walk``, ``grab``, ``open``, ``close``, ``putin``, ``puton``,
+``switchon``, ``switchoff``) and, per argument, a *kind*: an object type (``apple``; any
+``apple_k`` fits), a furniture name (``fridge``), a switchable thing (``tv``) or a room
+(``kitchen``). ``*`` leaves an argument free. The seed's example "go to table, pick up apple
+table" reads here ``walk(kitchen_table), grab(apple)`` (our ``grab`` takes the object only; where
+it is taken from is fixed by the preceding ``walk``).
 
 A template is *exact* (the seed: the plan has exactly these T steps) or *partial*, the seed's
 future-work reading of mixed directives ("go to the bed room through the kitchen ... could be
@@ -115,10 +116,13 @@ def lift_plan(household: Household, actions: Iterable[Action], partial: bool = F
 
 
 def kinds(household: Household) -> dict[str, str]:
-    """Every kind of a scene and what it is: 'object type', 'container', 'surface' or 'room'."""
+    """Every kind of a scene and what it is: 'object type', 'container', 'surface', 'room' or
+    'switchable thing' (a switchable appliance that is furniture keeps its furniture kind)."""
     out = {t: "object type" for t in household.scene.object_types}
     out.update({f: "container" if household.is_container[f] else "surface" for f in household.furniture})
     out.update({r: "room" for r in household.rooms})
+    for d in household.switchables:
+        out.setdefault(d, "switchable thing")
     return out
 
 
@@ -129,6 +133,7 @@ _ACCEPTS: dict[tuple[str, int], tuple[str, ...]] = {
     ("open", 0): ("container",), ("close", 0): ("container",),
     ("putin", 0): ("object type",), ("putin", 1): ("container",),
     ("puton", 0): ("object type",), ("puton", 1): ("surface",),
+    ("switchon", 0): ("switchable thing",), ("switchoff", 0): ("switchable thing",),
 }
 
 
@@ -143,6 +148,8 @@ def check_template(household: Household, template: PlanTemplate) -> PlanTemplate
             if arg not in known:
                 raise TemplateError(f"plan template step {number} {step}: this apartment has no '{arg}'")
             accepted = _ACCEPTS[(step.verb, j)]
+            if accepted == ("switchable thing",) and arg in household.switch_at:
+                continue  # an appliance is furniture and switches too
             if known[arg] not in accepted:
                 raise TemplateError(f"plan template step {number} {step}: '{arg}' is a {known[arg]}; argument "
                                     f"{j + 1} of {step.verb} must be a {' or '.join(accepted)}")

@@ -63,16 +63,18 @@ from llm_planner.methods.saycanpay.features import Featurizer
 from llm_planner.methods.saycanpay.formats import DONE, ExampleBuilder
 from llm_planner.methods.saycanpay.models import Models
 
-_ACTION_SPACES: dict[tuple[int, frozenset[str]], tuple[Household, tuple[Action, ...]]] = {}
+_ACTION_SPACES: dict[tuple[int, frozenset[str], tuple[str, ...]], tuple[Household, tuple[Action, ...]]] = {}
 VARIANTS = ("paper", "oracle")
 
 
 def action_space(household: Household, goal: Goal = ()) -> tuple[Action, ...]:
     """Every action of the apartment, feasible or not (the seed's exhaustive admissible list), with
     walks to, grabs and puts of the goal's objects only (of every object without a goal): a robot in
-    someone's home moves nothing the task does not name."""
+    someone's home moves nothing the task does not name. Switching on and off (VirtualHome's
+    SWITCHON/SWITCHOFF, §7.2) is there for the switchable things the goal names, and only then."""
     types = frozenset(g.obj_type for g in goal)
-    hit = _ACTION_SPACES.get((id(household), types))
+    switchables = household.goal_switchables(goal)
+    hit = _ACTION_SPACES.get((id(household), types, switchables))
     if hit is not None and hit[0] is household:
         return hit[1]
     h = household
@@ -84,7 +86,8 @@ def action_space(household: Household, goal: Goal = ()) -> tuple[Action, ...]:
     actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
     actions += [Action("putin", (o, c)) for o in movers for c in containers]
     actions += [Action("puton", (o, s)) for o in movers for s in surfaces]
-    _ACTION_SPACES[(id(household), types)] = (household, tuple(actions))
+    actions += [Action(v, (d,)) for d in switchables for v in ("switchon", "switchoff")]
+    _ACTION_SPACES[(id(household), types, switchables)] = (household, tuple(actions))
     return tuple(actions)
 
 
@@ -261,15 +264,21 @@ class Decoder:
         return query.admissible[int(np.argmax(sims[0]))]
 
     def full_observation(self, ep: Episode) -> Observation:
-        """o_0 as an observation that shows every object where it is (fully observed initial state)."""
+        """o_0 as an observation that shows every object where it is (fully observed initial state);
+        the paper's decoder's o_0 also shows the on/off state of every switchable thing the goal names."""
         first = ep.household.observe(ep.initial)
         h = ep.household
         containers = frozenset(f for f in h.furniture if h.is_container[f])
         opened = frozenset(ep.initial.opened) & containers
-        return dataclasses.replace(first, relations=h.facts(ep.initial), seen_places=frozenset(h.furniture),
+        full = dataclasses.replace(first, relations=h.facts(ep.initial), seen_places=frozenset(h.furniture),
                                    open_containers=opened if self.variant == "paper" else first.open_containers,
                                    closed_containers=(containers - opened) if self.variant == "paper"
                                    else first.closed_containers)
+        switches = frozenset(h.goal_switchables(ep.goal))
+        if self.variant != "paper" or not switches:
+            return full
+        on = switches & ep.initial.switched_on
+        return dataclasses.replace(full, switched_on=on, switched_off=switches - on)
 
     # ------------------------------------------------------------------- scoring
     def scored(self, ep: Episode, builder: ExampleBuilder, beams: Sequence[Beam],

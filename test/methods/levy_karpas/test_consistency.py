@@ -1,13 +1,15 @@
 """Phase II retry order and failure messages, with a scripted solver (no Fast Downward)."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from llm_planner.methods.levy_karpas.consistency import check_consistency
 from llm_planner.methods.levy_karpas.template import PlanTemplate, parse_template
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, state_goal
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +73,14 @@ def test_impossible_goals_and_empty_predictions(seen):
     result = check_consistency(seen, state, [three], [], solver=Scripted(lambda g, t: True))
     assert not result.consistent and "needs 3 apple(s) but the scene has 2" in result.message
     assert "neither a goal nor a plan template" in check_consistency(seen, state, [], [PlanTemplate()]).message
+
+
+def test_a_mixed_goal_is_checked_through_fast_downward(seen):
+    """A goal with a state item and a placement, with a template that contradicts it and one that fits."""
+    off = dataclasses.replace(seen.sample_initial_state(3), switched_on=frozenset())
+    goal = (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1))
+    templates = [parse_template("walk(kitchen), walk(fridge)"), parse_template("partial: walk(tv_stand), switchon(tv)")]
+    result = check_consistency(seen, off, [goal], templates, tries=2, timeout_s=60)
+    assert result.consistent and result.chosen.template == templates[1], result.message
+    assert [a.status for a in result.attempts] == [pddl.UNSOLVABLE, pddl.SOLVED]
+    assert pddl.replay_problem(seen, off, result.plan, goal) is None

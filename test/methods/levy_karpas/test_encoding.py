@@ -5,12 +5,19 @@ import dataclasses
 
 import pytest
 
-from llm_planner.methods.levy_karpas.encoding import combined_goal, parse_sexpr, solve_combined, template_domain, template_init
+from llm_planner.methods.levy_karpas.encoding import (
+    combined_goal,
+    parse_sexpr,
+    solve_combined,
+    template_domain,
+    template_init,
+    template_objects,
+)
 from llm_planner.methods.levy_karpas.template import PlanTemplate, TemplateError, check_template, lift_plan, parse_template
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.expert import expert_plan
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import GoalItem, Household
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, state_goal
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +46,10 @@ def test_two_apples_need_two_distinct_objects(seen):
 
 
 def test_derived_domain_adds_step_predicates_to_every_action(seen):
-    domain = parse_sexpr(template_domain(seen))
+    plain = parse_sexpr(template_domain(seen))
+    assert {part[1] for part in plain if isinstance(part, list) and part[0] == ":action"} == (
+        set(pddl.ACTION_MAP) - {"switchon", "switchoff"})
+    domain = parse_sexpr(template_domain(seen, switches=True))
     actions = {part[1]: part for part in domain if isinstance(part, list) and part[0] == ":action"}
     assert set(actions) == set(pddl.ACTION_MAP)
     for name, action in actions.items():
@@ -90,3 +100,29 @@ def test_templates_with_unknown_actions_or_kinds_are_refused(seen):
         check_template(seen, parse_template("walk(kitchen), grab(fridge)"))
     with pytest.raises(TemplateError, match="no 'pizza'"):
         check_template(seen, parse_template("grab(pizza)"))
+
+
+def test_switching_enters_the_encoding_only_when_asked(seen):
+    plain = template_domain(seen)
+    assert "(:action switchon" not in plain and "device" not in plain
+    switching = template_domain(seen, switches=True)
+    assert "(:action switchon" in switching and "(switch_at ?d - object ?f - furniture)" in switching
+    template = parse_template("walk(tv_stand), switchon(tv)")
+    assert template_objects(seen, template) == template_objects(seen, template, ())
+    assert "k_tv " not in " ".join(template_objects(seen, template))
+    assert "k_tv " in " ".join(template_objects(seen, template, ("tv", "microwave")))
+    atoms = template_init(seen, template, ("tv", "microwave"))
+    assert "(of_kind tv k_tv)" in atoms and atoms.count("(of_kind microwave k_microwave)") == 1
+
+
+def test_state_goals_and_switch_templates_are_solved_and_replay(seen):
+    off = dataclasses.replace(seen.sample_initial_state(3), switched_on=frozenset())
+    mixed = (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1))
+    result = solve_combined(seen, off, mixed, parse_template("partial: walk(tv_stand), switchon(tv)"), 60)
+    assert result.solved, result.message
+    assert result.actions[:2] == [Action("walk", ("tv_stand",)), Action("switchon", ("tv",))]
+    assert pddl.replay_problem(seen, off, result.actions, mixed) is None
+    steps = solve_combined(seen, off, (), parse_template("walk(kitchen), walk(microwave), switchon(microwave)"), 60)
+    assert steps.solved and steps.actions[-1] == Action("switchon", ("microwave",))
+    with pytest.raises(TemplateError, match="'apple' is a object type; argument 1 of switchon"):
+        check_template(seen, parse_template("switchon(apple)"))

@@ -9,7 +9,8 @@ from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.system import LevyKarpasSystem
 from llm_planner.methods.levy_karpas.template import parse_template
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import GoalItem, Household
+from llm_planner.domains.household.world import pddl
+from llm_planner.domains.household.world.symbolic import GoalItem, Household, state_goal
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +61,39 @@ def test_the_state_resolves_what_the_directive_leaves_open(system, seen):
 def test_an_action_the_domain_lacks_is_named(system, seen):
     out = system.translate(seen, "go to the kitchen, slice the tomato with the knife")
     assert out.templates == [] and "'slice the tomato with the knife' names no action" in out.template_error
+
+
+@pytest.mark.parametrize("directive, goal", [
+    ("close the fridge", (state_goal("closed", "fridge"),)),
+    ("leave the fridge open", (state_goal("open", "fridge"),)),
+    ("turn the tv off", (state_goal("off", "tv"),)),
+    ("switch off the lamp in the bedroom", (state_goal("off", "desk_lamp"),)),
+    ("turn on the tv and put the remote on the sofa",
+     (GoalItem("on", "remote_control", "sofa", 1), state_goal("on", "tv"))),
+    ("put the milk in the fridge and close it", (GoalItem("inside", "milk", "fridge", 1), state_goal("closed", "fridge"))),
+    ("open the dishwasher, put two plates in it and close it",  # the last state asked of a thing is the goal's
+     (GoalItem("inside", "plate", "dishwasher", 2), state_goal("closed", "dishwasher"))),
+])
+def test_state_clauses_give_state_items_of_the_goal(system, seen, directive, goal):
+    out = system.translate(seen, directive)
+    assert out.goals and out.goals[0] == goal, (out.goals, out.goal_error)
+    assert out.templates == [] and not out.template_error
+
+
+@pytest.mark.parametrize("directive, refusal", [
+    ("don't close the fridge", "'don't close the fridge' says what not to do"),
+    ("turn on the apple", "'apple' cannot be switched on or off (things that switch: tv, floor lamp"),
+    ("open the tv", "'tv' cannot be opened or closed (things that open: fridge"),
+    ("turn on the sofa", "'sofa' cannot be switched on or off"),
+])
+def test_what_cannot_be_so_and_negations_are_refused(system, seen, directive, refusal):
+    out = system.translate(seen, directive)
+    assert out.goals == [] and out.templates == [] and refusal in out.goal_error
+
+
+def test_a_mixed_state_directive_is_planned_to_its_goal(system, seen):
+    state = dataclasses.replace(seen.sample_initial_state(3), switched_on=frozenset())
+    goal = (GoalItem("on", "remote_control", "sofa", 1), state_goal("on", "tv"))
+    result = system.run(seen, state, "turn on the tv and put the remote on the sofa")
+    assert result.plan is not None and result.check.chosen.goal == goal, result.message
+    assert pddl.replay_problem(seen, state, result.plan, goal) is None

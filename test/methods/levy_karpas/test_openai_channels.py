@@ -10,7 +10,7 @@ from llm_planner.methods.levy_karpas.config import load_config
 from llm_planner.methods.levy_karpas.openai_channels import OpenAIChannels
 from llm_planner.methods.levy_karpas.template import parse_template
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import GoalItem, Household
+from llm_planner.domains.household.world.symbolic import GoalItem, Household, state_goal
 
 
 class ScriptedAsk:
@@ -103,3 +103,27 @@ def test_a_model_that_does_not_answer_falls_back_to_the_offline_channels(tmp_pat
     output = system.channels(household).predict("put one apple inside the fridge", "", None)
     assert output.goals and output.goals[0] == (GoalItem("inside", "apple", "fridge", 1),)
     assert backend.usage.fallbacks == 1 and backend.primary.usage.requests >= 1  # the model was asked first
+
+
+def test_state_items_are_asked_read_by_name_and_never_left_out(channels):
+    ch, household = channels
+    directive = "turn on the tv and put the remote on the sofa"
+    ch.asker = ScriptedAsk([
+        "Goal: (ON, remote_control, sofa, 1)-(ON, tv)\nTemplate: none",
+        "Goal: (ON, remote control, sofa, 1)-(ON, tv)\nTemplate: none",
+        "Goal: (ON, remote_control, sofa, 1)\nTemplate: none",  # the tv left out: dropped, not the whole goal
+        "Goal: (ON, apple)\nTemplate: none",                    # an apple does not switch: dropped
+        "Goal: (ON, remote_control, sofa, 1)-(OPEN, tv)\nTemplate: none",
+    ])
+    out = ch.predict(directive, directive, None)
+    assert out.goals == [(GoalItem("on", "remote_control", "sofa", 1), state_goal("on", "tv"))]
+    prompt = ch.asker.prompts[0][1]
+    assert "States: a goal may also ask how a thing is left" in prompt and "tv, floor_lamp, desk_lamp" in prompt
+    ch.asker = ScriptedAsk(["Goal: (ON, remote_control, sofa, 1)\nTemplate: none"] * 5)
+    left_out = ch.predict(directive, directive, None)
+    assert left_out.goals == [] and "leaves out a state the directive asks" in left_out.goal_error
+    ch.asker = ScriptedAsk(["Goal: (INSIDE, apple, fridge, 1)-(CLOSED, fridge)\nTemplate: none"] * 5)
+    closing = ch.predict("put an apple in the fridge and close it", "put an apple in the fridge and close it", None)
+    assert closing.goals == [(GoalItem("inside", "apple", "fridge", 1), state_goal("closed", "fridge"))]
+    ch.predict("put an apple in the fridge", "put an apple in the fridge", None)
+    assert "States:" not in ch.asker.prompts[-1][1]  # a directive without state clauses: the prompt as before

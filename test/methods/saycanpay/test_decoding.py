@@ -3,11 +3,15 @@ the oracle decoder (``variant: oracle``: beams stepped with the true transition 
 observation after each step); the paper's decoder is pinned in test_done_task.py."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import pytest
 
 from llm_planner.methods.saycanpay.config import load_config
 from llm_planner.methods.saycanpay.decoding import Decoder, Episode, action_space
-from llm_planner.domains.household.world.symbolic import Action, GoalItem
+from llm_planner.domains.household.world.expert import expert_plan
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, state_goal
 
 from .conftest import ScriptedSay
 
@@ -84,3 +88,49 @@ def test_beam_keeps_k_sequences_and_prefers_a_finished_one(seen):
     result = decoder.decode(ep, "beam_action")
     assert result.done and len(result.plan) == 4
     assert result.say_calls > len(result.plan)  # several beams asked Say at some step
+
+
+TV_ON = (state_goal("on", "tv"),)
+TV_AND_REMOTE = (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1))
+
+
+def tempted_expert_say(household, initial, goal):
+    """Say of the expert's next step (from the true state after the plan so far), tempted by switching
+    the tv on from wherever the robot stands, which Can must veto until the robot is at the tv stand."""
+    def script(query):
+        state = initial
+        for action in query.history:
+            state = household.transition(state, action)
+        right = expert_plan(household, state, goal)[0]
+        lure = Action("switchon", ("tv",))
+        return [(right, 1.0)] if right == lure else [(lure, 0.6), (right, 0.4)]
+    return script
+
+
+@pytest.mark.parametrize("goal", [TV_ON, TV_AND_REMOTE])
+def test_saycan_switches_state_goals_on_with_the_oracle_can(seen, goal):
+    initial = dataclasses.replace(seen.sample_initial_state(3), switched_on=frozenset())
+    ep = Episode(seen, "turn on the tv", goal, initial)
+    opts = dict(load_config()["decoding"], score="saycan", can="oracle", variant="oracle")
+    decoder = Decoder(ScriptedSay(tempted_expert_say(seen, initial, goal)), opts)
+    result = decoder.decode(ep, "greedy_action")
+    assert result.done and result.plan.count(Action("switchon", ("tv",))) == 1
+    state = initial
+    for action in result.plan:  # the plan runs in the symbolic model to the goal
+        assert seen.why_not(state, action) is None, action
+        state = seen.transition(state, action)
+    assert seen.satisfied(state, goal) and len(result.plan) == len(expert_plan(seen, initial, goal))
+    assert result.trace[0][-1].action == Action("switchon", ("tv",)) and result.trace[0][-1].can == 1e-6
+    admissible = decoder.backend.queries[0].admissible
+    assert admissible == action_space(seen, goal)
+    assert {a for a in admissible if a.verb.startswith("switch")} == {Action("switchon", ("tv",)),
+                                                                      Action("switchoff", ("tv",))}
+
+
+def test_switching_enters_the_action_space_only_for_the_things_a_goal_names(seen):
+    assert not [a for a in action_space(seen, GOAL) if a.verb.startswith("switch")]
+    assert not [a for a in action_space(seen) if a.verb.startswith("switch")]
+    closed = action_space(seen, (state_goal("closed", "microwave"),))
+    on = action_space(seen, (state_goal("on", "microwave"),))
+    assert Action("switchon", ("microwave",)) in on and Action("switchon", ("microwave",)) not in closed
+    assert on[:len(closed)] == closed and len(on) == len(closed) + 2

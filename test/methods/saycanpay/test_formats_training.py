@@ -1,6 +1,8 @@
 """The Can/Pay input format (§6.1-6.2), the seed's negatives and discounted rewards, and the heads."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from llm_planner.methods.saycanpay.formats import ExampleBuilder, model_input
 from llm_planner.methods.saycanpay.models import Models, TrainSettings
 from llm_planner.methods.saycanpay.training import fit, training_examples
 from llm_planner.domains.household.world.expert import build_dataset
-from llm_planner.domains.household.world.symbolic import Action, GoalItem
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, state_goal
 
 
 def test_input_format_is_the_seeds(seen):
@@ -74,3 +76,15 @@ def test_without_the_done_step_the_trajectories_end_with_their_last_action(seen,
     n = len(trajectories[0].actions)
     assert data.can_groups[n - 1][0].action != "done task" and data.pay_targets[2 * (n - 1)] == 1.0
     assert all(g[0].action != "done task" for g in data.can_groups)
+
+
+def test_the_initial_state_tells_the_switch_states_a_goal_asks(seen):
+    state = dataclasses.replace(seen.sample_initial_state(0), switched_on=frozenset({"microwave"}))
+    goal = (state_goal("on", "tv"), state_goal("off", "microwave"), GoalItem("on", "remote_control", "sofa", 1))
+    ex = ExampleBuilder(seen, goal, state)([], Action("walk", ("tv_stand",)))
+    assert "the tv is at the tv stand and off" in ex.initial_state
+    assert "the microwave is in the kitchen and switched on" in ex.initial_state
+    assert "the tv is at the tv stand and off" in ex.relevant  # the goal's things are relevant to every step
+    placement = ExampleBuilder(seen, goal[2:], state)([], Action("walk", ("tv_stand",)))
+    assert not [f for f in placement.initial_state if "tv is" in f or "switched" in f]
+    assert "the microwave is in the kitchen" in placement.initial_state

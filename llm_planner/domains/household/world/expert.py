@@ -12,6 +12,11 @@ assignment and order when there are few (at most ``EXHAUSTIVE_LIMIT`` candidate 
 (cheapest next subtask) otherwise; plans are therefore short ("optimal-ish"); ``pddl.solve`` with
 the optimal Fast Downward configuration gives the true optimum for a cross-check.
 
+State items of a goal (open/closed, on/off; issue 44) are done after the placements (or before them
+when that is shorter), cheapest next first: walk to the container (or to the furniture a switchable
+thing stands at) and open, close or switch it; one that already holds costs no step.
+``close_containers`` never closes a container the goal asks open.
+
 A trajectory records what Appendix B lists: the goal, the instruction, the *partial* observation
 at every step (the expert does not use them; learners do) and the expert's actions. Files are JSON
 Lines, one trajectory per line::
@@ -38,7 +43,17 @@ from tqdm import tqdm
 
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.scene import Scene, load_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
+from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    OFF,
+    OPEN,
+    SWITCHED_ON,
+    Action,
+    GoalItem,
+    Household,
+    Observation,
+    State,
+)
 from llm_planner.domains.household.world.tasks import TRAINING_SUITES, HouseholdTask, generate_tasks
 from llm_planner.errors import ConfigError, PlanningError
 
@@ -109,9 +124,10 @@ class _Routine:
 
 
 def move_actions(household: Household, state: State, obj: str, dest: str,
-                 close_containers: bool = False) -> tuple[list[Action], State]:
+                 close_containers: bool = False, keep_open: frozenset[str] = frozenset()) -> tuple[list[Action], State]:
     """The handcrafted routine that brings ``obj`` to ``dest`` from ``state``; returns the actions
-    and the state after them."""
+    and the state after them. ``close_containers`` closes what the routine opened, except the
+    containers of ``keep_open`` (those the goal asks open)."""
     routine = _Routine(household, state)
     if state.holding != obj:
         place = household.location(state, obj)
@@ -120,21 +136,51 @@ def move_actions(household: Household, state: State, obj: str, dest: str,
         routine.go_to(place, target=obj)
         opened = routine.open_if_closed(place)
         routine.do("grab", obj)
-        if close_containers and opened:
+        if close_containers and opened and place not in keep_open:
             routine.do("close", place)
     routine.go_to(dest)
     opened = routine.open_if_closed(dest)
     routine.do("putin" if household.is_container[dest] else "puton", obj, dest)
-    if close_containers and opened:
+    if close_containers and opened and dest not in keep_open:
         routine.do("close", dest)
     return routine.actions, routine.state
+
+
+#: The action that makes a state item hold.
+_STATE_VERBS = {OPEN: "open", CLOSED: "close", SWITCHED_ON: "switchon", OFF: "switchoff"}
+
+
+def state_actions(household: Household, state: State, item: GoalItem) -> tuple[list[Action], State]:
+    """The routine that makes the state item hold: walk to the container (or to where the switchable
+    thing stands), then open, close or switch it; nothing when it holds already."""
+    routine = _Routine(household, state)
+    if not household.state_holds(state, item):
+        thing = item.obj_type
+        routine.go_to(household.switch_at[thing] if item.rel in (SWITCHED_ON, OFF) else thing)
+        routine.do(_STATE_VERBS[item.rel], thing)
+    return routine.actions, routine.state
+
+
+def _states_plan(household: Household, state: State, items: Sequence[GoalItem]) -> list[Action]:
+    """The state items in the cheapest-next order (goal order on ties)."""
+    plan: list[Action] = []
+    todo = [item for item in items if not household.state_holds(state, item)]
+    while todo:
+        options = [(len(acts), k, acts, nxt) for k, (acts, nxt) in
+                   enumerate(state_actions(household, state, item) for item in todo)]
+        _, k, acts, state = min(options, key=lambda x: (x[0], x[1]))
+        plan += acts
+        del todo[k]
+    return plan
 
 
 def needed_moves(household: Household, state: State, goal: Sequence[GoalItem]) -> list[tuple[str, int, list[str]]]:
     """Per goal item still short of objects: (destination, how many to move, candidate objects).
 
     Candidates are objects of the type not at the item's destination, excluding objects that an
-    item of the same type needs where they are (its surplus over its count is free)."""
+    item of the same type needs where they are (its surplus over its count is free). State items
+    move nothing."""
+    goal = [item for item in goal if not item.is_state]
     locked: set[str] = set()
     for item in goal:
         at_dest = [o for o in household.objects if household.object_type[o] == item.obj_type
@@ -154,9 +200,37 @@ def needed_moves(household: Household, state: State, goal: Sequence[GoalItem]) -
 
 def expert_plan(household: Household, state: State, goal: Sequence[GoalItem],
                 close_containers: bool = False) -> list[Action]:
-    """The oracle's plan from a fully observed ``state`` (Appendix B). Raises GoalError for a goal
-    the scene cannot have, PlanningError when the robot holds an object no goal item wants."""
+    """The oracle's plan from a fully observed ``state`` (Appendix B): the placements, then the
+    state items; or the state items first, then the placements (and the states they undid), when
+    that is shorter. Raises GoalError for a goal the scene cannot have, PlanningError when the
+    robot holds an object no goal item wants."""
     goal = household.check_goal(goal)
+    states = [item for item in goal if item.is_state]
+    if len(states) == len(goal):  # states only: nothing to move, whatever the hand holds
+        return _states_plan(household, state, states)
+    keep_open = frozenset(item.obj_type for item in states if item.rel == OPEN)
+    moves = _moves_plan(household, state, goal, close_containers, keep_open)
+    if not states:
+        return moves
+    plan = moves + _states_plan(household, _after(household, state, moves), states)
+    first = _states_plan(household, state, states)
+    if first:
+        middle = _after(household, state, first)
+        then = _moves_plan(household, middle, goal, close_containers, keep_open)
+        other = first + then + _states_plan(household, _after(household, middle, then), states)
+        plan = other if len(other) < len(plan) else plan
+    return plan
+
+
+def _after(household: Household, state: State, actions: Iterable[Action]) -> State:
+    for action in actions:
+        state = household.transition(state, action)
+    return state
+
+
+def _moves_plan(household: Household, state: State, goal: Sequence[GoalItem], close_containers: bool,
+                keep_open: frozenset[str]) -> list[Action]:
+    """The placements' part of :func:`expert_plan`."""
     items = needed_moves(household, state, goal)
     if state.holding is not None and not any(state.holding in cands for _, _, cands in items):
         raise PlanningError(f"the expert starts with an empty hand or an object it must move "
@@ -166,8 +240,8 @@ def expert_plan(household: Household, state: State, goal: Sequence[GoalItem],
     if n_moves == 0:
         return []
     if factorial(n_moves) * _product_len(choices) <= EXHAUSTIVE_LIMIT:
-        return _best_exhaustive(household, state, items, choices, close_containers)
-    return _greedy(household, state, items, close_containers)
+        return _best_exhaustive(household, state, items, choices, close_containers, keep_open)
+    return _greedy(household, state, items, close_containers, keep_open)
 
 
 def _product_len(choices: list[list]) -> int:
@@ -177,16 +251,17 @@ def _product_len(choices: list[list]) -> int:
     return n
 
 
-def _run(household: Household, state: State, moves: Iterable[Move], close: bool) -> list[Action]:
+def _run(household: Household, state: State, moves: Iterable[Move], close: bool,
+         keep_open: frozenset[str]) -> list[Action]:
     plan: list[Action] = []
     for obj, dest in moves:
-        actions, state = move_actions(household, state, obj, dest, close)
+        actions, state = move_actions(household, state, obj, dest, close, keep_open)
         plan += actions
     return plan
 
 
 def _best_exhaustive(household: Household, state: State, items: list[tuple[str, int, list[str]]],
-                     choices: list[list[tuple[str, ...]]], close: bool) -> list[Action]:
+                     choices: list[list[tuple[str, ...]]], close: bool, keep_open: frozenset[str]) -> list[Action]:
     best: list[Action] | None = None
     for picked in product(*choices):
         moves = [(o, dest) for (dest, _, _), objs in zip(items, picked, strict=True) for o in objs]
@@ -195,7 +270,7 @@ def _best_exhaustive(household: Household, state: State, items: list[tuple[str, 
         for order in permutations(moves):
             if state.holding is not None and order[0][0] != state.holding:
                 continue
-            plan = _run(household, state, order, close)
+            plan = _run(household, state, order, close, keep_open)
             if best is None or len(plan) < len(best):
                 best = plan
     if best is None:
@@ -203,7 +278,8 @@ def _best_exhaustive(household: Household, state: State, items: list[tuple[str, 
     return best
 
 
-def _greedy(household: Household, state: State, items: list[tuple[str, int, list[str]]], close: bool) -> list[Action]:
+def _greedy(household: Household, state: State, items: list[tuple[str, int, list[str]]], close: bool,
+            keep_open: frozenset[str]) -> list[Action]:
     """Cheapest next subtask first, until every item has its objects."""
     remaining = {k: short for k, (_, short, _) in enumerate(items)}
     used: set[str] = set()
@@ -214,7 +290,7 @@ def _greedy(household: Household, state: State, items: list[tuple[str, int, list
             dest, _, cands = items[k]
             for o in cands:
                 if o not in used and (state.holding is None or state.holding == o):
-                    actions, nxt = move_actions(household, state, o, dest, close)
+                    actions, nxt = move_actions(household, state, o, dest, close, keep_open)
                     options.append((len(actions), k, o, actions, nxt))
         if not options:
             raise PlanningError("the greedy expert ran out of candidate objects")

@@ -18,6 +18,17 @@ Predicates. ``(robot_in ?r)``, ``(near ?f)`` (the furniture the robot stands at)
 ``(hand_empty)``, ``(opened ?c)``, ``(inside ?o ?c)``, ``(on ?o ?s)`` and the static
 ``(furniture_in ?f ?r)``. The goal relations are the symbolic ones (``inside``/``on``).
 
+Switchable things (issue 44; SayCanPay seed 004, §7.2: VirtualHome's SWITCHON/SWITCHOFF) enter only
+when the goal names one (:func:`solve` derives ``switchables`` from the goal): the domain then has
+the type ``device`` (a switchable thing that is not furniture: ``tv``, ``floor_lamp``; an appliance
+such as ``microwave`` is its own furniture object), ``(switched_on ?d)``, the static
+``(switch_at ?d ?f)`` (the furniture the robot stands at to switch ``d``: ``Household.switch_at``)
+and the actions ``switchon``/``switchoff``. Only the goal's switchable things are objects with a
+``switch_at`` atom, so the planner switches nothing else (as ``Household.legal_actions`` with the
+goal's switchables). Without them, domain and problem say nothing about switching. State goal
+items: ``(open c)`` -> ``(opened c)``, ``(closed c)`` -> ``(not (opened c))``, ``(on d)`` ->
+``(switched_on d)``, ``(off d)`` -> ``(not (switched_on d))``; one that already holds costs no step.
+
 Actions (PDDL name -> symbolic action)::
 
     walk_room ?r                 -> walk(r)       near nothing afterwards
@@ -27,6 +38,7 @@ Actions (PDDL name -> symbolic action)::
     grab_in ?o ?c / grab_on ?o ?s -> grab(o)      near c/s, hand empty (c open)
     open ?c / close ?c           -> open(c) / close(c)
     putin ?o ?c / puton ?o ?s    -> putin(o, c) / puton(o, s)
+    switchon ?d ?f / switchoff   -> switchon(d) / switchoff(d)   near f, (switch_at d f); d off / on
 """
 from __future__ import annotations
 
@@ -38,7 +50,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from llm_planner.domains.household.world.symbolic import INSIDE, ON, Action, Goal, GoalItem, Household, State
+from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    INSIDE,
+    OFF,
+    ON,
+    OPEN,
+    SWITCHED_ON,
+    Action,
+    Goal,
+    GoalItem,
+    Household,
+    State,
+)
 
 if TYPE_CHECKING:  # (unified-planning has no type information: these are Any to the checker)
     from unified_planning.model import Problem
@@ -60,9 +84,17 @@ ACTION_MAP: dict[str, tuple[str, tuple[int, ...]]] = {
     "close": ("close", (0,)),
     "putin": ("putin", (0, 1)),
     "puton": ("puton", (0, 1)),
+    "switchon": ("switchon", (0,)),
+    "switchoff": ("switchoff", (0,)),
 }
 PREDICATES = ("robot_in", "near", "holding", "hand_empty", "opened", INSIDE, ON, "furniture_in")
-_RESERVED = frozenset(BASE_TYPES + PREDICATES + tuple(ACTION_MAP) + (
+#: The type of a switchable thing that is not furniture, and the predicates of switching.
+DEVICE_TYPE = "device"
+SWITCH_PREDICATES = ("switched_on", "switch_at")
+#: Goal atoms of the state relations (``closed``/``off`` are their negations).
+_STATE_ATOMS = {OPEN: "(opened {})", CLOSED: "(not (opened {}))",
+                SWITCHED_ON: "(switched_on {})", OFF: "(not (switched_on {}))"}
+_RESERVED = frozenset(BASE_TYPES + PREDICATES + (DEVICE_TYPE,) + SWITCH_PREDICATES + tuple(ACTION_MAP) + (
     "object", "and", "or", "not", "exists", "forall", "when", "either", "imply", "define", "domain", "problem"))
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _UP_LOCK = threading.Lock()  # unified-planning's global environment is shared by every thread
@@ -116,6 +148,16 @@ _ACTIONS_PDDL = """\
     :precondition (and (holding ?o) (near ?s))
     :effect (and (not (holding ?o)) (hand_empty) (on ?o ?s)))
 """
+_SWITCH_ACTIONS_PDDL = """\
+  (:action switchon
+    :parameters (?d - object ?f - furniture)
+    :precondition (and (switch_at ?d ?f) (near ?f) (not (switched_on ?d)))
+    :effect (switched_on ?d))
+  (:action switchoff
+    :parameters (?d - object ?f - furniture)
+    :precondition (and (switch_at ?d ?f) (near ?f) (switched_on ?d))
+    :effect (not (switched_on ?d)))
+"""
 
 
 @dataclass(frozen=True)
@@ -136,7 +178,8 @@ class PlanResult:
 def check_names(household: Household) -> None:
     """Every scene name must be a plain PDDL name that does not clash with the domain's own."""
     for kind, names in (("room", household.rooms), ("furniture", household.furniture),
-                        ("object type", tuple(household.scene.object_types)), ("object", household.objects)):
+                        ("object type", tuple(household.scene.object_types)), ("object", household.objects),
+                        ("switchable thing", household.switchables)):
         for name in names:
             if not _NAME.match(name):
                 raise PlanningError(f"cannot export {kind} '{name}' to PDDL: use lower-case letters, digits "
@@ -146,26 +189,32 @@ def check_names(household: Household) -> None:
                                     "household domain (rename it in the scene file)")
 
 
-def domain_pddl(household: Household) -> str:
-    """The PDDL domain of the household world: types per object type, the symbolic actions."""
+def domain_pddl(household: Household, switches: bool = False) -> str:
+    """The PDDL domain of the household world: types per object type, the symbolic actions; with
+    ``switches`` also the switchable things' type, predicates and actions (module docstring)."""
     check_names(household)
     object_types = " ".join(household.scene.object_types)
+    device = f" {DEVICE_TYPE}" if switches else ""
+    switch_predicates = "\n               (switched_on ?d - object) (switch_at ?d - object ?f - furniture)"
     return (
         f"(define (domain {DOMAIN_NAME})\n"
         "  (:requirements :strips :typing :negative-preconditions :equality\n"
         "                 :existential-preconditions :conditional-effects)\n"
-        "  (:types room furniture item - object\n"
+        f"  (:types room furniture item{device} - object\n"
         "          container surface - furniture\n"
         f"          {object_types} - item)\n"
         "  (:predicates (robot_in ?r - room) (near ?f - furniture) (holding ?o - item) (hand_empty)\n"
         "               (opened ?c - container) (inside ?o - item ?c - container) (on ?o - item ?s - surface)\n"
-        "               (furniture_in ?f - furniture ?r - room))\n"
-        f"{_ACTIONS_PDDL})\n"
+        f"               (furniture_in ?f - furniture ?r - room){switch_predicates if switches else ''})\n"
+        f"{_ACTIONS_PDDL}{_SWITCH_ACTIONS_PDDL if switches else ''})\n"
     )
 
 
 def goal_item_pddl(item: GoalItem, tag: str = "") -> str:
-    """One goal tuple as an existential formula with ``count`` distinct variables of the type."""
+    """One goal tuple as an existential formula with ``count`` distinct variables of the type; a
+    state item as its atom or negated atom (``(closed, fridge)`` -> ``(not (opened fridge))``)."""
+    if item.is_state:
+        return _STATE_ATOMS[item.rel].format(item.obj_type)
     names = [f"?{item.obj_type}{tag}{i}" for i in range(1, item.count + 1)]
     params = " ".join(f"{v} - {item.obj_type}" for v in names)
     atoms = [f"({item.rel} {v} {item.destination})" for v in names]
@@ -180,8 +229,8 @@ def goal_pddl(goal: Sequence[GoalItem]) -> str:
     return parts[0] if len(parts) == 1 else "(and " + "\n        ".join(parts) + ")"
 
 
-def init_atoms(household: Household, state: State) -> list[str]:
-    """The fully observed state as PDDL atoms."""
+def init_atoms(household: Household, state: State, switchables: Sequence[str] = ()) -> list[str]:
+    """The fully observed state as PDDL atoms; of the switchable things, those of ``switchables``."""
     atoms = [f"(robot_in {state.room})"]
     if state.near is not None:
         atoms.append(f"(near {state.near})")
@@ -190,15 +239,20 @@ def init_atoms(household: Household, state: State) -> list[str]:
     atoms += [f"({household.relation(f)} {o} {f})" for o, f in zip(household.objects, state.placement, strict=True)
               if f is not None]
     atoms += [f"(furniture_in {f} {household.furniture_room[f]})" for f in household.furniture]
+    atoms += [f"(switched_on {d})" for d in switchables if d in state.switched_on]
+    atoms += [f"(switch_at {d} {household.switch_at[d]})" for d in switchables]
     return atoms
 
 
 def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | str, name: str = "task", *,
-                 extra_objects: Sequence[str] = (), extra_init: Sequence[str] = ()) -> str:
+                 extra_objects: Sequence[str] = (), extra_init: Sequence[str] = (),
+                 switchables: Sequence[str] = ()) -> str:
     """The PDDL problem of reaching ``goal`` (a symbolic goal or a PDDL goal formula) from ``state``.
 
-    ``extra_objects`` (declarations such as ``"s0 s1 s2 - step"``) and ``extra_init`` (atoms) serve
-    domains derived from this one, e.g. the Levy-Karpas plan-template encoding (``llm_planner.methods.levy_karpas``)."""
+    ``switchables`` are the switchable things the plan may switch (for the domain with
+    ``switches``; :func:`plan_switchables` gives a goal's). ``extra_objects`` (declarations such as
+    ``"s0 s1 s2 - step"``) and ``extra_init`` (atoms) serve domains derived from this one, e.g. the
+    Levy-Karpas plan-template encoding (``llm_planner.methods.levy_karpas``)."""
     check_names(household)
     if not _NAME.match(name):
         raise PlanningError(f"problem name '{name}' is not a PDDL name (lower-case letters, digits, '_')")
@@ -212,8 +266,10 @@ def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | 
                f"    {' '.join(containers)} - container" if containers else "",
                f"    {' '.join(surfaces)} - surface" if surfaces else ""]
     objects += [f"    {' '.join(names)} - {t}" for t, names in by_type.items()]
+    devices = [d for d in switchables if d not in household.furniture_room]
+    objects += [f"    {' '.join(devices)} - {DEVICE_TYPE}"] if devices else []
     objects += [f"    {line}" for line in extra_objects]
-    init = "\n    ".join(init_atoms(household, state) + list(extra_init))
+    init = "\n    ".join(init_atoms(household, state, switchables) + list(extra_init))
     return (
         f"(define (problem {name}) (:domain {DOMAIN_NAME})\n"
         "  (:objects\n" + "\n".join(line for line in objects if line) + ")\n"
@@ -222,10 +278,16 @@ def problem_pddl(household: Household, state: State, goal: Sequence[GoalItem] | 
     )
 
 
+def plan_switchables(household: Household, goal: Sequence[GoalItem] | str) -> tuple[str, ...]:
+    """The switchable things a plan for ``goal`` may switch: those its on/off items name (none for
+    a PDDL goal formula, whose caller passes them)."""
+    return () if isinstance(goal, str) else household.goal_switchables(goal)
+
+
 # ---------------------------------------------------------------------------------- solve
 def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, timeout_s: float = 30.0,
           optimal: bool = False, *, domain: str | None = None, extra_objects: Sequence[str] = (),
-          extra_init: Sequence[str] = ()) -> PlanResult:
+          extra_init: Sequence[str] = (), switchables: Sequence[str] | None = None) -> PlanResult:
     """Plan from the fully observed ``state`` to ``goal`` with Fast Downward (lama-first, or A* with
     LM-cut when ``optimal``) through unified-planning, then verify the plan by replaying it through
     :meth:`Household.step`. ``goal`` is a symbolic goal or a PDDL goal formula over the domain.
@@ -240,6 +302,8 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
     ``domain`` replaces :func:`domain_pddl` by a domain *derived* from it (same action names, extra
     parameters appended, so plans still map through :data:`ACTION_MAP`), with ``extra_objects`` and
     ``extra_init`` added to the problem; the Levy-Karpas plan-template encoding uses this.
+    ``switchables`` (default :func:`plan_switchables` of the goal) are the things the plan may
+    switch; when there are any, the default domain is the one with switches.
     """
     started = time.perf_counter()
 
@@ -253,8 +317,10 @@ def solve(household: Household, state: State, goal: Sequence[GoalItem] | str, ti
             return result(None, INVALID_GOAL, f"invalid goal: {exc}")
     if timeout_s <= 0:
         raise PlanningError(f"timeout_s must be positive, got {timeout_s}")
-    texts = (domain or domain_pddl(household),
-             problem_pddl(household, state, goal, extra_objects=extra_objects, extra_init=extra_init))
+    switches = plan_switchables(household, goal) if switchables is None else tuple(switchables)
+    texts = (domain or domain_pddl(household, switches=bool(switches)),
+             problem_pddl(household, state, goal, extra_objects=extra_objects, extra_init=extra_init,
+                          switchables=switches))
     if not _UP_LOCK.acquire(timeout=timeout_s):
         return result(None, TIMEOUT, f"another plan was still being computed in this process after {timeout_s:g} s")
     try:

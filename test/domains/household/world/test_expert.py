@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -9,7 +10,7 @@ from llm_planner import cli
 from llm_planner.errors import ConfigError, PlanningError
 from llm_planner.domains.household.world import expert, pddl, tasks
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, state_goal
 
 
 @pytest.mark.parametrize("suite", tasks.SUITES)
@@ -113,3 +114,46 @@ def test_dataset_command_in_parallel(tmp_path, capsys):
     assert sum(t.pddl_plan_length is not None for t in loaded) == 1
     assert cli.main(["dataset", "household", "--n", "5", "--out", str(out), "--suites", "novel_comp2"]) == 1
     assert "must stay novel" in capsys.readouterr().err
+
+
+def _reaches(household, state, goal, plan):
+    for action in plan:
+        assert household.why_not(state, action) is None, action
+        state = household.transition(state, action)
+    return household.satisfied(state, goal)
+
+
+def test_expert_solves_state_and_mixed_goals(seen):
+    state = replace(seen.sample_initial_state(4), opened=frozenset({"fridge"}), switched_on=frozenset({"desk_lamp"}))
+    assert expert.expert_plan(seen, state, (state_goal("closed", "fridge"),)) == [
+        Action("walk", ("kitchen",)), Action("walk", ("fridge",)), Action("close", ("fridge",))]
+    assert expert.expert_plan(seen, state, (state_goal("on", "tv"),)) == [
+        Action("walk", ("tv_stand",)), Action("switchon", ("tv",))]
+    assert expert.expert_plan(seen, state, (state_goal("on", "desk_lamp"), state_goal("open", "fridge"))) == []
+    goals = [(state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1)),
+             (GoalItem("inside", "plate", "dishwasher", 2), state_goal("closed", "dishwasher")),
+             (state_goal("off", "desk_lamp"), state_goal("on", "microwave"), GoalItem("inside", "apple", "fridge", 2))]
+    for goal in goals:
+        plan = expert.expert_plan(seen, state, goal)
+        assert _reaches(seen, state, goal, plan), goal
+        best = pddl.solve(seen, state, goal, optimal=True)
+        assert best.solved and len(plan) == len(best.actions), (goal, plan, best.actions)  # optimal here
+
+
+def test_closing_containers_never_undoes_an_asked_open(seen):
+    placement = seen.scene.sample_placement(0)
+    placement.update({"apple_1": "fridge", "apple_2": "kitchen_counter"})
+    state = seen.initial_state(placement)
+    goal = (GoalItem("on", "apple", "kitchen_table", 2), state_goal("open", "fridge"))
+    plan = expert.expert_plan(seen, state, goal, close_containers=True)
+    assert Action("close", ("fridge",)) not in plan and _reaches(seen, state, goal, plan)
+    plain = expert.expert_plan(seen, state, goal[:1], close_containers=True)
+    assert Action("close", ("fridge",)) in plain
+
+
+def test_a_state_goal_while_holding_something(seen):
+    holding = replace(seen.sample_initial_state(4), holding="book_1")
+    holding = replace(holding, placement=tuple(None if o == "book_1" else p
+                                               for o, p in zip(seen.objects, holding.placement)))
+    plan = expert.expert_plan(seen, holding, (state_goal("off", "tv"), state_goal("on", "floor_lamp")))
+    assert _reaches(seen, holding, (state_goal("off", "tv"), state_goal("on", "floor_lamp")), plan)

@@ -10,7 +10,9 @@ import pytest
 from llm_planner.errors import PlanningError
 from llm_planner.domains.household.world import pddl
 from llm_planner.domains.household.world.scene import parse_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household
+from dataclasses import replace
+
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, state_goal
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +32,10 @@ def test_domain_has_a_type_per_object_type_and_every_action(household):
     text = pddl.domain_pddl(household)
     types = " ".join(household.scene.object_types)
     assert f"{types} - item)" in text
+    switching = pddl.domain_pddl(household, switches=True)
     for name in pddl.ACTION_MAP:
-        assert f"(:action {name}\n" in text
+        assert f"(:action {name}\n" in switching
+        assert (f"(:action {name}\n" in text) == (name not in ("switchon", "switchoff"))
     assert text.count("(") == text.count(")")
 
 
@@ -95,9 +99,71 @@ def test_replay_problem_names_the_failing_step(household):
     assert pddl.replay_problem(household, state, ok, goal) == "the final state does not satisfy the goal"
 
 
+def test_switches_enter_the_domain_only_when_asked(household):
+    plain = pddl.domain_pddl(household)
+    assert "switch" not in plain and "device" not in plain
+    switching = pddl.domain_pddl(household, switches=True)
+    assert "(:action switchon\n" in switching and "(:action switchoff\n" in switching
+    assert "room furniture item device - object" in switching
+    assert switching.count("(") == switching.count(")")
+    state = replace(fridge_state(household), switched_on=frozenset({"tv", "microwave"}))
+    goal = (GoalItem("on", "apple", "sofa", 1),)
+    assert pddl.problem_pddl(household, state, goal) == pddl.problem_pddl(household, fridge_state(household), goal)
+    problem = pddl.problem_pddl(household, state, goal, switchables=("tv", "microwave", "desk_lamp"))
+    assert "\n    tv desk_lamp - device" in problem  # the microwave is furniture already
+    assert "(switched_on tv)" in problem and "(switched_on microwave)" in problem
+    assert "(switched_on desk_lamp)" not in problem
+    assert "(switch_at tv tv_stand)" in problem and "(switch_at microwave microwave)" in problem
+    assert "(switch_at desk_lamp desk)" in problem and "floor_lamp" not in problem
+
+
+def test_state_items_become_atoms_and_negations():
+    assert pddl.goal_pddl((state_goal("closed", "fridge"),)) == "(not (opened fridge))"
+    assert pddl.goal_pddl((state_goal("open", "fridge"),)) == "(opened fridge)"
+    assert pddl.goal_pddl((state_goal("off", "tv"),)) == "(not (switched_on tv))"
+    mixed = pddl.goal_pddl((state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1)))
+    assert mixed.startswith("(and (switched_on tv)\n")
+    assert "(on ?remote_control_g1_1 sofa)" in mixed
+
+
+def _replays_to_goal(household, state, goal, actions):
+    for action in actions:
+        assert household.why_not(state, action) is None, action
+        state = household.transition(state, action)
+    return household.satisfied(state, goal)
+
+
+def test_state_goals_are_planned_and_replay(household):
+    off = replace(fridge_state(household), switched_on=frozenset({"desk_lamp"}))
+    turn_on = (state_goal("on", "tv"),)
+    result = pddl.solve(household, off, turn_on, optimal=True)
+    assert result.solved, result.message
+    assert result.actions == [Action("walk", ("tv_stand",)), Action("switchon", ("tv",))]
+    mixed = (state_goal("off", "desk_lamp"), GoalItem("inside", "apple", "fridge", 2), state_goal("closed", "fridge"))
+    result = pddl.solve(household, replace(off, opened=frozenset({"fridge"})), mixed)
+    assert result.solved, result.message
+    assert Action("switchoff", ("desk_lamp",)) in result.actions and result.actions.count(Action("close", ("fridge",))) == 1
+    assert _replays_to_goal(household, replace(off, opened=frozenset({"fridge"})), mixed, result.actions)
+
+
+def test_a_state_that_already_holds_costs_no_step(household):
+    state = replace(fridge_state(household), switched_on=frozenset({"tv"}))
+    result = pddl.solve(household, state, (state_goal("on", "tv"), state_goal("closed", "fridge")))
+    assert result.solved and result.actions == []
+
+
+def test_a_pddl_goal_formula_switches_the_things_it_is_given(household):
+    state = fridge_state(household)
+    result = pddl.solve(household, state, "(switched_on floor_lamp)", switchables=("floor_lamp",))
+    assert result.solved and result.actions[-1] == Action("switchon", ("floor_lamp",))
+    with pytest.raises(PlanningError, match="does not parse"):
+        pddl.solve(household, state, "(switched_on floor_lamp)")  # no switches in the domain
+
+
 def test_to_action_maps_pddl_actions_to_symbolic_ones():
     assert pddl.to_action("walk_item_in", ["apple_1", "fridge", "kitchen"]) == Action("walk", ("apple_1",))
     assert pddl.to_action("putin", ["apple_1", "fridge"]) == Action("putin", ("apple_1", "fridge"))
+    assert pddl.to_action("switchon", ["tv", "tv_stand"]) == Action("switchon", ("tv",))
     with pytest.raises(PlanningError, match="unknown PDDL action 'fly'"):
         pddl.to_action("fly", ["x"])
 
