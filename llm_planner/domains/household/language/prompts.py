@@ -112,10 +112,12 @@ def policy_example(instruction: str, completed: Sequence[Action], observation: s
 
 
 def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, history: Sequence[Action],
-                  examples: Sequence[str]) -> str:
+                  examples: Sequence[str], switches: Sequence[str] = ()) -> str:
+    """Listing 1 with K examples; the observation tells the on/off state of ``switches`` (the
+    switchable things the goal names) where the robot sees them."""
     return render("policy", rooms=_names(world.rooms), furniture=furniture_text(world), objects=objects_text(world),
-                  examples="\n\n".join(examples), goal=instruction.strip(),
-                  completed=actions_to_text(history), observation=observation_to_text(observation, world))
+                  examples="\n\n".join(examples), goal=instruction.strip(), completed=actions_to_text(history),
+                  observation=observation_to_text(observation, world, switches))
 
 
 
