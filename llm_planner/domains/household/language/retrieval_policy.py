@@ -16,7 +16,8 @@ looked into; common sense (commonsense.yaml) fills in when D has no unsearched p
 State items (open/closed, on/off of a thing) come after the placements: D shows no such step, so
 the policy's step for the first state item its observations do not show holding is the direct one
 (:func:`state_step`): walk to the room of the thing, to the thing (a switchable thing: the furniture
-it is switched at), then open, close or switch it. A switchable thing never seen is visited.
+it is switched at), then open, close or switch it; the things of the robot's room first. A
+switchable thing never seen is visited.
 
 The expert had full observation, the policy does not: it only uses the query's observations and
 action history, and D.
@@ -386,25 +387,26 @@ def state_step(world: WorldInfo, goal: Goal, query: PolicyQuery) -> str | None:
         on = (on | obs.switched_on) - obs.switched_off
         seen |= obs.switched_on | obs.switched_off
     obs = query.observation
+    todo: list[tuple[str, str, str]] = []  # (thing, where it is worked on, verb)
     for item in goal:
         if not item.is_state:
             continue
         thing, rel = item.obj_type, item.rel
         if rel in (OPEN, CLOSED):
-            if (thing in opened) == (rel == OPEN):
-                continue
-            at, verb = thing, "open" if rel == OPEN else "close"
-        else:
-            if thing in seen and (thing in on) == (rel == SWITCHED_ON):
-                continue
-            at, verb = world.switch_at.get(thing, thing), "switchon" if rel == SWITCHED_ON else "switchoff"
-        room = world.furniture_room.get(at, obs.room)
-        if room != obs.room:
-            return action_to_text(Action("walk", (room,)))
-        if obs.near != at:
-            return action_to_text(Action("walk", (at,)))
-        return action_to_text(Action(verb, (thing,)))
-    return None
+            if (thing in opened) != (rel == OPEN):
+                todo.append((thing, thing, "open" if rel == OPEN else "close"))
+        elif thing not in seen or (thing in on) != (rel == SWITCHED_ON):
+            todo.append((thing, world.switch_at.get(thing, thing), "switchon" if rel == SWITCHED_ON else "switchoff"))
+    if not todo:
+        return None
+    here = [t for t in todo if world.furniture_room.get(t[1]) == obs.room]  # the robot's room first
+    thing, at, verb = (here or todo)[0]
+    room = world.furniture_room.get(at, obs.room)
+    if room != obs.room:
+        return action_to_text(Action("walk", (room,)))
+    if obs.near != at:
+        return action_to_text(Action("walk", (at,)))
+    return action_to_text(Action(verb, (thing,)))
 
 
 def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:

@@ -368,7 +368,8 @@ def render_state_instruction(goal: Sequence[GoalItem], rng: random.Random, phras
     parts: list[str] = []
     for k, item in enumerate(goal):
         if not item.is_state:
-            parts.append(f"{rng.choice(phrasing.verbs)} {item_phrase(item, phrasing, rng, counts.get(item.obj_type, 0))}")
+            verb = rng.choice(phrasing.verbs)
+            parts.append(f"{verb} {item_phrase(item, phrasing, rng, counts.get(item.obj_type, 0))}")
             continue
         words = rng.choice(phrasing.state_words[item.rel])
         pronoun = k > 0 and not goal[k - 1].is_state and goal[k - 1].destination == item.obj_type
@@ -476,8 +477,7 @@ def state_items(household: Household, state: State) -> list[GoalItem]:
     return items + [state_goal(OPEN, c) for c in household.scene.containers if c not in state.opened]
 
 
-def _draw_state_goal(suite: str, household: Household, state: State, pools: _Pools, config: TaskConfig,
-                     rng: random.Random) -> Goal:
+def _draw_state_goal(suite: str, household: Household, state: State, pools: _Pools, rng: random.Random) -> Goal:
     options = state_items(household, state)
     if suite == "states":
         k = min(len(options), rng.choice((1, 2)))
@@ -498,7 +498,7 @@ def _one_state_task(task_id: str, suite: str, household: Household, pools: _Pool
         if not state_items(household, state):
             continue
         for _ in range(config.max_tries_per_task):
-            goal = _draw_state_goal(suite, household, state, pools, config, rng)
+            goal = _draw_state_goal(suite, household, state, pools, rng)
             if household.satisfied(state, goal) or not all(
                     household.count_satisfied(state, g) < g.count for g in goal if g.rel != CLOSED):
                 continue
