@@ -2,11 +2,22 @@
 from __future__ import annotations
 
 import dataclasses
+from string import Template
 
 import pytest
 
 from llm_planner.errors import LLMError
-from llm_planner.domains.household.language.prompts import render, translate_prompt, world_model_prompt
+from llm_planner.domains.household.language.prompts import (
+    PROMPTS_DIR,
+    _names,
+    furniture_text,
+    objects_text,
+    policy_prompt,
+    render,
+    translate_prompt,
+    world_model_prompt,
+)
+from llm_planner.domains.household.language.text import observation_to_text
 from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
 
 
@@ -28,16 +39,6 @@ def test_missing_fields_are_errors():
 
 
 def test_the_policy_prompt_tells_switching_only_to_a_goal_that_asks_for_it(seen, seen_world):
-    from string import Template
-
-    from llm_planner.domains.household.language.prompts import (
-        PROMPTS_DIR,
-        _names,
-        furniture_text,
-        objects_text,
-        policy_prompt,
-    )
-    from llm_planner.domains.household.language.text import observation_to_text
 
     state = seen.initial_state(seen.scene.sample_placement(0), room="living_room", switched_on=frozenset({"tv"}))
     obs = seen.observe(state)

@@ -248,7 +248,7 @@ def test_state_instructions_follow_their_grammar():
         body = re.sub(r"^(?:please |could you |can you )", "", text).rstrip(".?")
         parts = body.split(" and ")
         assert len(parts) == len(goal) and all(clause.match(p) for p in parts), text
-        for part, item in zip(parts, goal):
+        for part, item in zip(parts, goal, strict=True):
             if item.is_state:
                 assert part.endswith(" it") or part.endswith(item.obj_type.replace("_", " ")), text
     assert any(t.endswith(("close it", "shut it", "close it.", "shut it.")) for t in goals)
