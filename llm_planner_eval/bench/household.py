@@ -29,6 +29,9 @@ An apartment's suites come from its own file unless ``config/household_tasks.yam
     llm-planner bench household --methods llm_mcts,uct,l_policy --suites simple,comp \\
         --home seen,unseen --episodes 5 --seeds 3 --workers 2 --json runs/household.json
 
+The state suites (``--suites states,states_mixed``: things open, closed, on or off, alone and with a
+placement; ``tasks.STATE_SUITES``) run the same way; the default is the seed's five placement suites.
+
 **Latency** (``--latencies 0,0.2,0.5,1.0``): for each latency a served model (``llm-planner
 serve``, answer style ``--serve-style``, default plain) is started and every method runs against it
 with the ``openai`` backend, all in one pool of workers, side by side. Each method has answer
@@ -75,7 +78,13 @@ from llm_planner.domains.household.sim.check import check_layout
 from llm_planner.domains.household.sim.config import load_sim_config
 from llm_planner.domains.household.world.episode import SymbolicWorld, Task
 from llm_planner.domains.household.world.symbolic import household_of
-from llm_planner.domains.household.world.tasks import SUITES, generate_tasks, suite_pools, task_config_for
+from llm_planner.domains.household.world.tasks import (
+    ALL_SUITES,
+    SUITES,
+    generate_tasks,
+    suite_pools,
+    task_config_for,
+)
 from llm_planner.errors import ConfigError
 from llm_planner.execution import run_episode
 from llm_planner.llm.config import load_llm_config, merge_overrides, parse_dotted
@@ -114,7 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated planner names; METHOD:KEY=VALUE;KEY=VALUE runs a variant "
                         "(e.g. llm_mcts:final_action=visits; a key llm.SECTION.KEY sets config/llm.yaml for that "
                         f"variant, e.g. llm_mcts:llm.policy.inadmissible=drop). Default: {','.join(METHODS)}")
-    p.add_argument("--suites", default=",".join(SUITES), help=f"comma-separated suites (default: {','.join(SUITES)})")
+    p.add_argument("--suites", default=",".join(SUITES),
+                   help=f"comma-separated suites (default: {','.join(SUITES)}; the state suites "
+                        "states,states_mixed ask things open, closed, on or off)")
     p.add_argument("--home", default="seen", help="seen, unseen or seen,unseen (the shipped apartments)")
     p.add_argument("--scene", action="append", default=[], metavar="FILE",
                    help="a scene YAML file instead of --home (repeatable)")
@@ -359,7 +370,7 @@ def _run(args: argparse.Namespace) -> int:
     from llm_planner.methods.llm_mcts.config import load_config
 
     methods = parse_methods(args.methods)
-    suites = _split(args.suites, SUITES, "suite")
+    suites = _split(args.suites, ALL_SUITES, "suite")
     homes = ([(s, s) for s in args.scene] if args.scene
              else [(h, HOMES[h]) for h in _split(args.home, list(HOMES), "home")])
     if args.episodes < 1 or args.seeds < 1:

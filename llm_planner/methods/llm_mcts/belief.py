@@ -24,6 +24,12 @@ stand in known rooms (the scene), so they need no belief.
   not seen there; every seen object becomes one-hot at its place; rows are renormalised. The
   agent's own part (room, what it is close to, what it holds) is observed; which containers are
   open is remembered from the observations of each room (all closed before any is seen).
+* Switchable things (App. C.2 extension: the paper's belief covers object positions only): which
+  are on is remembered from the observations of each room (:attr:`Belief.switched_on`, and
+  :attr:`Belief.switch_seen` those whose state was seen). A switchable thing a goal names and the
+  robot has never seen is on or off with probability 0.5 in each sampled state
+  (:meth:`Belief.sample_switched_on`); the search draws those numbers only for a goal that names
+  such a thing, so a placement goal's samples are those of a belief without switches.
 * A row that loses all its mass (every place the object could be was seen without it) stays at
   zero: :meth:`unsupported` names such objects, and the planner says so instead of searching for
   something its belief says is nowhere.
@@ -67,6 +73,8 @@ class Belief:
         self.near: str | None = None
         self.holding: str | None = None
         self.opened: set[str] = set()
+        self.switched_on: set[str] = set()   # switchable things last seen on
+        self.switch_seen: set[str] = set()   # switchable things whose state has been seen
         self._names = np.array(self.furniture, dtype=object)
         self._cum: np.ndarray | None = None
 
@@ -130,6 +138,8 @@ class Belief:
                 belief.probs[i, belief.col[place]] = 1.0
         belief.room, belief.near, belief.holding = state.room, state.near, state.holding
         belief.opened = set(state.opened)
+        belief.switched_on = set(state.switched_on)
+        belief.switch_seen = set(household.switchables)
         return belief
 
     # ----------------------------------------------------------------- update
@@ -139,6 +149,9 @@ class Belief:
         self.room, self.near, self.holding = observation.room, observation.near, observation.holding
         self.opened |= set(observation.open_containers)
         self.opened -= set(observation.closed_containers)
+        self.switched_on |= set(observation.switched_on)
+        self.switched_on -= set(observation.switched_off)
+        self.switch_seen |= observation.switched_on | observation.switched_off
         seen_cols = [self.col[f] for f in observation.seen_places if f in self.col]
         if seen_cols:
             self.probs[:, seen_cols] = 0.0  # places seen without the object: zero
@@ -169,6 +182,8 @@ class Belief:
         """'' when every goal item has enough instances the belief can place; else why not."""
         hh = self.household
         for item in goal:
+            if item.is_state:
+                continue
             instances = [o for o in hh.objects if hh.object_type[o] == item.obj_type]
             lost = self.unsupported(instances)
             if len(instances) - len(lost) < item.count:
@@ -221,6 +236,8 @@ class Belief:
         out = list(placement)
         breakable = []
         for item in goal:
+            if item.is_state:
+                continue
             there = [i for i in _instances(hh, item.obj_type) if out[i] == item.destination]
             spare = len(there) - item.count + 1  # instances that must leave for the item to fail
             col = self.col.get(item.destination)
@@ -236,9 +253,22 @@ class Belief:
             out[int(i)] = self.furniture[int(rng.choice(len(row), p=row / row.sum()))]
         return tuple(out)
 
-    def state_with(self, placement: Sequence[str | None]) -> State:
-        """The full state of a sampled placement with the agent's observed own state."""
-        return State(self.room, self.near, self.holding, tuple(placement), frozenset(self.opened))
+    def sample_switched_on(self, rng: np.random.Generator, n: int, things: Sequence[str]) -> list[frozenset[str]]:
+        """``n`` sets of the switchable things that are on: those last seen on, and each of
+        ``things`` never seen drawn on with probability 0.5 (one number per state and unseen thing,
+        none when all of ``things`` were seen)."""
+        known = frozenset(self.switched_on)
+        unseen = [d for d in things if d not in self.switch_seen]
+        if not unseen:
+            return [known] * n
+        draws = rng.random((n, len(unseen))) < 0.5
+        return [known | {d for d, on in zip(unseen, row, strict=True) if on} for row in draws.tolist()]
+
+    def state_with(self, placement: Sequence[str | None], switched_on: frozenset[str] | None = None) -> State:
+        """The full state of a sampled placement with the agent's observed own state; the switchable
+        things on are ``switched_on`` (None: those last seen on)."""
+        on = frozenset(self.switched_on) if switched_on is None else switched_on
+        return State(self.room, self.near, self.holding, tuple(placement), frozenset(self.opened), on)
 
     def _place_seen(self, furniture: str) -> bool:
         hh = self.household

@@ -17,13 +17,24 @@ choice and its source.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 
 import numpy as np
 
-from llm_planner.domains.household.world.symbolic import Action, Goal, Household, Observation, State
+from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    OFF,
+    OPEN,
+    SWITCHED_ON,
+    Action,
+    Goal,
+    Household,
+    Observation,
+    State,
+)
 from llm_planner.methods.llm_mcts.scheduler import AnswerClock, Deferral, Reliability, Scheduler, with_virtual_loss
 from llm_planner.methods.llm_mcts.tree import (
     Node,
@@ -39,16 +50,39 @@ from llm_planner.methods.llm_mcts.tree import (
     uniform_rollout,
 )
 
+#: the action that makes a state item hold
+STATE_VERBS = {OPEN: "open", CLOSED: "close", SWITCHED_ON: "switchon", OFF: "switchoff"}
+SWITCH_RELATIONS = (SWITCHED_ON, OFF)
+
 #: a pi whose largest and smallest probabilities differ by less than this is uniform: it says nothing
 UNIFORM_TOLERANCE = 1e-12
 
 
+#: the actions after which a placement goal may hold
+PUTS = ("putin", "puton")
+#: the actions after which a goal with state items may hold
+CHANGES = ("putin", "puton", "open", "close", "switchon", "switchoff")
+
+
 class GoalTest:
-    """The goal check of G, compiled to object indices (cheap enough for the rollout loop)."""
+    """The goal check of G, compiled to object indices (cheap enough for the rollout loop).
+
+    Calling it checks the placement items; :meth:`finishes` is the reward's test of Algorithm 1
+    (``Household.satisfied``, state items included) after an action, asked only after the actions
+    that can complete the goal."""
 
     def __init__(self, household: Household, goal: Goal) -> None:
+        self.hh, self.goal = household, goal
         self.items = [(tuple(i for i, o in enumerate(household.objects) if household.object_type[o] == g.obj_type),
-                       g.destination, g.count) for g in goal]
+                       g.destination, g.count) for g in goal if not g.is_state]
+        self.states = tuple(g for g in goal if g.is_state)
+        self.verbs = CHANGES if self.states else PUTS
+
+    def finishes(self, a: Action, s: State) -> bool:
+        """The goal holds in ``s``, reached by ``a``."""
+        if a.verb not in self.verbs:
+            return False
+        return self.hh.satisfied(s, self.goal) if self.states else self(s.placement)
 
     def __call__(self, placement: Sequence[str | None]) -> bool:
         for indices, dest, count in self.items:
@@ -101,6 +135,7 @@ class LLMMCTS:
         self.np_rng = np.random.default_rng(seed)
         self.goal_test = GoalTest(household, goal)
         self.movable = household.goal_objects(goal)  # the only objects walked to and grabbed
+        self.switchables = household.goal_switchables(goal)  # the only things switched
         self.cut = config.depth_cut()
         self.scheduler = Scheduler(config, policy, answer_clock, reliability)
         self._stats = SearchStats()
@@ -113,7 +148,7 @@ class LLMMCTS:
         if self.hh.why_not(s, a) is not None:
             return s, False
         s2 = self.hh.transition(s, a)
-        return s2, (a.verb in ("putin", "puton") and self.goal_test(s2.placement))
+        return s2, self.goal_test.finishes(a, s2)
 
     # ---------------------------------------------------------------- SEARCH
     def search(self, history: Sequence[Action], observation: Observation, belief: PlacementSampler,
@@ -129,6 +164,7 @@ class LLMMCTS:
         Raises DecisionCanceled when ``should_stop`` (the closed loop's cancel) turns True while it
         searches (asked by the scheduler between simulations and while it waits for answers)."""
         n = self.config.simulations if n is None else n
+        observation = seen_switches(observation, self.switchables)
         started = time.perf_counter()
         self._stats = stats = SearchStats()
         self.scheduler.begin(stats, should_stop)
@@ -137,8 +173,7 @@ class LLMMCTS:
         if root is not None:
             stats.reused_nodes = self._count(root)
             self.scheduler.settle_root(root)
-        placements = self._root_placements(belief, n)
-        states = [belief.state_with(p) for p in placements]  # line 4
+        states = self._root_states(belief, n)  # line 4
         if root is None and states:  # SIMULATE at h not in T (lines 23-26): the first simulation adds it
             self.simulation = 1
             root = self.expand(states[0], observation)
@@ -175,11 +210,37 @@ class LLMMCTS:
         root, self._root = self._root, None
         if root is None or action is None or observation is None:
             return
+        observation = seen_switches(observation, self.switchables)
         try:
             i = root.actions.index(action)
         except ValueError:
             return
         self._root = root.children.get((i, observation))
+
+    def _root_states(self, belief: PlacementSampler, n: int) -> list[State]:
+        """n states s ~ b(s) in which the goal does not hold yet: placements from
+        :meth:`_root_placements`; for a goal naming switchable things, their on/off states from the
+        belief (``Belief.sample_switched_on``), and a state in which the whole goal holds then gets
+        one unseen goal thing whose item holds switched the other way (the episode runs, so the goal
+        does not hold)."""
+        placements = self._root_placements(belief, n)
+        if not self.switchables:
+            return [belief.state_with(p) for p in placements]
+        ons = belief.sample_switched_on(self.np_rng, len(placements), self.switchables)
+        return [self._unfinished_switches(belief.state_with(p, on), belief)
+                for p, on in zip(placements, ons, strict=True)]
+
+    def _unfinished_switches(self, s: State, belief: PlacementSampler) -> State:
+        if not self.hh.satisfied(s, self.goal):
+            return s
+        seen = belief.switch_seen
+        for item in self.goal_test.states:
+            thing = item.obj_type
+            if thing in self.switchables and thing not in seen:
+                on = s.switched_on - {thing} if thing in s.switched_on else s.switched_on | {thing}
+                self._stats.root_repairs += 1
+                return State(s.room, s.near, s.holding, s.placement, s.opened, on)
+        return s
 
     def _root_placements(self, belief: PlacementSampler, n: int) -> list[tuple[str | None, ...]]:
         """n placements from b(s) conditioned on "the goal does not hold yet": those in which it
@@ -191,6 +252,8 @@ class LLMMCTS:
         if n <= 0:
             return []
         out = [p for p in belief.sample_placements(self.np_rng, n)]
+        if not self.goal_test.items:  # a goal of states only: no placement to condition
+            return out
         for _ in range(self.config.root_redraws):
             bad = [i for i, p in enumerate(out) if self.goal_test(p)]
             if not bad:
@@ -218,19 +281,20 @@ class LLMMCTS:
         gamma = self.config.gamma
         reward = self.config.goal_reward
         hh, goal_test, pick, rng, movable = self.hh, self.goal_test, self.rollout_policy, self.rng, self.movable
+        switchables, finishes = self.switchables, goal_test.finishes
         greed = self.config.rollout_greed
         steps = 0
         while d < self.cut:  # line 11: gamma^d < epsilon -> 0
             a = self._preferred(s) if greed and rng.random() < greed else None
             if a is None:
-                actions = hh.legal_actions(s, movable)
+                actions = hh.legal_actions(s, movable, switchables)
                 if not actions:
                     break
                 a = pick(actions, rng)  # line 14
             s = hh.transition(s, a)  # line 15
             steps += 1
             d += 1
-            if a.verb in ("putin", "puton") and goal_test(s.placement):  # r on the step reaching the goal
+            if finishes(a, s):  # r on the step reaching the goal
                 total += discount * reward
                 self._stats.goal_hits += 1
                 break
@@ -247,7 +311,7 @@ class LLMMCTS:
         open_items = [(indices, dest) for indices, dest, count in self.goal_test.items
                       if sum(1 for i in indices if placement[i] == dest) < count]
         if not open_items:
-            return None
+            return self._state_step(s) if self.goal_test.states else None
         if s.holding is not None:
             held = hh.index[s.holding]
             dest = next((d for indices, d in open_items if held in indices), None)
@@ -269,6 +333,20 @@ class LLMMCTS:
         if hh.is_container[place] and place not in s.opened:
             return Action("open", (place,))
         return Action("grab", (hh.objects[i],))
+
+    def _state_step(self, s: State) -> Action | None:
+        """The goal-directed step for the first state item that does not hold in ``s``: walk to the
+        thing (the container, or the furniture a switchable thing is switched at), then act."""
+        hh = self.hh
+        for item in self.goal_test.states:
+            if hh.state_holds(s, item):
+                continue
+            thing = item.obj_type
+            at = hh.switch_at[thing] if item.rel in SWITCH_RELATIONS else thing
+            if s.near != at:
+                return self._walk_towards(s, at)
+            return Action(STATE_VERBS[item.rel], (thing,))
+        return None
 
     def _walk_towards(self, s: State, furniture: str) -> Action:
         room = self.hh.furniture_room[furniture]
@@ -312,11 +390,12 @@ class LLMMCTS:
                     stats.goal_hits += 1
                 leaf = 0.0
                 break
-            o = hh.observe(s2) if by_obs else None
+            o = seen_switches(hh.observe(s2), self.switchables) if by_obs else None
             key: Hashable = (i, o) if by_obs else i
             child = node.children.get(key)  # line 31: h' = PUSHBACK(h, [a*, o])
             if child is None:  # lines 23-26
-                node.children[key] = self.expand(s2, o if o is not None else hh.observe(s2))
+                node.children[key] = self.expand(s2, o if o is not None else seen_switches(hh.observe(s2),
+                                                                                           self.switchables))
                 stats.max_depth = max(stats.max_depth, d2)
                 leaf = self.rollout(s2, d2)
                 break
@@ -358,7 +437,7 @@ class LLMMCTS:
     def expand(self, s: State, o: Observation) -> Node:
         """Expansion, lines 23-25: the node of T for a history h ending in observation ``o``, with
         N(h) = 0 and N(h, a) = Q(h, a) = 0 for every action a admissible in ``s``."""
-        return Node(self.hh.legal_actions(s, self.movable), o)
+        return Node(self.hh.legal_actions(s, self.movable, self.switchables), o)
 
     def backup(self, path: Sequence[tuple[Node, int, float]], leaf: float) -> None:
         """Backup, lines 32-34, from the leaf up: R = r + gamma R at each edge (h, a*) of ``path``
@@ -381,3 +460,17 @@ class LLMMCTS:
             stack.extend(n.children.values())
         return count
 
+
+
+def seen_switches(observation: Observation, things: Collection[str]) -> Observation:
+    """The observation with the on/off state of ``things`` only (a goal's switchable things): the
+    search's histories end in observations that tell nothing a goal does not ask, so a sampled
+    state's other switches (which the belief does not track) never make its observation differ
+    from the real one."""
+    on, off = observation.switched_on, observation.switched_off
+    if not on and not off:
+        return observation
+    keep_on, keep_off = on.intersection(things), off.intersection(things)
+    if keep_on == on and keep_off == off:
+        return observation
+    return dataclasses.replace(observation, switched_on=keep_on, switched_off=keep_off)

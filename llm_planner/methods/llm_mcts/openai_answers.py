@@ -27,7 +27,7 @@ from llm_planner.domains.household.language.model_resources import (
     policy_examples,
     translation_examples,
 )
-from llm_planner.domains.household.language.policy_query import PolicyQuery
+from llm_planner.domains.household.language.policy_query import PolicyQuery, goal_switches
 from llm_planner.domains.household.language.prompts import (
     plan_prompt,
     policy_prompt,
@@ -116,9 +116,12 @@ def policy_samples(backend: Any, query: PolicyQuery, n: int, k: int, section: st
     ``section`` (``policy``, or SayCanPay's ``candidates``): (texts, how many said done, the cosine of
     each sample read as its nearest admissible action), and the backend's reply."""
     # from_initial: SayCanPay's offline plan (seed 004 §4-5): o_0 and the plan so far, "done task"
-    make_prompt = plan_prompt if query.from_initial else policy_prompt
-    prompt = make_prompt(query.world, query.instruction, query.observation, query.history,
-                         policy_examples(backend.resources, query, k))
+    examples = policy_examples(backend.resources, query, k)
+    if query.from_initial:
+        prompt = plan_prompt(query.world, query.instruction, query.observation, query.history, examples)
+    else:
+        prompt = policy_prompt(query.world, query.instruction, query.observation, query.history, examples,
+                               goal_switches(query))
     admissible = list(query.admissible)
 
     floor = nearest_floor(backend)

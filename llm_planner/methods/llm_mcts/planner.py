@@ -67,7 +67,7 @@ from llm_planner.errors import ConfigError, DecisionCanceled, GoalError, LLMErro
 from llm_planner.llm.openai_backend import UnusableAnswer
 from llm_planner.methods.llm_mcts.belief import Belief
 from llm_planner.methods.llm_mcts.config import load_config, search_config
-from llm_planner.methods.llm_mcts.mcts import LLMMCTS
+from llm_planner.methods.llm_mcts.mcts import LLMMCTS, seen_switches
 from llm_planner.methods.llm_mcts.policy import PolicyStats
 from llm_planner.methods.llm_mcts.runtime import BUILD_HINT, LLMRuntime, llm_runtime, prior_for, warm_up_actions
 from llm_planner.methods.llm_mcts.tree import SearchConfig, SearchResult, SearchStats, argmax_ties
@@ -77,15 +77,18 @@ if TYPE_CHECKING:
     from llm_planner.llm.base import Usage
 
 
-def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str]) -> State:
-    """A state showing exactly what the observation shows (unseen objects have no place): its
-    admissible actions are those of every state consistent with the observation."""
+def observed_state(household: Household, observation: Observation, opened: set[str] | frozenset[str],
+                   switched_on: set[str] | frozenset[str] = frozenset()) -> State:
+    """A state showing exactly what the observation shows (unseen objects have no place), with the
+    containers ``opened`` and the things ``switched_on`` remembered: its admissible actions are
+    those of every state consistent with the observation."""
     placement: list[str | None] = [None] * len(household.objects)
     for _rel, obj, place in observation.relations:
         i = household.index.get(obj)
         if i is not None:
             placement[i] = place
-    return State(observation.room, observation.near, observation.holding, tuple(placement), frozenset(opened))
+    return State(observation.room, observation.near, observation.holding, tuple(placement), frozenset(opened),
+                 frozenset(switched_on))
 
 
 @dataclass
@@ -153,6 +156,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self.observations: list[Observation] = []
         self.failure = ""
         self.step = 0
+        self.switches: tuple[str, ...] = ()  # the switchable things the goal names (their states are kept)
         self.world: WorldInfo | None = None
         #: the backend's usage when the last decision (or the prior) ended: questions that land after
         #: it, while the robot acts (an anytime search's late questions), count at the next decision
@@ -232,6 +236,8 @@ class LLMMCTSPlanner(HouseholdPlanner):
         self._reset_episode()
         self.task = task
         household = self.household = task.household
+        self.switches = household.goal_switchables(task.goal)
+        observation = seen_switches(observation, self.switches)
         self.observations = [observation]
         try:
             household.check_goal(task.goal)
@@ -341,6 +347,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
     def decide(self, observation: Observation, full_state: State | None = None) -> Decision:
         self.stats.decisions += 1
         self.step += 1
+        observation = seen_switches(observation, self.switches)
         if self.failure:
             return Decision(None, self.failure)
         assert self.belief is not None and self.task is not None
@@ -408,6 +415,7 @@ class LLMMCTSPlanner(HouseholdPlanner):
 
     def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
         """The action's outcome and the observation after it: history and belief update (App. C.2)."""
+        observation = seen_switches(observation, self.switches)
         if success:
             self.history.append(action)
         self.observations.append(observation)
@@ -507,8 +515,8 @@ class LPolicyPlanner(LLMMCTSPlanner):
 
     def _decide(self, observation: Observation, full_state: State | None) -> Decision:
         assert self.household is not None and self.belief is not None and self.mcts is not None
-        actions = self.household.legal_actions(observed_state(self.household, observation, self.belief.opened),
-                                               self.mcts.movable)
+        state = observed_state(self.household, observation, self.belief.opened, self.belief.switched_on)
+        actions = self.household.legal_actions(state, self.mcts.movable, self.mcts.switchables)
         if not actions:
             return Decision(None, f"step {self.step}: no admissible action in the current observation")
         probs = list(self._policy_fn(tuple(self.history), tuple(self.observations[:-1]), observation, actions))

@@ -117,8 +117,9 @@ def prior_for(runtime: LLMRuntime, household: Household, prior_file: str | Path 
 
 def likely_actions(household: Household, goal: Goal) -> list[Action]:
     """The ground actions an episode of ``goal`` can meet: every walk to a room or furniture, every
-    open and close, and the walks, grabs and puts of the goal's objects (the planners walk to and
-    grab no other object: ``Household.legal_actions(state, objects)``)."""
+    open and close, the walks, grabs and puts of the goal's objects (the planners walk to and
+    grab no other object: ``Household.legal_actions(state, objects)``) and the switches of the
+    things it asks on or off."""
     hh = household
     containers = [f for f in hh.furniture if hh.is_container[f]]
     surfaces = [f for f in hh.furniture if not hh.is_container[f]]
@@ -128,6 +129,7 @@ def likely_actions(household: Household, goal: Goal) -> list[Action]:
     actions += [Action(v, (c,)) for c in containers for v in ("open", "close")]
     actions += [Action("putin", (o, c)) for o in movers for c in containers]
     actions += [Action("puton", (o, s)) for o in movers for s in surfaces]
+    actions += [Action(v, (d,)) for d in hh.goal_switchables(goal) for v in ("switchon", "switchoff")]
     return actions
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -113,7 +113,12 @@ class PlacementSampler(Protocol):
 
     def sample_placements(self, rng: np.random.Generator, n: int) -> list[tuple[str | None, ...]]: ...
 
-    def state_with(self, placement: Sequence[str | None]) -> State: ...
+    def state_with(self, placement: Sequence[str | None], switched_on: frozenset[str] | None = None) -> State: ...
+
+    def sample_switched_on(self, rng: np.random.Generator, n: int, things: Sequence[str]) -> list[frozenset[str]]: ...
+
+    @property
+    def switch_seen(self) -> Collection[str]: ...
 
     def unfinished(self, placement: Sequence[str | None], goal: Goal,
                    rng: np.random.Generator) -> tuple[str | None, ...] | None: ...

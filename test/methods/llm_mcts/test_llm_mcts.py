@@ -2,6 +2,7 @@
 discounting, determinism, bad input, one real episode with the offline backend, the benchmark."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -19,7 +20,7 @@ from llm_planner.planners.base import create
 from llm_planner.methods.llm_mcts import Belief, LLMMCTS, Node, SearchConfig, load_config
 from llm_planner.methods.llm_mcts.tree import SearchStats, argmax_ties, puct_scores, uct_scores
 from llm_planner.domains.household.world.scene import load_scene
-from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State
+from llm_planner.domains.household.world.symbolic import Action, GoalItem, Household, Observation, State, state_goal
 from llm_planner.domains.household.world.tasks import generate_tasks
 
 APPLE_IN_FRIDGE = (GoalItem("inside", "apple", "fridge", 1),)
@@ -802,3 +803,106 @@ def test_a_root_question_waits_behind_a_late_one_only_when_a_serial_server_answe
     why = scheduler._late_full()
     assert (why == "") is waited, why
     assert waited or "earlier question(s) still run at the server" in why
+
+
+# ------------------------------------------------------------------------------ state goals
+TV_ON = (state_goal("on", "tv"),)
+
+
+def _living_room_start(hh: Household, tv_on: bool) -> State:
+    s = hh.initial_state(hh.scene.sample_placement(0), room="bedroom",
+                         switched_on=frozenset({"tv"} if tv_on else ()))
+    return s
+
+
+def test_the_belief_remembers_switches_and_draws_only_unseen_goal_things(hh):
+    belief = Belief.uniform(hh)
+    rng = np.random.default_rng(0)
+    draws = belief.sample_switched_on(rng, 400, ("tv",))
+    assert 150 < sum("tv" in on for on in draws) < 250  # unseen: on with p = 0.5
+    before = rng.bit_generator.state
+    assert belief.sample_switched_on(rng, 5, ()) == [frozenset()] * 5
+    assert rng.bit_generator.state == before  # nothing unseen asked: no number drawn
+    living = hh.observe(hh.transition(_living_room_start(hh, True), Action("walk", ("living_room",))))
+    assert "tv" in living.switched_on
+    belief.update(living)
+    assert belief.sample_switched_on(rng, 3, ("tv",)) == [frozenset({"tv"})] * 3
+    assert rng.bit_generator.state == before
+    assert belief.state_with(belief.sample_placements(rng, 1)[0]).switched_on == {"tv"}
+
+
+def test_root_states_of_a_state_goal_never_hold_it(hh):
+    m = LLMMCTS(hh, TV_ON, SearchConfig(simulations=50), seed=0)
+    m._stats = SearchStats()
+    states = m._root_states(Belief.uniform(hh), 100)  # the tv never seen: drawn, then conditioned
+    assert not any(hh.satisfied(s, TV_ON) for s in states) and m._stats.root_repairs > 20
+
+
+def test_the_search_switches_only_the_goals_things(hh):
+    s = hh.transition(_living_room_start(hh, False), Action("walk", ("living_room",)))
+    s = hh.transition(s, Action("walk", ("tv_stand",)))
+    placement = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(simulations=10), seed=0)
+    assert not [a for a in placement.expand(s, hh.observe(s)).actions if a.verb.startswith("switch")]
+    m = LLMMCTS(hh, TV_ON, SearchConfig(simulations=60), seed=0)
+    assert Action("switchon", ("tv",)) in m.expand(s, hh.observe(s)).actions
+    result = m.search([], hh.observe(s), Belief.point(hh, s))
+    assert result.action == Action("switchon", ("tv",))
+    assert m.G(s, result.action)[1]  # the reward's test is Household.satisfied
+
+
+def test_a_placement_search_ignores_the_switches_it_sees(hh):
+    """The observations of a placement goal's search tell no switch: the search from an observation
+    showing the tv on is the one from the same observation without it (same numbers drawn)."""
+    s = hh.transition(_living_room_start(hh, True), Action("walk", ("living_room",)))
+    shown = hh.observe(s)
+    hidden = dataclasses.replace(shown, switched_on=frozenset(), switched_off=frozenset())
+    assert shown != hidden
+    results = []
+    for obs in (shown, hidden):
+        belief = Belief.uniform(hh)
+        belief.update(obs)
+        m = LLMMCTS(hh, APPLE_IN_FRIDGE, SearchConfig(simulations=40), seed=3)
+        r = m.search([], obs, belief)
+        results.append((r.action, r.root.q, m.np_rng.bit_generator.state))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("method", ["uct", "l_policy", "llm_mcts", "fully_observable"])
+def test_methods_plan_state_goals(hh, method):
+    goal = (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1))
+    start = next(s for s in map(hh.sample_initial_state, range(50))
+                 if "tv" not in s.switched_on and not hh.satisfied(s, goal[1:]))
+    planner = create(method, llm_config={"offline": {"dataset_n": 40}})
+    world = SymbolicWorld(hh, start)
+    result = run_episode(HouseholdDomain, planner, Task("turn on the tv and put a remote control on the sofa",
+                                                        goal, hh), world)
+    assert result.success, result.message
+    assert hh.satisfied(world.state, goal) and "switchon(tv)" in result.plan
+    if method != "uct":
+        assert len(result.steps) <= 10, result.plan
+
+
+@pytest.mark.parametrize("method", ["l_policy", "llm_mcts"])
+def test_a_state_that_already_holds_costs_no_step(hh, method):
+    goal = (state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1))
+    start = next(s for s in map(hh.sample_initial_state, range(50)) if not hh.satisfied(s, goal[1:]))
+    start = dataclasses.replace(start, switched_on=start.switched_on | {"tv"})
+    world = SymbolicWorld(hh, start)
+    result = run_episode(HouseholdDomain, create(method, llm_config={"offline": {"dataset_n": 40}}),
+                         Task("", goal, hh), world)
+    assert result.success and not [a for a in result.plan if a.startswith("switch")], result.plan
+    done = SymbolicWorld(hh, hh.transition(start, Action("walk", ("living_room",))))
+    assert run_episode(HouseholdDomain, create(method), Task("", TV_ON, hh), done).steps == []
+
+
+def test_bench_household_lists_the_state_suites_and_refuses_unknown_ones(capsys):
+    from llm_planner.cli import main
+
+    assert main(["bench", "household", "--suites", "states,states_mixed", "--home", "seen,unseen", "--list-tasks",
+                 "--episodes", "2", "--seeds", "1"]) == 0
+    printed = capsys.readouterr().out
+    for scene in ("apartment_seen", "apartment_unseen"):
+        for task in (t for s in ("states", "states_mixed") for t in generate_tasks(scene, s, 2, 0)):
+            assert task.instruction in printed
+    assert main(["bench", "household", "--suites", "state"]) != 0
+    assert "states_mixed" in capsys.readouterr().err

@@ -111,6 +111,8 @@ class Grounder:
         if obj_type and re.search(r"\d+$", phrase):  # "plate 2" names plate_2 and no other plate
             return False
         candidates = [*world.rooms, *world.furniture, *world.object_types]
+        if name in world.switch_at:  # a switchable thing: told apart from the furniture it stands at
+            candidates += world.switchables
         best = self.ground_name(phrase, candidates, min_score)
         return best is not None and best.name in (name, obj_type)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llm_planner.domains.household.language.text import WorldInfo
-from llm_planner.domains.household.world.symbolic import Action, Goal, Observation
+from llm_planner.domains.household.world.symbolic import OFF, SWITCHED_ON, Action, Goal, Observation
 
 
 @dataclass(frozen=True)
@@ -30,3 +30,9 @@ class PolicyQuery:
     goal: Goal | None = None
     past_observations: tuple[Observation, ...] = ()
     from_initial: bool = False
+
+
+def goal_switches(query: PolicyQuery) -> tuple[str, ...]:
+    """The switchable things the query's goal asks on or off (what its observations must tell)."""
+    return tuple(dict.fromkeys(g.obj_type for g in query.goal or () if g.is_state and g.rel in (SWITCHED_ON, OFF)
+                               and g.obj_type in query.world.switch_at))

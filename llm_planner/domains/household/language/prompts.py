@@ -112,10 +112,24 @@ def policy_example(instruction: str, completed: Sequence[Action], observation: s
 
 
 def policy_prompt(world: WorldInfo, instruction: str, observation: Observation, history: Sequence[Action],
-                  examples: Sequence[str]) -> str:
+                  examples: Sequence[str], switches: Sequence[str] = ()) -> str:
+    """Listing 1 with K examples. With ``switches`` (the switchable things the goal names) the prompt
+    also allows switching, names the house's switchable things and where each is switched, and the
+    observation tells their on/off state where the robot sees them; without, none of it is said."""
     return render("policy", rooms=_names(world.rooms), furniture=furniture_text(world), objects=objects_text(world),
-                  examples="\n\n".join(examples), goal=instruction.strip(),
-                  completed=actions_to_text(history), observation=observation_to_text(observation, world))
+                  examples="\n\n".join(examples), goal=instruction.strip(), completed=actions_to_text(history),
+                  observation=observation_to_text(observation, world, switches),
+                  switch_actions=", switch on <thing>, switch off <thing>" if switches else "",
+                  switch_things=f"\nThings that switch on and off: {switchables_text(world)}." if switches else "")
+
+
+def switchables_text(world: WorldInfo) -> str:
+    """``tv (switched at the tv stand in the living room), stove (in the kitchen)``."""
+    def where(thing: str, at: str) -> str:
+        room = name_to_text(world.furniture_room.get(at, "house"))
+        return f"in the {room}" if at == thing else f"switched at the {name_to_text(at)} in the {room}"
+
+    return ", ".join(f"{name_to_text(d)} ({where(d, at)})" for d, at in world.switch_at.items())
 
 
 

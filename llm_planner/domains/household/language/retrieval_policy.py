@@ -13,6 +13,12 @@ yet, the candidate SOURCE places are the places the experts of similar instructi
 of that type from (weighted by instruction similarity), minus the places the robot has already
 looked into; common sense (commonsense.yaml) fills in when D has no unsearched place left.
 
+State items (open/closed, on/off of a thing) come after the placements: D shows no such step, so
+the policy's step for the first state item its observations do not show holding is the direct one
+(:func:`state_step`): walk to the room of the thing, to the thing (a switchable thing: the furniture
+it is switched at), then open, close or switch it; the things of the robot's room first. A
+switchable thing never seen is visited.
+
 The expert had full observation, the policy does not: it only uses the query's observations and
 action history, and D.
 """
@@ -27,7 +33,16 @@ from typing import TYPE_CHECKING
 from llm_planner.domains.household.language.model_resources import expert
 from llm_planner.domains.household.language.retrieval import ExpertIndex, world_of_scene
 from llm_planner.domains.household.language.text import WorldInfo, action_to_text
-from llm_planner.domains.household.world.symbolic import INSIDE, Action, Goal, GoalItem, Observation
+from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    INSIDE,
+    OPEN,
+    SWITCHED_ON,
+    Action,
+    Goal,
+    GoalItem,
+    Observation,
+)
 from llm_planner.domains.household.world.words import name_to_text
 from llm_planner.errors import LLMError
 
@@ -218,9 +233,11 @@ class RetrievalPolicy:
                                         past_observations=(*query.past_observations, query.observation),
                                         from_initial=False)
         know = knowledge_from(query)
-        item, target = _current_item(world, goal, know, query.observation)
+        placements = tuple(g for g in goal if not g.is_state)
+        item, target = _current_item(world, placements, know, query.observation) if placements else (None, None)
         if item is None:
-            return [], m
+            step = state_step(world, goal, query) if len(placements) < len(goal) else None
+            return ([step] * m, 0) if step else ([], m)
         rng = random.Random(f"{seed}|{query.instruction}|{len(query.history)}|{query.observation.room}")
         neighbours = self.index.similar(query.instruction, self.pool)
         obs = query.observation
@@ -356,6 +373,40 @@ def _current_item(world: WorldInfo, goal: Goal, know: Knowledge,
     if best is not None:
         return best
     return open_items[0], None
+
+
+def state_step(world: WorldInfo, goal: Goal, query: PolicyQuery) -> str | None:
+    """The next action text for the first state item of ``goal`` that the query's observations do
+    not show holding (a container never seen is closed, as every container starts; a switchable
+    thing never seen is unknown and visited); None when every state item is seen to hold."""
+    opened: set[str] = set()
+    on: set[str] = set()
+    seen: set[str] = set()
+    for obs in (*query.past_observations, query.observation):
+        opened = (opened | obs.open_containers) - obs.closed_containers
+        on = (on | obs.switched_on) - obs.switched_off
+        seen |= obs.switched_on | obs.switched_off
+    obs = query.observation
+    todo: list[tuple[str, str, str]] = []  # (thing, where it is worked on, verb)
+    for item in goal:
+        if not item.is_state:
+            continue
+        thing, rel = item.obj_type, item.rel
+        if rel in (OPEN, CLOSED):
+            if (thing in opened) != (rel == OPEN):
+                todo.append((thing, thing, "open" if rel == OPEN else "close"))
+        elif thing not in seen or (thing in on) != (rel == SWITCHED_ON):
+            todo.append((thing, world.switch_at.get(thing, thing), "switchon" if rel == SWITCHED_ON else "switchoff"))
+    if not todo:
+        return None
+    here = [t for t in todo if world.furniture_room.get(t[1]) == obs.room]  # the robot's room first
+    thing, at, verb = (here or todo)[0]
+    room = world.furniture_room.get(at, obs.room)
+    if room != obs.room:
+        return action_to_text(Action("walk", (room,)))
+    if obs.near != at:
+        return action_to_text(Action("walk", (at,)))
+    return action_to_text(Action(verb, (thing,)))
 
 
 def _put_down(world: WorldInfo, obs: Observation, obj: str) -> str:

@@ -15,7 +15,7 @@ never where objects are), and the formal goal text of App. F listing 3,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -39,6 +39,8 @@ _TEMPLATES = {
     "close": "close the {0}",
     "putin": "put the {0} inside the {1}",
     "puton": "put the {0} on the {1}",
+    "switchon": "switch on the {0}",
+    "switchoff": "switch off the {0}",
 }
 _PATTERNS = {
     "walk": re.compile(r"^walk to (?:the )?(.+)$"),
@@ -47,6 +49,8 @@ _PATTERNS = {
     "close": re.compile(r"^close (?:the )?(.+)$"),
     "putin": re.compile(r"^put (?:the )?(.+?) inside (?:the )?(.+)$"),
     "puton": re.compile(r"^put (?:the )?(.+?) on (?:the )?(.+)$"),
+    "switchon": re.compile(r"^(?:switch|turn) on (?:the )?(.+)$"),
+    "switchoff": re.compile(r"^(?:switch|turn) off (?:the )?(.+)$"),
 }
 
 
@@ -90,7 +94,8 @@ class WorldInfo:
     surfaces: tuple[str, ...]
     furniture_room: Mapping[str, str]
     object_type: Mapping[str, str]  # instance name -> type name, e.g. apple_2 -> apple
-    #: switchable thing -> the furniture it stands at (itself for an appliance that is furniture)
+    #: switchable thing -> the furniture it is switched at (itself for an appliance); not part of
+    #: :meth:`fingerprint`, which the furniture and objects already tell apart per apartment
     switch_at: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -128,8 +133,14 @@ class WorldInfo:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Every name a model may use: rooms, furniture, object instances."""
-        return self.rooms + self.furniture + self.objects
+        """Every name a model may use: rooms, furniture, object instances, switchable things."""
+        return self.rooms + self.furniture + self.objects + self.switchables
+
+    @property
+    def switchables(self) -> tuple[str, ...]:
+        """The switchable things that are no furniture (the tv, lamps; appliances are furniture)."""
+        furniture = set(self.furniture)
+        return tuple(d for d in self.switch_at if d not in furniture)
 
     def fingerprint(self) -> str:
         """A stable text of the whole description (part of cache keys of world-dependent answers)."""
@@ -155,8 +166,10 @@ def relation_to_text(rel: str, obj: str, furniture: str) -> str:
     return f"{article(text)} {text} is {'inside' if rel == INSIDE else 'on'} the {name_to_text(furniture)}"
 
 
-def observation_to_text(obs: Observation, world: WorldInfo) -> str:
-    """App. A.5 style: the room's furniture with open/closed state, then what is seen where."""
+def observation_to_text(obs: Observation, world: WorldInfo, switches: Collection[str] = ()) -> str:
+    """App. A.5 style: the room's furniture with open/closed state, then what is seen where, then
+    the on/off state of those of ``switches`` (a goal's switchable things) the room shows; the
+    other switchable things are not mentioned."""
     parts = [f"you are in the {name_to_text(obs.room)}"]
     if obs.near:
         parts.append(f"you are close to the {name_to_text(obs.near)}")
@@ -172,7 +185,14 @@ def observation_to_text(obs: Observation, world: WorldInfo) -> str:
             sentence += f" and the {text} is closed"
         parts.append(sentence)
     parts.extend(relation_to_text(*r) for r in sorted(obs.relations, key=lambda r: (r[2], r[1])))
+    parts.extend(switch_states_text(obs, switches))
     return ", ".join(parts) + "."
+
+
+def switch_states_text(obs: Observation, switches: Collection[str]) -> list[str]:
+    """``the tv is on`` for each of ``switches`` whose state the observation shows, in that order."""
+    return [f"the {name_to_text(d)} is {'on' if d in obs.switched_on else 'off'}"
+            for d in switches if d in obs.switched_on or d in obs.switched_off]
 
 
 def actions_to_text(actions: Sequence[Action]) -> str:
@@ -184,6 +204,9 @@ _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 def goal_item_to_text(item: GoalItem) -> str:
+    """``put two apples inside the fridge``; a state item: ``make sure the fridge is closed``."""
+    if item.is_state:
+        return f"make sure the {name_to_text(item.obj_type)} is {item.rel}"
     noun = name_to_text(item.obj_type)
     count = _NUMBER_WORDS.get(item.count, str(item.count))
     noun = noun if item.count == 1 else plural(noun)
@@ -196,5 +219,7 @@ def goal_to_text(goal: Goal) -> str:
 
 
 def goal_to_formal(goal: Sequence[GoalItem]) -> str:
-    """App. F listing 3: ``(INSIDE, apple, fridge, 2)-(ON, plate, kitchen_table, 1)``."""
-    return "-".join(f"({g.rel.upper()}, {g.obj_type}, {g.destination}, {g.count})" for g in goal)
+    """App. F listing 3: ``(INSIDE, apple, fridge, 2)-(ON, plate, kitchen_table, 1)``; a state item
+    is ``(CLOSED, fridge)``."""
+    return "-".join(f"({g.rel.upper()}, {g.obj_type})" if g.is_state
+                    else f"({g.rel.upper()}, {g.obj_type}, {g.destination}, {g.count})" for g in goal)

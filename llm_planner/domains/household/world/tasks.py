@@ -8,6 +8,16 @@ Suites (``SUITES``):
 * ``novel_comp2``: two training pairs whose composition is not a training composition.
 * ``novel_comp3``: three training pairs (D holds no three-item task).
 
+State suites (``STATE_SUITES``, issue 44; not in ``SUITES``, the seed's table):
+
+* ``states``: one or two state items of different things: a switchable thing on that is off at
+  the start or off that is on, a container open (every container starts closed).
+* ``states_mixed``: a training placement pair and a state item: one as in ``states`` (said first),
+  or, when the destination is a container, that it be closed again (said last, "close it").
+
+A state task's start state (its placement seed) never satisfies the whole goal; every state item
+but "close the destination again" needs work there, and so does the placement.
+
 The split of the shipped apartments is fixed data, ``config/household_tasks.yaml``: per object type
 its training and novel destinations, and the hash rule that splits compositions of training pairs
 (see that file). Any other apartment gets a split built from its own file
@@ -47,6 +57,17 @@ Instruction grammar (lower case; items in the goal's order; a goal parser may re
 
 Example: ``"please put one apple inside the fridge and two plates on the kitchen table."`` is the
 goal ``((inside, apple, fridge, 1), (on, plate, kitchen_table, 2))``.
+
+The state suites' instructions, clauses in the goal's order::
+
+    instruction := OPENER clause [" and " clause] END
+    clause      := STATE " the " THING | VERB " " item | "close it" | "shut it"
+    STATE       := turn on | switch on (on) | turn off | switch off (off) | open (open) | close | shut (closed)
+    THING       := the switchable thing or container, "_" -> " "
+
+"it" is the destination of the placement just said: ``"put a milk inside the fridge and close
+it."`` is ``((inside, milk, fridge, 1), (closed, fridge))``; ``"turn on the tv and put a remote
+control on the sofa"`` is ``((on, tv), (on, remote_control, sofa, 1))``.
 """
 from __future__ import annotations
 
@@ -65,23 +86,33 @@ import yaml
 from llm_planner.domains.household.world.pair_nouns import is_pair_noun
 from llm_planner.domains.household.world.scene import Scene, load_scene
 from llm_planner.domains.household.world.symbolic import (
+    CLOSED,
+    OFF,
+    OPEN,
+    SWITCHED_ON,
     Goal,
     GoalItem,
     Household,
     State,
     goal_from_lists,
     goal_to_lists,
+    state_goal,
 )
 from llm_planner.errors import ConfigError
 from llm_planner.paths import config_dir
 
 SUITES = ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
+STATE_SUITES = ("states", "states_mixed")
+ALL_SUITES = SUITES + STATE_SUITES
 TRAINING_SUITES = ("simple", "comp")
 SUITE_ITEMS = {"simple": 1, "comp": 2, "novel_simple": 1, "novel_comp2": 2, "novel_comp3": 3}
 TASKS_CONFIG = config_dir() / "household_tasks.yaml"
 MAX_PLACEMENTS = 100  # placement seeds tried per task before giving up (a broken configuration)
 
 Pair = tuple[str, str]  # (object type, destination furniture)
+#: the state clauses' words when the tasks YAML names none
+STATE_WORDS: Mapping[str, tuple[str, ...]] = {OPEN: ("open",), CLOSED: ("close", "shut"),
+                                              SWITCHED_ON: ("turn on", "switch on"), OFF: ("turn off", "switch off")}
 
 
 @dataclass(frozen=True)
@@ -116,6 +147,8 @@ class Phrasing:
     nouns: Mapping[str, Mapping[str, str]]
     repeat_verb_probability: float = 0.5  # a later item repeats a VERB ("... and put two plates ...")
     period_probability: float = 0.5  # a statement ends with "." (questions always end with "?")
+    #: the words of a state clause per relation (open, closed, on, off)
+    state_words: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: dict(STATE_WORDS))
 
 
 @dataclass(frozen=True)
@@ -240,9 +273,15 @@ def _parse_phrasing(spec: Mapping[str, Any]) -> Phrasing:
     count_words = {int(k): tuple(v) for k, v in (spec.get("count_words") or {}).items()}
     if not count_words.get(1):
         raise ConfigError("phrasing.count_words.1: needs at least one word")
+    state_words = {**STATE_WORDS, **{str(k): tuple(v) for k, v in (spec.get("state_words") or {}).items()}}
+    for rel, words in state_words.items():
+        if rel not in STATE_WORDS or not words:
+            raise ConfigError(f"phrasing.state_words.{rel}: expected one of {', '.join(STATE_WORDS)} "
+                              "with at least one word")
     return Phrasing(tuple(spec.get("openers") or [""]), tuple(spec.get("verbs") or ["put"]), count_words,
                     rel_words, {k: dict(v) for k, v in (spec.get("nouns") or {}).items()},
-                    float(spec.get("repeat_verb_probability", 0.5)), float(spec.get("period_probability", 0.5)))
+                    float(spec.get("repeat_verb_probability", 0.5)), float(spec.get("period_probability", 0.5)),
+                    state_words)
 
 
 # ---------------------------------------------------------------------------- phrasing
@@ -306,12 +345,36 @@ def render_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: P
     for item in goal[1:]:
         verb = f"{rng.choice(phrasing.verbs)} " if rng.random() < phrasing.repeat_verb_probability else ""
         parts.append(verb + item_phrase(item, phrasing, rng, counts.get(item.obj_type, 0)))
+    return _sentence(opener, parts, rng, phrasing)
+
+
+def _sentence(opener: str, parts: Sequence[str], rng: random.Random, phrasing: Phrasing) -> str:
     body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     if opener.strip() in ("could you", "can you"):
         end = "?"
     else:
         end = "." if rng.random() < phrasing.period_probability else ""
     return f"{opener}{body}{end}"
+
+
+def render_state_instruction(goal: Sequence[GoalItem], rng: random.Random, phrasing: Phrasing | None = None,
+                             counts: Mapping[str, int] | None = None) -> str:
+    """A natural-language instruction for a goal with state items (the state suites' grammar of the
+    module docstring): a state item whose thing is the destination of the placement said just
+    before it is "it"."""
+    phrasing = phrasing or load_task_config().phrasing
+    counts = counts or {}
+    opener = rng.choice(phrasing.openers)
+    parts: list[str] = []
+    for k, item in enumerate(goal):
+        if not item.is_state:
+            verb = rng.choice(phrasing.verbs)
+            parts.append(f"{verb} {item_phrase(item, phrasing, rng, counts.get(item.obj_type, 0))}")
+            continue
+        words = rng.choice(phrasing.state_words[item.rel])
+        pronoun = k > 0 and not goal[k - 1].is_state and goal[k - 1].destination == item.obj_type
+        parts.append(f"{words} {'it' if pronoun else 'the ' + item.obj_type.replace('_', ' ')}")
+    return _sentence(opener, parts, rng, phrasing)
 
 
 # --------------------------------------------------------------------------- generation
@@ -376,8 +439,8 @@ def generate_tasks(scene: Scene | str, suite: str, n: int, seed: int,
                    config: TaskConfig | str | Path | None = None) -> list[HouseholdTask]:
     """``n`` tasks of a suite in a scene, reproducible from ``seed`` (§3.1, Appendix A.2); the split
     is :func:`task_config_for` the scene (``config``: a tasks file or config that overrides it)."""
-    if suite not in SUITES:
-        raise ConfigError(f"unknown task suite '{suite}' (suites: {', '.join(SUITES)})")
+    if suite not in ALL_SUITES:
+        raise ConfigError(f"unknown task suite '{suite}' (suites: {', '.join(ALL_SUITES)})")
     if n < 0:
         raise ConfigError(f"the number of tasks must be >= 0, got {n}")
     scene = load_scene(scene) if isinstance(scene, str) else scene
@@ -385,6 +448,9 @@ def generate_tasks(scene: Scene | str, suite: str, n: int, seed: int,
     household = Household(scene)
     pools = suite_pools(household, config)
     rng = random.Random(f"{scene.name}:{suite}:{seed}")
+    if suite in STATE_SUITES:
+        return [_one_state_task(f"{scene.name}-{suite}-{seed}-{i:05d}", suite, household, pools, config, rng)
+                for i in range(n)]
     return [_one_task(f"{scene.name}-{suite}-{seed}-{i:05d}", suite, household, pools, config, rng) for i in range(n)]
 
 
@@ -402,3 +468,43 @@ def _one_task(task_id: str, suite: str, household: Household, pools: _Pools, con
                 return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
     raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
                       f"'{household.scene.name}': its object distributions already satisfy every task pair")
+
+
+def state_items(household: Household, state: State) -> list[GoalItem]:
+    """The state items that need work in ``state``: each switchable thing the other way, each
+    closed container open."""
+    items = [state_goal(OFF if d in state.switched_on else SWITCHED_ON, d) for d in household.switchables]
+    return items + [state_goal(OPEN, c) for c in household.scene.containers if c not in state.opened]
+
+
+def _draw_state_goal(suite: str, household: Household, state: State, pools: _Pools, rng: random.Random) -> Goal:
+    options = state_items(household, state)
+    if suite == "states":
+        k = min(len(options), rng.choice((1, 2)))
+        goal = tuple(rng.sample(options, k))
+        return goal if len({g.obj_type for g in goal}) == len(goal) else goal[:1]
+    obj_type, dest = rng.choice(pools.train)
+    place = GoalItem(household.relation(dest), obj_type, dest, 1)
+    if household.is_container[dest] and rng.random() < 0.5:
+        return place, state_goal(CLOSED, dest)
+    return rng.choice(options), place
+
+
+def _one_state_task(task_id: str, suite: str, household: Household, pools: _Pools, config: TaskConfig,
+                    rng: random.Random) -> HouseholdTask:
+    for _ in range(MAX_PLACEMENTS):
+        placement_seed = rng.randrange(2**31)
+        state = household.sample_initial_state(placement_seed)
+        if not state_items(household, state):
+            continue
+        for _ in range(config.max_tries_per_task):
+            goal = _draw_state_goal(suite, household, state, pools, rng)
+            if household.satisfied(state, goal) or not all(
+                    household.count_satisfied(state, g) < g.count for g in goal if g.rel != CLOSED):
+                continue
+            household.check_goal(goal)
+            counts = {g.obj_type: sum(t == g.obj_type for t in household.object_type.values()) for g in goal}
+            instruction = render_state_instruction(goal, rng, config.phrasing, counts)
+            return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
+    raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
+                      f"'{household.scene.name}': it has no switchable thing or container a state goal can ask for")

@@ -1,6 +1,8 @@
 """Task suites of LLM-MCTS §3.1 / Appendix A.2 (llm_planner/domains/household/world/tasks.py)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 
@@ -9,7 +11,7 @@ import yaml
 
 from llm_planner.errors import ConfigError
 from llm_planner.domains.household.world import tasks
-from llm_planner.domains.household.world.symbolic import GoalItem, Household
+from llm_planner.domains.household.world.symbolic import GoalItem, Household, state_goal
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +176,86 @@ def test_bad_requests_and_configs_fail_clearly(tmp_path):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="pairs.apple.novel: destination 'garage_shelf' appears in no training"):
         tasks.load_task_config(path)
+
+
+# ----------------------------------------------------------------------------- state suites
+#: sha256 (first 16 hex digits) of each placement suite's 8 tasks (to_dict JSON, sorted keys) and the
+#: placement of each task's start state, per apartment and seed, as generated before the state
+#: suites existed: the placement suites must stay byte-identical
+PLACEMENT_FINGERPRINTS = {
+    "apartment_seen:simple:0": "a8fbc9895903b038",
+    "apartment_seen:simple:1": "39554a2f570c3141",
+    "apartment_seen:comp:0": "962d66272a332179",
+    "apartment_seen:comp:1": "bb13cdea516c1e72",
+    "apartment_seen:novel_simple:0": "25e31ec909033bc2",
+    "apartment_seen:novel_simple:1": "169f735516d9e2b9",
+    "apartment_seen:novel_comp2:0": "6ea77993b07ab449",
+    "apartment_seen:novel_comp2:1": "1bb64fb99101538d",
+    "apartment_seen:novel_comp3:0": "bce7cbd60d0464b3",
+    "apartment_seen:novel_comp3:1": "80494596bf8c959e",
+    "apartment_unseen:simple:0": "e32f8246cd6b4475",
+    "apartment_unseen:simple:1": "480b615b3c7d2abe",
+    "apartment_unseen:comp:0": "27edfa4aba78863e",
+    "apartment_unseen:comp:1": "379633112928ce19",
+    "apartment_unseen:novel_simple:0": "e330537941462780",
+    "apartment_unseen:novel_simple:1": "c00c06f2b868cdc3",
+    "apartment_unseen:novel_comp2:0": "3fc40b503b79c420",
+    "apartment_unseen:novel_comp2:1": "6f7cd5671f02a051",
+    "apartment_unseen:novel_comp3:0": "30719f7c44a22348",
+    "apartment_unseen:novel_comp3:1": "da4b02a4175ab996",
+}
+
+
+def _fingerprint(scene: str, suite: str, seed: int) -> str:
+    household = Household(tasks.load_scene(scene))
+    digest = hashlib.sha256()
+    for task in tasks.generate_tasks(scene, suite, 8, seed):
+        digest.update(json.dumps(task.to_dict(), sort_keys=True).encode())
+        digest.update(repr(household.sample_initial_state(task.placement_seed).placement).encode())
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("key", sorted(PLACEMENT_FINGERPRINTS))
+def test_placement_suites_are_unchanged(key):
+    scene, suite, seed = key.split(":")
+    assert _fingerprint(scene, suite, int(seed)) == PLACEMENT_FINGERPRINTS[key]
+
+
+@pytest.mark.parametrize("scene", ["apartment_seen", "apartment_unseen"])
+@pytest.mark.parametrize("suite", tasks.STATE_SUITES)
+def test_state_suites_are_never_satisfied_at_the_start(scene, suite):
+    household = Household(tasks.load_scene(scene))
+    generated = tasks.generate_tasks(scene, suite, 40, seed=2)
+    assert generated == tasks.generate_tasks(scene, suite, 40, seed=2)
+    for task in generated:
+        state = household.sample_initial_state(task.placement_seed)
+        household.check_goal(task.goal)
+        assert not household.satisfied(state, task.goal), task
+        states = [g for g in task.goal if g.is_state]
+        assert states and len(task.goal) == (2 if suite == "states_mixed" else len(states)) <= 2
+        for item in task.goal:  # every item but "close the destination again" needs work
+            if not (item.rel == "closed" and any(g.destination == item.obj_type for g in task.goal)):
+                assert household.count_satisfied(state, item) < item.count, (task, item)
+    assert tasks.SUITES == ("simple", "comp", "novel_simple", "novel_comp2", "novel_comp3")
+
+
+def test_state_instructions_follow_their_grammar():
+    goals = {t.instruction: t.goal for s in tasks.STATE_SUITES
+             for t in tasks.generate_tasks("apartment_seen", s, 60, seed=0)}
+    clause = re.compile(r"^(?:turn on|switch on|turn off|switch off|open|close|shut) (?:the [a-z ]+|it)$"
+                        r"|^(?:put|place|move) .+$")
+    for text, goal in goals.items():
+        body = re.sub(r"^(?:please |could you |can you )", "", text).rstrip(".?")
+        parts = body.split(" and ")
+        assert len(parts) == len(goal) and all(clause.match(p) for p in parts), text
+        for part, item in zip(parts, goal, strict=True):
+            if item.is_state:
+                assert part.endswith(" it") or part.endswith(item.obj_type.replace("_", " ")), text
+    assert any(t.endswith(("close it", "shut it", "close it.", "shut it.")) for t in goals)
+    assert tasks.render_state_instruction((state_goal("on", "tv"), GoalItem("on", "remote_control", "sofa", 1)),
+                                          random.Random(0)).split(" and ")[0].endswith("on the tv")
+
+
+def test_unknown_suite_names_the_state_suites():
+    with pytest.raises(ConfigError, match="states_mixed"):
+        tasks.generate_tasks("apartment_seen", "state", 1, seed=0)
