@@ -30,12 +30,14 @@ GOAL = (GoalItem(INSIDE, "apple", "fridge", 1),)
 
 
 def _initial(seen: Household, seed: int = 3) -> tuple[State, Observation]:
-    """The initial state and o_0 as the paper decoder shows it (every object, every container's state)."""
+    """The initial state and o_0 as the paper decoder shows it for a placement instruction (every object,
+    every container's state; nothing of what is switched on, which only a goal naming it shows)."""
     state = seen.sample_initial_state(seed)
     containers = frozenset(f for f in seen.furniture if seen.is_container[f])
     opened = frozenset(state.opened) & containers
     first = dataclasses.replace(seen.observe(state), relations=seen.facts(state), seen_places=frozenset(seen.furniture),
-                                open_containers=opened, closed_containers=containers - opened)
+                                open_containers=opened, closed_containers=containers - opened,
+                                switched_on=frozenset(), switched_off=frozenset())
     return state, first
 
 
