@@ -4,7 +4,10 @@ Not one of the papers' methods: the reference strategy that needs no language mo
 /plan_task until (or instead of) the LLM planners, and as an oracle in tests. It sees the full
 state, says so in its description, and replans from the current full state when a step fails.
 Goals may mix placements and states (open/closed, on/off): ``pddl.solve`` lets the plan switch the
-things the goal's on/off items name, and a state that already holds costs no step.
+things the goal's on/off items name, and a state that already holds costs no step. The robot judges
+a goal on what it has seen, so when the plan is done (or empty: the goal already held) and the goal
+is not yet seen to hold, the planner walks to the rooms the goal names that the robot has not
+looked at since the task began, one at a time.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ class ClassicalPlanner(HouseholdPlanner):
         self.replans = 0
         self.failure = ""
         self.replan_pending = False
+        self.seen_rooms: set[str] = set()  # rooms the robot observed during this task
 
     def describe(self) -> str:
         return "classical planner (Fast Downward on the fully observed state; no language model used)"
@@ -35,6 +39,7 @@ class ClassicalPlanner(HouseholdPlanner):
     def start(self, task: Task, observation: Observation, full_state: State | None = None) -> None:
         self.task = task
         self.replans = 0
+        self.seen_rooms = {observation.room}
         self._replan(full_state)
 
     def _replan(self, full_state: State | None) -> None:
@@ -52,11 +57,31 @@ class ClassicalPlanner(HouseholdPlanner):
         if self.replan_pending:
             self.replan_pending = False
             self._replan(full_state)
+        self.seen_rooms.add(observation.room)
         if not self.plan:
-            return Decision(None, self.failure or "plan finished but the goal does not hold")
+            look = None if self.failure else self._room_to_look_at()
+            if look is not None:
+                return Decision(Action("walk", (look,)))
+            return Decision(None, self.failure or "plan finished but the goal is not seen to hold")
         return Decision(self.plan[0])
 
+    def _room_to_look_at(self) -> str | None:
+        """The first room the goal names (where a goal thing or destination stands) that the robot
+        has not observed during this task, or None."""
+        assert self.task is not None
+        household = self.task.household
+        for item in self.task.goal:
+            furniture = (household.switch_at.get(item.obj_type, item.obj_type) if item.is_state
+                         else item.destination)
+            room = household.furniture_room.get(furniture)
+            if room is not None and room not in self.seen_rooms:
+                return room
+        return None
+
     def record(self, action: Action, success: bool, reason: str, observation: Observation) -> None:
+        self.seen_rooms.add(observation.room)
+        if success and not self.plan and action.verb == "walk":
+            return  # a look at a room the goal names (decide)
         if success and self.plan and self.plan[0] == action:
             self.plan.pop(0)
             return

@@ -96,3 +96,32 @@ def test_a_state_goal_already_true_needs_no_step():
     result, _ = _run_to_goal(household, state, "turn on the tv and keep the fridge closed",
                              (state_goal("on", "tv"), state_goal("closed", "fridge")))
     assert result.success and not result.steps
+
+
+class _SeenOnlyWorld(SymbolicWorld):
+    """Judges the goal on what the robot has seen, as the executor does on a robot (SeenWorld)."""
+
+    def __init__(self, household, state):
+        from llm_planner.domains.household.world.seen import SeenWorld
+
+        super().__init__(household, state)
+        self.seen = SeenWorld(household)
+        self.seen.update(household.observe(state))
+
+    def execute(self, action: Action):
+        outcome = super().execute(action)
+        self.seen.update(self.household.observe(self.state))
+        return outcome
+
+    def goal_reached(self, goal) -> bool:
+        return self.seen.goal_reached(goal)
+
+
+def test_a_goal_that_holds_out_of_sight_is_looked_at_before_it_counts():
+    household = _household()
+    state = replace(household.sample_initial_state(0), room="kitchen", switched_on=frozenset({"tv"}))
+    goal = (state_goal("on", "tv"),)
+    world = _SeenOnlyWorld(household, state)
+    result = run_episode(HouseholdDomain, create("classical"), Task("turn on the tv", goal, household), world)
+    assert result.success, result.message
+    assert [str(step.action) for step in result.steps] == ["walk(living_room)"]  # a look, no switch
