@@ -17,6 +17,7 @@ from llm_planner.errors import ConfigError, LLMError
 from llm_planner.domains.household.language.policy_query import PolicyQuery
 from llm_planner.domains.household.language.prompts import policy_prompt, translate_prompt, world_model_prompt
 from llm_planner.domains.household.language.retrieval import FIXED_TRANSLATION_EXAMPLES
+from llm_planner.methods.llm_mcts.mcts import seen_switches
 from llm_planner_eval.stand_in.serve import _limit
 from llm_planner_eval.stand_in.serve_options import Latency, ServeOptions
 from llm_planner_eval.stand_in.served import classify, policy_world, read_actions, read_observation
@@ -54,7 +55,9 @@ def _policy_prompt(seen, seen_world, offline, history=(), seed=3):
     state = seen.sample_initial_state(seed)
     for action in history:
         state = seen.transition(state, action)
-    query = PolicyQuery(seen_world, "put one apple inside the fridge", seen.observe(state), tuple(history))
+    # as the planner asks it: the observation tells no switch state the goal does not name
+    query = PolicyQuery(seen_world, "put one apple inside the fridge", seen_switches(seen.observe(state), ()),
+                        tuple(history))
     return policy_prompt(seen_world, query.instruction, query.observation, query.history,
                          policy_examples(offline.resources, query, 2)), query
 
