@@ -96,7 +96,8 @@ NAVIGATE_MODEL = NodeModel("NavigateToPose", (
     PortModel("goal", "geometry_msgs::msg::PoseStamped",
               f"where to go: the pose of the room or furniture in the map frame ({POSE_FORMAT})"),))
 SKILL_MODEL = NodeModel("RobotSkill", (
-    PortModel("skill", "std::string", "the skill: grab, open, close, putin, puton (RobotSkill.action goal skill)"),
+    PortModel("skill", "std::string",
+              "the skill: grab, open, close, putin, puton, switchon, switchoff (RobotSkill.action goal skill)"),
     PortModel("args", "std::vector<std::string>", "the plan step's arguments, separated by ';' (goal args)"),
     PortModel("poses", "std::vector<geometry_msgs::msg::PoseStamped>",
               f"one pose per argument, {POSE_FORMAT} each, one after the other: where the robot works at that "
