@@ -454,6 +454,11 @@ def generate_tasks(scene: Scene | str, suite: str, n: int, seed: int,
     return [_one_task(f"{scene.name}-{suite}-{seed}-{i:05d}", suite, household, pools, config, rng) for i in range(n)]
 
 
+def _scene_counts(household: Household, goal: Goal) -> dict[str, int]:
+    """How many instances of each goal item's object type the scene has (0 for a state item's thing)."""
+    return {g.obj_type: sum(t == g.obj_type for t in household.object_type.values()) for g in goal}
+
+
 def _one_task(task_id: str, suite: str, household: Household, pools: _Pools, config: TaskConfig,
               rng: random.Random) -> HouseholdTask:
     for _ in range(MAX_PLACEMENTS):
@@ -463,8 +468,7 @@ def _one_task(task_id: str, suite: str, household: Household, pools: _Pools, con
             goal = _draw_goal(suite, household, pools, config, rng)
             if unsatisfied_everywhere(household, state, goal):
                 household.check_goal(goal)
-                counts = {g.obj_type: sum(t == g.obj_type for t in household.object_type.values()) for g in goal}
-                instruction = render_instruction(goal, rng, config.phrasing, counts)
+                instruction = render_instruction(goal, rng, config.phrasing, _scene_counts(household, goal))
                 return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
     raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
                       f"'{household.scene.name}': its object distributions already satisfy every task pair")
@@ -503,8 +507,7 @@ def _one_state_task(task_id: str, suite: str, household: Household, pools: _Pool
                     household.count_satisfied(state, g) < g.count for g in goal if g.rel != CLOSED):
                 continue
             household.check_goal(goal)
-            counts = {g.obj_type: sum(t == g.obj_type for t in household.object_type.values()) for g in goal}
-            instruction = render_state_instruction(goal, rng, config.phrasing, counts)
+            instruction = render_state_instruction(goal, rng, config.phrasing, _scene_counts(household, goal))
             return HouseholdTask(task_id, suite, instruction, goal, household.scene.name, placement_seed)
     raise ConfigError(f"no unsatisfied {suite} goal found in {MAX_PLACEMENTS} placements of scene "
                       f"'{household.scene.name}': it has no switchable thing or container a state goal can ask for")
