@@ -59,6 +59,7 @@ from llm_planner_ros.conversions import (
     task_record_from_msg,
 )
 from llm_planner_ros.environment import apply_ros_environment
+from llm_planner_ros.goals import FeedbackTap
 from llm_planner_ros.node_utils import ACTION_QOS, SERVICE_QOS, STATUS_QOS
 from llm_planner_ros.task_results import ExecutionResult, Feedback, PlanResult, Reply, TaskQuestion, TaskResult
 
@@ -88,7 +89,9 @@ class PlannerClient:
                                                                        qos_profile=SERVICE_QOS)
         self.action_client: ActionClient[Any, Any, Any] = ActionClient(self.node, ExecuteDirective,
                                                                        "execute_directive", **ACTION_QOS)
+        self.feedback_tap = FeedbackTap(self.node, ExecuteDirective, "execute_directive")
         self._goal: Any = None
+        self._goal_id: Any = None
         self._result_future: Any = None
         self._feedback: list[Feedback] = []
         self._on_feedback: Callable[[Feedback], None] | None = None
@@ -210,10 +213,12 @@ class PlannerClient:
         what = self._name("execute_directive")
         if not self.action_client.server_is_ready() and not self._wait_for(self.action_client.server_is_ready, wait_s):
             raise LlmPlannerError(f"{what} is not available: start the system first (llm-planner launch)")
+        self.feedback_tap.forget(self._goal_id)  # the previous goal's
         self._feedback, self._on_feedback = [], on_feedback
         self._goal = self._result_future = None
         goal = ExecuteDirective.Goal(directive=directive, planner=planner, timeout_s=float(timeout_s))
-        sent = self.action_client.send_goal_async(goal, feedback_callback=self._store_feedback)
+        self._goal_id = self.feedback_tap.follow(self._store_feedback)
+        sent = self.action_client.send_goal_async(goal, goal_uuid=self._goal_id)
         if not self._wait_served(sent, self.action_client.server_is_ready, what, self.server_timeout_s * 3):
             raise LlmPlannerError(f"{what} did not answer the goal request within {self.server_timeout_s * 3:g} s")
         self._goal = sent.result()
@@ -264,7 +269,9 @@ class PlannerClient:
         return execution_result_from_msg(response.result, STATUS_RESULTS.get(response.status, TaskResult.UNKNOWN))
 
     def _drain_feedback(self, steps: int, wait_s: float | None = None) -> None:
-        """Take the feedback still queued when the result came (one message per executed step)."""
+        """Take the feedback still on its way when the result came (one message per executed step): the
+        result and the feedback travel on different channels in no fixed order, and the
+        :class:`FeedbackTap` still delivers a goal's feedback after its result."""
         deadline = time.monotonic() + (self.settings.feedback_drain_s if wait_s is None else wait_s)
         while steps and time.monotonic() < deadline and not any(f.step >= steps for f in self._feedback[-1:]):
             self.executor.spin_once(timeout_sec=0.05)

@@ -17,7 +17,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner.errors import LlmPlannerError
-from llm_planner_ros.goals import POLL_S, follow_goal, send_goal
+from llm_planner_ros.goals import POLL_S, FeedbackTap, follow_goal, send_goal
 from llm_planner_ros.graph import server_of
 from llm_planner_ros.node_utils import ACTION_QOS
 
@@ -28,6 +28,7 @@ class ExecutorLink:
         self.client: ActionClient[Any, Any, Any] = ActionClient(node, ExecuteTask, "execute_task",
                                                                 callback_group=ReentrantCallbackGroup(),
                                    **ACTION_QOS)
+        self.feedback = FeedbackTap(node, ExecuteTask, "execute_task")
         self.node = node
         self.action = node.resolve_topic_name("execute_task")
         self.owner: str | None = None  # the executor node, once seen
@@ -57,9 +58,18 @@ class ExecutorLink:
             return (f"{self._executor()} left the ROS graph during the task (it died or was stopped); "
                     "restart it and check the world")
 
-        handle = send_goal(self.client, goal, relay, wait_s,
+        goal_id = self.feedback.follow(relay)
+        try:
+            return self._follow(goal, goal_id, gone, should_cancel)
+        finally:
+            self.feedback.forget(goal_id)
+
+    def _follow(self, goal: ExecuteTask.Goal, goal_id: Any, gone: Callable[[], str],
+                should_cancel: Callable[[], bool]) -> tuple[int, ExecuteTask.Result]:
+        wait_s = self.params["node_timeout_s"]
+        handle = send_goal(self.client, goal, None, wait_s,
                            lambda: f"{self._executor()} did not accept the task within {wait_s:g} s",
-                           gone, self.params["server_absent_s"])
+                           gone, self.params["server_absent_s"], goal_id)
         self.owner = server_of(self.node, f"{self.action}/_action/send_goal") or self.owner
         self.running = handle
         try:
@@ -82,9 +92,9 @@ class ExecutorLink:
             handle.cancel_goal_async()
 
     def _drain_feedback(self, steps: int) -> None:
-        """The result and the feedback travel on different topics, and this node's threads may take
-        the result first: wait (``feedback_drain_s``) until the last step's feedback was relayed, so
-        the caller's feedback comes before its result."""
+        """The result and the feedback travel on different channels, and this node may take the
+        result first: wait (``feedback_drain_s``) until the last step's feedback was relayed (the
+        :class:`FeedbackTap` still delivers it), so the caller's feedback comes before its result."""
         deadline = time.monotonic() + self.params["feedback_drain_s"]
         while self.relayed_step < steps and time.monotonic() < deadline:
             time.sleep(POLL_S / 5)
