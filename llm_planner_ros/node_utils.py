@@ -274,6 +274,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4) -> int:
     """
     apply_ros_environment()
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 PID` prints where a hung node is
+    faulthandler.enable(all_threads=True)  # a crash (SIGSEGV in rcl or DDS) prints the Python threads into the log
     rclpy.init(args=sys.argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -72,7 +72,7 @@ def _transition(graph, node: str, transition: int) -> bool:
 def _wait_for_a_step(client, timeout_s: float = 240.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not getattr(client.feedback(), "step", 0) and time.monotonic() < deadline:
-        assert not client.is_task_complete(), client.result()
+        assert not client.is_task_complete(), client.result().message
     assert getattr(client.feedback(), "step", 0), f"no step within {timeout_s:g} s"
 
 

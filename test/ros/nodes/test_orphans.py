@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,11 +61,14 @@ def _node_pids(parent: int) -> list[int]:
     return found
 
 
-def _start_a_task(env: dict[str, str]):
+def _start_a_task(env: dict[str, str], graph_up: Callable[[], bool], log: Callable[[], str]):
+    """A task under way on the graph; fails at once, with the launch log, when the graph ends first."""
     from llm_planner_ros.client import PlannerClient
 
     client = PlannerClient(f"orphans_client_{os.getpid()}")
-    assert client.wait_for_planner(180.0), "the planner never became active"
+    deadline = time.monotonic() + 180.0
+    while not client.wait_for_planner(5.0):
+        assert graph_up() and time.monotonic() < deadline, f"the planner never became active:\n{log()}"
     client.execute("put one book on the coffee table and a mug inside the fridge", planner="llm_mcts")
     deadline = time.monotonic() + 120.0
     while not client.feedback() and time.monotonic() < deadline:  # the task is under way
@@ -98,7 +102,8 @@ def test_our_launcher_killed_during_a_task_leaves_no_node(ros_env, tmp_path):
     client = None
     pids: list[int] = []
     try:
-        client = _start_a_task(ros_env)
+        client = _start_a_task(ros_env, lambda: launcher.poll() is None,
+                               lambda: (tmp_path / "launch.log").read_text()[-2000:])
         pids = _node_pids(launcher.pid)
         assert len(pids) == len(PROGRAMS), (pids, (tmp_path / "launch.log").read_text()[-2000:])
         took, left = _gone_after_kill(launcher, pids)
@@ -120,7 +125,8 @@ def test_a_launcher_without_parent_death_signals_killed_during_a_task_leaves_no_
         assert launcher.stdout is not None
         pids = json.loads(launcher.stdout.readline())
         assert len(pids) == len(PROGRAMS), (tmp_path / "launcher.err").read_text()
-        client = _start_a_task(ros_env)
+        client = _start_a_task(ros_env, lambda: all(_alive(pid) for pid in pids),
+                               lambda: (tmp_path / "launcher.err").read_text()[-2000:])
         took, left = _gone_after_kill(launcher, pids)
     finally:
         if client is not None:
