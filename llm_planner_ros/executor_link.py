@@ -60,13 +60,12 @@ class ExecutorLink:
 
         goal_id = self.feedback.follow(relay)
         try:
-            return self._follow(goal, goal_id, gone, should_cancel)
+            return self._follow(goal, goal_id, wait_s, gone, should_cancel)
         finally:
             self.feedback.forget(goal_id)
 
-    def _follow(self, goal: ExecuteTask.Goal, goal_id: Any, gone: Callable[[], str],
+    def _follow(self, goal: ExecuteTask.Goal, goal_id: Any, wait_s: float, gone: Callable[[], str],
                 should_cancel: Callable[[], bool]) -> tuple[int, ExecuteTask.Result]:
-        wait_s = self.params["node_timeout_s"]
         handle = send_goal(self.client, goal, None, wait_s,
                            lambda: f"{self._executor()} did not accept the task within {wait_s:g} s",
                            gone, self.params["server_absent_s"], goal_id)
