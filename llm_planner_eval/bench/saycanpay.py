@@ -298,6 +298,7 @@ def train_on_first_use(config: dict[str, Any], directory: Path, progress: bool =
 def run(args: argparse.Namespace) -> int:
     from llm_planner.methods.saycanpay.config import load_config, model_dir
     from llm_planner.methods.saycanpay.decoding import token_logprobs_backend
+    from llm_planner.methods.saycanpay.models import Models
 
     config = load_config(args.config)
     if args.say_input:
@@ -352,7 +353,8 @@ def run(args: argparse.Namespace) -> int:
              for i, (key, m) in enumerate((k, m) for k in (served or [None]) for m in methods)}
     records.sort(key=lambda r: (order[r["method"]], r["split"], r["task_id"]))
     sources = sorted({r["say_probabilities"] for r in records if r["strategy"] != GREEDY_TOKEN}) or ["samples"]
-    extra = {"say_input": config["decoding"]["say_input"], "models": models_dir if need_models else "none",
+    models_used = f"{models_dir} (sha256 {Models.digest(models_dir)})" if need_models else "none"
+    extra = {"say_input": config["decoding"]["say_input"], "models": models_used,
              "decoders": decoders, "say_probabilities": "/".join(sources), "greedy_token": greedy_token,
              "n": args.n, "wall_time_s": round(time.perf_counter() - started, 1)}
     extra.update(error_rates=[quality.served_rate(args, k) for k in served],

@@ -16,6 +16,7 @@ to a JSON file with the training settings and validation figures.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -70,6 +71,15 @@ class Models:
         tmp.replace(directory / "models.npz")
         (directory / "models.json").write_text(json.dumps(self.meta, indent=1, default=str))
         return directory
+
+    @staticmethod
+    def digest(directory: str | Path) -> str:
+        """The first 12 hex digits of the saved weights' SHA-256: which models a table was made with
+        (training is not bit-for-bit reproducible across machines)."""
+        weights = Path(directory) / "models.npz"
+        if not weights.is_file():
+            raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
+        return hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
 
     @staticmethod
     def load(directory: str | Path, n_features: int | None = None) -> Models:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from llm_planner.cli import main
+from llm_planner.methods.saycanpay.models import Models
 
 
 def test_bench_trains_can_and_pay_on_first_use(tmp_path, capsys):
@@ -19,7 +20,9 @@ def test_bench_trains_can_and_pay_on_first_use(tmp_path, capsys):
     assert json.loads(results.read_text())["rows"][0]["episodes"] == 2
     assert main(["bench", "saycanpay", "--config", str(config), "--methods", "beam_action:saycanpay", "--splits",
                  "test", "--n", "1", "--workers", "1", "--no-progress"]) == 0
-    assert "training them now" not in capsys.readouterr().out  # the second run reuses them
+    out = capsys.readouterr().out
+    assert "training them now" not in out  # the second run reuses them
+    assert f"models: {models} (sha256 {Models.digest(models)})" in out  # and says which they are
     assert main(["bench", "saycanpay", "--models", str(tmp_path / "nowhere"), "--methods", "beam_action:saycanpay",
                  "--splits", "test", "--n", "1", "--workers", "1", "--no-progress"]) == 1
     assert "llm-planner train saycanpay" in capsys.readouterr().err  # a directory the user named is not trained into

@@ -69,6 +69,11 @@ def test_heads_train_save_and_load(seen, trajectories, embedder, tmp_path):
     assert np.allclose(loaded.pay(x), models.pay(x)) and 0.0 < float(loaded.can(x)[0]) < 1.0
     with pytest.raises(Exception, match="llm-planner train saycanpay"):
         Models.load(tmp_path / "missing")
+    digest = Models.digest(tmp_path)
+    assert len(digest) == 12 and Models.digest(tmp_path) == digest
+    other = dataclasses.replace(models, pay=dataclasses.replace(models.pay, b2=models.pay.b2 + 1.0))
+    other.save(tmp_path)  # other weights, another digest
+    assert Models.digest(tmp_path) != digest
 
 
 def test_without_the_done_step_the_trajectories_end_with_their_last_action(seen, trajectories):
