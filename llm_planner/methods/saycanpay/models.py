@@ -75,18 +75,13 @@ class Models:
     @staticmethod
     def digest(directory: str | Path) -> str:
         """The first 12 hex digits of the saved weights' SHA-256: which models a table was made with
-        (training is not bit-for-bit reproducible across machines)."""
-        weights = Path(directory) / "models.npz"
-        if not weights.is_file():
-            raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
-        return hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
+        (small differences in the weights flip near-ties between candidate actions)."""
+        return hashlib.sha256(_saved_weights(directory).read_bytes()).hexdigest()[:12]
 
     @staticmethod
     def load(directory: str | Path, n_features: int | None = None) -> Models:
         directory = Path(directory)
-        weights = directory / "models.npz"
-        if not weights.is_file():
-            raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
+        weights = _saved_weights(directory)
         try:
             with np.load(weights, allow_pickle=False) as data:
                 heads = {name: Head(*(data[f"{name}_{k}"] for k in ("w1", "b1", "w2", "b2")))
@@ -98,6 +93,14 @@ class Models:
             raise ConfigError(f"{weights} was trained on {heads['can'].n_features} features, this version uses "
                               f"{n_features}; {TRAIN_HINT}")
         return Models(heads["can"], heads["pay"], meta)
+
+
+def _saved_weights(directory: str | Path) -> Path:
+    """The weights file :meth:`Models.save` wrote in ``directory``; a ConfigError saying how to train them."""
+    weights = Path(directory) / "models.npz"
+    if not weights.is_file():
+        raise ConfigError(f"no trained SayCanPay Can/Pay models in {directory}; {TRAIN_HINT}")
+    return weights
 
 
 # ------------------------------------------------------------------------------ training
